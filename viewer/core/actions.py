@@ -1,0 +1,109 @@
+"""Format-neutral actions.
+
+A format module (one per agent CLI, see :mod:`viewer.core.formats`) turns a
+decoded :class:`~viewer.core.decode.Event` into one of these actions; the
+session model (:mod:`viewer.core.model`) only ever sees actions.  Adding a
+format means writing a new interpreter, not editing the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Action:
+    session_id: str | None
+
+
+@dataclass(slots=True)
+class Init(Action):
+    model: str = ""
+    cwd: str = ""
+    api_key_source: str = ""
+    permission_mode: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class UserText(Action):
+    text: str = ""
+
+
+@dataclass(slots=True)
+class AssistantText(Action):
+    text: str = ""
+    #: The format knows this line is a consolidated copy of the whole segment.
+    consolidated: bool = False
+    #: The format knows this line is a delta (never the consolidated copy).
+    delta_only: bool = False
+    turn_id: str = ""
+
+
+@dataclass(slots=True)
+class Thinking(Action):
+    text: str = ""
+    done: bool = False
+
+
+@dataclass(slots=True)
+class ToolInfo:
+    """What a format knows of one tool-call event."""
+
+    kind_key: str  # raw key, e.g. "shellToolCall"
+    label: str  # "Ran terminal command"
+    target: str  # the main argument: a path, a command, a pattern ("" if none)
+    detail: str  # extra summary: "54 lines · 1.2 KB", "exit 1"
+    outcome: str  # "" while running; "success", "error", "failure", "rejected", or any other key
+    status: str  # "running", "success", "error", "failed", "rejected", "unknown"
+    started_ms: int | None = None
+    completed_ms: int | None = None
+    has_args: bool = True
+    error_text: str = ""
+
+
+@dataclass(slots=True)
+class ToolStarted(Action):
+    call_id: str = ""
+    info: ToolInfo | None = None
+    timestamp_ms: int | None = None
+    turn_id: str = ""
+
+
+@dataclass(slots=True)
+class ToolCompleted(Action):
+    call_id: str = ""
+    info: ToolInfo | None = None
+    timestamp_ms: int | None = None
+    turn_id: str = ""
+
+
+@dataclass(slots=True)
+class Query(Action):
+    phase: str = ""  # "request" / "response"
+    query_type: str = ""
+    query_id: str = ""
+    title: str = ""  # one-line description
+    call_id: str = ""
+
+
+@dataclass(slots=True)
+class Result(Action):
+    subtype: str = ""
+    is_error: bool = False
+    duration_ms: int | None = None
+    duration_api_ms: int | None = None
+    text: str = ""
+    request_id: str = ""
+    usage: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class Notice(Action):
+    """An event the viewer shows generically: retry, connection, unknown types."""
+
+    event_type: str = ""
+    subtype: str = ""
+    text: str = ""
+    known: bool = True  # False for event types the format does not know

@@ -1,0 +1,231 @@
+"""Bytes -> records.
+
+The decoder turns physical lines of NDJSON into :class:`Event` records (one
+parsed JSON object, possibly spanning several physical lines when a producer
+wrote an unescaped newline inside a string) or :class:`Malformed` records (a
+line that could not be parsed, with its line number and the reason).  Blank
+lines are counted.  Every physical line is accounted for exactly once::
+
+    sum(event.line_count) + len(malformed) + blank_lines == lines_seen
+
+The decoder is a push parser (``feed`` a line, ``close`` at end of input), so
+the same code serves files, pipes and followed files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+#: How many following physical lines we try to glue to a line that fails to
+#: parse (real Cursor streams sometimes carry an unescaped newline in a call_id).
+MAX_JOIN_LINES = 8
+#: Do not try to glue lines when the pending text is bigger than this.
+MAX_JOIN_BYTES = 4 * 1024 * 1024
+#: Characters of a malformed line kept for display.
+PREVIEW_CHARS = 240
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True)
+class Event:
+    """One parsed JSON object from the stream."""
+
+    line: int  # first physical line, 1-based
+    line_count: int  # physical lines it spans (>1 when rejoined)
+    offset: int  # byte offset of the first line in the source
+    length: int  # bytes from offset to the end of the last line (without its newline)
+    data: dict[str, Any]
+    arrival: float | None = None  # monotonic arrival time for live sources
+
+    @property
+    def type(self) -> str:
+        t = self.data.get("type")
+        return t if isinstance(t, str) else ""
+
+    @property
+    def subtype(self) -> str:
+        t = self.data.get("subtype")
+        return t if isinstance(t, str) else ""
+
+    @property
+    def end_line(self) -> int:
+        return self.line + self.line_count - 1
+
+
+@dataclass(slots=True)
+class Malformed:
+    """A physical line that is not a JSON object."""
+
+    line: int
+    offset: int
+    length: int
+    reason: str
+    preview: str
+    arrival: float | None = None
+
+
+Record = Event | Malformed
+
+
+def preview_of(raw: bytes, limit: int = PREVIEW_CHARS) -> str:
+    text = raw[: limit * 4].decode("utf-8", errors="replace")
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return text
+
+
+def _clean(raw: bytes) -> bytes:
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    return raw
+
+
+def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    """Parse one logical line. Returns (object, "") or (None, reason)."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        msg = str(exc)
+        if "depth limit" in msg or "recursion" in msg.lower():
+            return None, "nesting too deep to parse"
+        if "UTF-8" in msg or _invalid_utf8(raw):
+            # Retry with replacement characters: keep the event, lose the bad bytes.
+            try:
+                obj = orjson.loads(raw.decode("utf-8", errors="replace"))
+            except orjson.JSONDecodeError:
+                return None, "invalid JSON (and invalid UTF-8)"
+        else:
+            return None, f"invalid JSON: {msg.split(':', 1)[0]}"
+    except RecursionError:  # pragma: no cover - orjson reports this itself
+        return None, "nesting too deep to parse"
+    if not isinstance(obj, dict):
+        return None, f"valid JSON but not an object ({type(obj).__name__})"
+    return obj, ""
+
+
+def _invalid_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def parse_span(raw: bytes) -> dict[str, Any] | None:
+    """Re-parse a stored event span (used for lazy payload access).
+
+    ``raw`` is the bytes between an event's offset and offset+length; when the
+    event was rejoined from several physical lines, the newlines are escaped
+    again exactly as the decoder did.
+    """
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+    obj, _ = parse_line(_clean(raw))
+    if obj is not None:
+        return obj
+    parts = [_clean(p) for p in raw.split(b"\n")]
+    obj, _ = parse_line(b"\\n".join(parts))
+    return obj
+
+
+class Decoder:
+    """Push decoder: ``feed(line_bytes, offset)`` -> list of records."""
+
+    def __init__(self) -> None:
+        self.lines_seen = 0
+        self.blank_lines = 0
+        self.events = 0
+        self.malformed = 0
+        self.rejoined = 0
+        # Lines that failed to parse and may be the start of a split event.
+        self._pending: list[tuple[int, int, bytes, str]] = []  # (line, offset, raw, reason)
+        self._pending_bytes = 0
+
+    # -- public API -----------------------------------------------------
+    def feed(self, raw: bytes, offset: int, arrival: float | None = None) -> list[Record]:
+        """Feed one physical line (without its trailing newline)."""
+        self.lines_seen += 1
+        line_no = self.lines_seen
+        if line_no == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+            offset += len(_BOM)
+        raw = _clean(raw)
+        out: list[Record] = []
+
+        if not raw.strip():
+            out.extend(self._flush_pending(arrival))
+            self.blank_lines += 1
+            return out
+
+        if self._pending:
+            # Try the longest run of pending lines first: pending[k:] + this line.
+            for k in range(len(self._pending)):
+                tail = self._pending[k:]
+                obj, _ = parse_line(b"\\n".join([p[2] for p in tail] + [raw]))
+                if obj is None:
+                    continue
+                head = self._pending[:k]
+                self._pending = head
+                out.extend(self._flush_pending(arrival))
+                first_line, first_off = tail[0][0], tail[0][1]
+                self.rejoined += 1
+                self.events += 1
+                out.append(
+                    Event(
+                        first_line, len(tail) + 1, first_off,
+                        offset + len(raw) - first_off, obj, arrival,
+                    )
+                )
+                return out
+
+        obj, reason = parse_line(raw)
+        if obj is not None:
+            out.extend(self._flush_pending(arrival))
+            self.events += 1
+            out.append(Event(line_no, 1, offset, len(raw), obj, arrival))
+            return out
+
+        # Failed alone. Keep it pending when it could be part of a split event.
+        if self._pending and (
+            len(self._pending) >= MAX_JOIN_LINES
+            or self._pending_bytes + len(raw) > MAX_JOIN_BYTES
+        ):
+            out.extend(self._flush_pending(arrival))
+        if self._pending or (raw.lstrip().startswith(b"{") and len(raw) <= MAX_JOIN_BYTES):
+            self._pending.append((line_no, offset, raw, reason))
+            self._pending_bytes += len(raw)
+        else:
+            out.append(self._malformed(line_no, offset, raw, reason, arrival))
+        return out
+
+    def close(self, arrival: float | None = None) -> list[Record]:
+        """End of input: whatever is pending becomes malformed."""
+        return self._flush_pending(arrival)
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    # -- helpers ----------------------------------------------------------
+    def _malformed(
+        self, line: int, offset: int, raw: bytes, reason: str, arrival: float | None
+    ) -> Malformed:
+        self.malformed += 1
+        if raw.lstrip().startswith(b"{") and reason.startswith("invalid JSON"):
+            reason = "invalid JSON (truncated or split object?)"
+        return Malformed(line, offset, len(raw), reason, preview_of(raw), arrival)
+
+    def _flush_pending(self, arrival: float | None) -> list[Record]:
+        if not self._pending:
+            return []
+        out: list[Record] = [
+            self._malformed(line, off, raw, reason, arrival)
+            for (line, off, raw, reason) in self._pending
+        ]
+        self._pending.clear()
+        self._pending_bytes = 0
+        return out

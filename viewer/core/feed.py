@@ -1,0 +1,229 @@
+"""Feeds: a source read off the UI thread, handed over in record batches.
+
+A feed reads its source in a daemon thread, decodes it, and queues batches of
+records.  The consumer (the TUI's frame timer, or a test) calls :meth:`poll`
+to take whatever arrived; nothing in here blocks the caller.  The queue is
+bounded so a slow consumer applies back-pressure instead of filling memory.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+from viewer.core.decode import Record
+from viewer.core.sources import (
+    CHUNK,
+    FileFollower,
+    FileStore,
+    Ingest,
+    MemoryStore,
+    PipeReader,
+    SpoolStore,
+    Store,
+)
+
+Clock = Callable[[], float]
+
+
+class Feed:
+    """Base feed: a queue of record batches plus progress counters."""
+
+    live = False  # records arrive over time (pipe, follow) rather than from a finished file
+    label = ""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.store: Store = MemoryStore()
+        self.ingest = Ingest(clock=clock if self.live else None)
+        self.total_bytes: int | None = None
+        self.error: str | None = None
+        self.eof = False
+        self.resets = 0
+        self._queue: queue.Queue[list[Record] | None] = queue.Queue(maxsize=16)
+        self._stop = threading.Event()
+        self._done = False  # the consumer saw the end marker
+
+    # -- producer side (reader thread) ----------------------------------------
+    def _put(self, batch: list[Record] | None) -> None:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(batch, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def _chunk(self, chunk: bytes) -> None:
+        recs = self.ingest.feed(chunk)
+        if recs:
+            self._put(recs)
+
+    def _eof(self) -> None:
+        recs = self.ingest.close()
+        if recs:
+            self._put(recs)
+        self._put(None)
+
+    # -- consumer side --------------------------------------------------------
+    def start(self) -> None:  # pragma: no cover - overridden
+        pass
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def bytes_read(self) -> int:
+        return self.ingest.bytes_read
+
+    @property
+    def finished(self) -> bool:
+        """The consumer has received every record and the end of input."""
+        return self._done
+
+    def poll(self, max_batches: int = 64) -> list[Record]:
+        out: list[Record] = []
+        for _ in range(max_batches):
+            try:
+                batch = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if batch is None:
+                self._done = True
+                self.eof = True
+                break
+            out.extend(batch)
+        return out
+
+    def wait(self, timeout: float = 10.0) -> list[Record]:
+        """Block until the end of input (tests and tools only); returns all records."""
+        out: list[Record] = []
+        deadline = time.monotonic() + timeout
+        while not self._done and time.monotonic() < deadline:
+            got = self.poll()
+            out.extend(got)
+            if not got:
+                time.sleep(0.005)
+        return out
+
+
+class BytesFeed(Feed):
+    """Everything at once from bytes in memory (tests, snapshots)."""
+
+    def __init__(self, data: bytes, label: str = "stream") -> None:
+        super().__init__()
+        self.label = label
+        self.store = MemoryStore(data)
+        self.total_bytes = len(data)
+        self._data = data
+        self._queue = queue.Queue()  # filled synchronously: must not be bounded
+
+    def start(self) -> None:
+        for i in range(0, len(self._data), CHUNK):
+            recs = self.ingest.feed(self._data[i : i + CHUNK])
+            if recs:
+                self._queue.put(recs)
+        self._queue.put(self.ingest.close())
+        self._queue.put(None)
+
+
+class FileFeed(Feed):
+    """A saved file, read in a background thread; payloads are re-read by offset."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.label = path
+        self.path = path
+        self.store = FileStore(path)
+        try:
+            self.total_bytes = os.path.getsize(path)
+        except OSError:
+            self.total_bytes = None
+        self._thread = threading.Thread(target=self._run, name="agent-viewer-file", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            with open(self.path, "rb", buffering=0) as f:
+                while not self._stop.is_set():
+                    chunk = f.read(CHUNK)
+                    if not chunk:
+                        break
+                    self._chunk(chunk)
+        except OSError as exc:
+            self.error = f"{self.path}: {exc.strerror}"
+        self._eof()
+
+
+class PipeFeed(Feed):
+    """Live data from a file descriptor (usually the producer's pipe)."""
+
+    live = True
+
+    def __init__(self, fd: int, label: str = "stdin", clock: Clock | None = None,
+                 tee: Callable[[bytes], None] | None = None) -> None:
+        super().__init__(clock=clock or time.monotonic)
+        self.label = label
+        self.store = SpoolStore()
+        self._tee = tee
+        self._reader = PipeReader(fd, self._on_chunk, self._eof)
+
+    def _on_chunk(self, chunk: bytes) -> None:
+        if self._tee is not None:
+            self._tee(chunk)
+        self.store.append(chunk)  # type: ignore[attr-defined]
+        self._chunk(chunk)
+
+    def start(self) -> None:
+        self._reader.start()
+
+    def stop(self) -> None:
+        super().stop()
+        self._reader.stop()
+
+
+class FollowFeed(Feed):
+    """A file that is still growing (``--follow``)."""
+
+    live = True
+
+    def __init__(self, path: str, clock: Clock | None = None) -> None:
+        super().__init__(clock=clock or time.monotonic)
+        self.label = path
+        self.store = SpoolStore()
+        self._follower = FileFollower(path, self._on_chunk, self._on_reset, on_error=self._on_error)
+
+    def _on_chunk(self, chunk: bytes) -> None:
+        self.error = None
+        self.store.append(chunk)  # type: ignore[attr-defined]
+        self._chunk(chunk)
+
+    def _on_reset(self) -> None:
+        # Truncated or replaced: finish the old stream, continue with the new bytes.
+        recs = self.ingest.close()
+        if recs:
+            self._put(recs)
+        self.resets += 1
+        old = self.ingest
+        self.ingest = Ingest(offset=self.store.size, clock=old._clock)  # type: ignore[attr-defined]
+        self.ingest.decoder.lines_seen = old.decoder.lines_seen  # keep numbering lines
+        self.ingest.bytes_read = old.bytes_read
+
+    def _on_error(self, message: str) -> None:
+        self.error = message
+
+    def start(self) -> None:
+        self._follower.start()
+
+    def stop(self) -> None:
+        super().stop()
+        self._follower.stop()
+
+
+def records_of(data: bytes) -> Iterable[Record]:
+    feed = BytesFeed(data)
+    feed.start()
+    return feed.wait()

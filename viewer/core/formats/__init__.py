@@ -1,0 +1,32 @@
+"""Stream formats, one module per agent CLI.
+
+A format is a module exposing ``NAME``, ``interpret(event) -> Action`` and
+``tool_sections(started, completed) -> list[Section]``.  Today only Cursor's
+stream-json is implemented; Claude Code, Gemini CLI and Codex streams will be
+added as sibling modules and registered in ``FORMATS``.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Protocol
+
+from viewer.core.formats import cursor
+
+
+class Format(Protocol):  # pragma: no cover - typing only
+    NAME: str
+
+    def interpret(self, ev): ...
+
+    def tool_sections(self, started, completed): ...
+
+
+FORMATS: dict[str, ModuleType] = {cursor.NAME: cursor}
+
+
+def get_format(name: str = "cursor") -> Format:
+    try:
+        return FORMATS[name]  # type: ignore[return-value]
+    except KeyError:
+        raise ValueError(f"unknown stream format {name!r} (known: {', '.join(FORMATS)})") from None

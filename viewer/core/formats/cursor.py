@@ -1,0 +1,674 @@
+"""Cursor Agent CLI ``--output-format stream-json``.
+
+Everything this project knows about Cursor's stream lives here: event types,
+the ``tool_call`` object, tool kinds (labels, one-line summaries, the content
+a detail view shows), result outcomes and the assistant-text rules.
+See ``shared/stream-json.md`` section 1 for the evidence behind each rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from viewer.core import actions as A
+from viewer.core.decode import Event
+from viewer.core.detail import Section
+
+NAME = "cursor"
+
+# -- small defensive accessors (stream content is untrusted and drifts) -----
+
+
+def _d(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def _s(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return ""
+    if isinstance(v, (int, float, bool)):
+        return str(v)
+    return ""
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v)
+    if isinstance(v, str):
+        try:
+            return int(v.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = text.strip().split("\n", 1)[0]
+    more = "\n" in text.strip()
+    if len(line) > limit:
+        return line[:limit] + "…"
+    return line + (" …" if more else "")
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return ""
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            if unit == "B":
+                return f"{int(size)} B"
+            return f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def message_text(message: Any) -> str:
+    """Text of a ``message{content:[{type:text,text}]}`` (or a bare string)."""
+    if isinstance(message, str):
+        return message
+    content = _d(message).get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for item in content:
+        if isinstance(item, dict) and item.get("type", "text") == "text":
+            parts.append(_s(item.get("text")))
+        elif isinstance(item, str):
+            parts.append(item)
+    return "".join(parts)
+
+
+# -- outcomes ------------------------------------------------------------------
+
+SUCCESS_OUTCOMES = {"success", "complete", "registered", "startSuccess", "saveSuccess", "discardSuccess"}
+FAILED_OUTCOMES = {
+    "error", "failure", "timeout", "spawnError", "permissionDenied", "readPermissionDenied",
+    "writePermissionDenied", "fileNotFound", "invalidFile", "notFile", "fileBusy", "noSpace",
+    "sandboxUnsupported", "notFound", "serverNotFound", "toolNotFound",
+}
+RESULT_SIBLINGS = {"isBackground"}
+
+
+def split_result(result: Any) -> tuple[str, dict[str, Any]]:
+    """(outcome key, payload) of a protobuf-oneof ``result`` object."""
+    r = _d(result)
+    keys = [k for k in r if k not in RESULT_SIBLINGS]
+    if not keys:
+        return "", {}
+    for k in keys:
+        if k in SUCCESS_OUTCOMES or k in FAILED_OUTCOMES or k == "rejected":
+            return k, _d(r[k])
+    return keys[0], _d(r[keys[0]])
+
+
+def status_of(outcome: str, payload: dict[str, Any], kind_key: str) -> str:
+    if not outcome:
+        return "unknown"
+    if outcome in SUCCESS_OUTCOMES:
+        exit_code = _int(payload.get("exitCode"))
+        if exit_code not in (None, 0):
+            return "failed"
+        if payload.get("isError") is True:
+            return "failed"
+        return "success"
+    if outcome == "rejected":
+        return "rejected"
+    if outcome in FAILED_OUTCOMES:
+        return "failed"
+    return "unknown"
+
+
+def error_text(outcome: str, payload: dict[str, Any]) -> str:
+    if outcome in SUCCESS_OUTCOMES:
+        if _int(payload.get("exitCode")) not in (None, 0):
+            return _first_line(_s(payload.get("stderr")) or _s(payload.get("stdout")))
+        return ""
+    for key in ("reason", "error", "message", "stderr", "detail"):
+        v = payload.get(key)
+        if isinstance(v, str) and v:
+            return _first_line(v)
+        if isinstance(v, dict):
+            msg = _s(v.get("message"))
+            if msg:
+                return _first_line(msg)
+    return ""
+
+
+# -- tool kinds ----------------------------------------------------------------
+
+Summary = Callable[[dict[str, Any]], str]
+Detail = Callable[[dict[str, Any], str, dict[str, Any]], str]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolKind:
+    key: str
+    label: str
+    target: Summary
+    detail: Detail
+
+
+def _arg(*names: str) -> Summary:
+    def get(args: dict[str, Any]) -> str:
+        for n in names:
+            v = _s(args.get(n))
+            if v:
+                return v
+        return ""
+
+    return get
+
+
+def _no_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    return ""
+
+
+def _read_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    parts = []
+    total = _int(res.get("totalLines"))
+    if total is not None:
+        parts.append(f"{total} lines")
+    elif "content" in res:
+        content = _s(res.get("content"))
+        parts.append(f"{content.count(chr(10)) + (1 if content and not content.endswith(chr(10)) else 0)} lines")
+    size = _int(res.get("fileSize")) or _int(res.get("totalChars"))
+    if size is not None:
+        parts.append(human_bytes(size))
+    if not parts:
+        off, lim = _int(args.get("offset")), _int(args.get("limit"))
+        if off is not None or lim is not None:
+            start = off or 1
+            parts.append(f"lines {start}–{start + lim - 1}" if lim else f"from line {start}")
+    return " · ".join(parts)
+
+
+def _write_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    lines = _int(res.get("linesCreated"))
+    text = _s(args.get("fileText"))
+    if lines is None and text:
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    size = _int(res.get("fileSize"))
+    if size is None and text:
+        size = len(text.encode())
+    return " · ".join(p for p in (f"{lines} lines" if lines is not None else "", human_bytes(size)) if p)
+
+
+def _edit_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    added, removed = _int(res.get("linesAdded")), _int(res.get("linesRemoved"))
+    if added is None and removed is None:
+        return ""
+    return f"+{added or 0} −{removed or 0}"
+
+
+def _shell_target(args: dict[str, Any]) -> str:
+    return _first_line(_s(args.get("command")))
+
+
+def _shell_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    code = _int(res.get("exitCode"))
+    if code is not None:
+        sig = _s(res.get("signal"))
+        return f"exit {code}" + (f" · {sig}" if sig else "")
+    return "background" if args.get("isBackground") is True else ""
+
+
+def _ls_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    root = _d(res.get("directoryTreeRoot"))
+    n = _int(root.get("numFiles"))
+    if n is None and root:
+        n = len(root.get("childrenFiles") or [])
+    return f"{n} files" if n is not None else ""
+
+
+def _grep_target(args: dict[str, Any]) -> str:
+    pattern, path = _s(args.get("pattern")), _s(args.get("path"))
+    return f"{pattern} in {path}" if pattern and path else pattern or path
+
+
+def _grep_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    total = 0
+    found = False
+    for ws in _d(res.get("workspaceResults")).values():
+        ws = _d(ws)
+        content = _d(ws.get("content"))
+        if content:
+            n = _int(content.get("totalMatchedLines"))
+            if n is None:
+                n = sum(len(_d(m).get("matches") or []) for m in content.get("matches") or [])
+            total += n
+            found = True
+        files = _d(ws.get("files"))
+        if files:
+            total += len(files.get("files") or [])
+            found = True
+        count = _d(ws.get("count"))
+        if count:
+            total += sum(_int(_d(c).get("count")) or 0 for c in count.get("counts") or [])
+            found = True
+    return f"{total} matches" if found else ""
+
+
+def _glob_target(args: dict[str, Any]) -> str:
+    pattern, d = _s(args.get("globPattern")), _s(args.get("targetDirectory"))
+    return f"{pattern} in {d}" if pattern and d else pattern or d
+
+
+def _glob_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    n = _int(res.get("totalFiles"))
+    if n is None and isinstance(res.get("files"), list):
+        n = len(res["files"])
+    return f"{n} files" if n is not None else ""
+
+
+def _todos_target(args: dict[str, Any]) -> str:
+    todos = args.get("todos") if isinstance(args.get("todos"), list) else []
+    done = sum(1 for t in todos if "COMPLETED" in _s(_d(t).get("status")))
+    return f"{len(todos)} todos, {done} done" if todos else ""
+
+
+def _mcp_target(args: dict[str, Any]) -> str:
+    return _s(args.get("name")) or _s(args.get("toolName"))
+
+
+def _mcp_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    return "tool reported an error" if res.get("isError") is True else ""
+
+
+def _ask_target(args: dict[str, Any]) -> str:
+    title = _s(args.get("title"))
+    qs = args.get("questions") if isinstance(args.get("questions"), list) else []
+    if qs:
+        return f"{title} ({len(qs)} questions)" if title else f"{len(qs)} questions"
+    return title
+
+
+def _fetch_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    md = _s(res.get("markdown"))
+    return human_bytes(len(md.encode())) if md else ""
+
+
+def _semsearch_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    results = _s(res.get("results"))
+    n = results.count("<search_result")
+    return f"{n} results" if results else ""
+
+
+def _delete_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    return _first_line(_s(res.get("error"))) if res.get("error") else ""
+
+
+_GENERIC_TARGET = _arg(
+    "path", "command", "query", "name", "url", "pattern", "searchTerm", "title", "targetDirectory"
+)
+
+
+def _humanize_key(key: str) -> str:
+    base = key[: -len("ToolCall")] if key.endswith("ToolCall") and key != "ToolCall" else key
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", base).split()
+    if not words:
+        return key or "Tool call"
+    text = " ".join(w.lower() for w in words)
+    return text[0].upper() + text[1:]
+
+
+TOOL_KINDS: dict[str, ToolKind] = {
+    k.key: k
+    for k in [
+        ToolKind("readToolCall", "Read file", _arg("path"), _read_detail),
+        ToolKind("writeToolCall", "Created new file", _arg("path"), _write_detail),
+        ToolKind("editToolCall", "Edited file", _arg("path"), _edit_detail),
+        ToolKind("deleteToolCall", "Deleted file", _arg("path"), _delete_detail),
+        ToolKind("shellToolCall", "Ran terminal command", _shell_target, _shell_detail),
+        ToolKind("lsToolCall", "Listed directory", _arg("path"), _ls_detail),
+        ToolKind("grepToolCall", "Searched files", _grep_target, _grep_detail),
+        ToolKind("globToolCall", "Found files", _glob_target, _glob_detail),
+        ToolKind("updateTodosToolCall", "Updated todos", _todos_target, _no_detail),
+        ToolKind("todoToolCall", "Updated todos", _todos_target, _no_detail),
+        ToolKind("readTodosToolCall", "Read todos", _arg("path"), _no_detail),
+        ToolKind("mcpToolCall", "Called MCP tool", _mcp_target, _mcp_detail),
+        ToolKind("askQuestionToolCall", "Asked question", _ask_target, _no_detail),
+        ToolKind("semSearchToolCall", "Searched codebase", _arg("query"), _semsearch_detail),
+        ToolKind("webFetchToolCall", "Fetched web page", _arg("url"), _fetch_detail),
+        ToolKind("webSearchToolCall", "Searched the web", _arg("searchTerm", "query"), _no_detail),
+        ToolKind("createPlanToolCall", "Created plan", _arg("name", "overview"), _no_detail),
+        ToolKind("readLintsToolCall", "Read lints", _arg("paths", "path"), _no_detail),
+        ToolKind("function", "Called function", _arg("name"), _no_detail),
+    ]
+}
+
+
+def kind_for(key: str) -> ToolKind:
+    known = TOOL_KINDS.get(key)
+    if known is not None:
+        return known
+    return ToolKind(key, _humanize_key(key), _GENERIC_TARGET, _no_detail)
+
+
+def find_tool_key(tool_call: dict[str, Any]) -> str:
+    """The key naming the tool kind: the one ending in ``ToolCall`` (or ``function``)."""
+    for k, v in tool_call.items():
+        if k.endswith("ToolCall") and isinstance(v, dict):
+            return k
+    if isinstance(tool_call.get("function"), dict):
+        return "function"
+    for k, v in tool_call.items():  # unknown shape: first object-valued key
+        if isinstance(v, dict) and k not in ("hookAdditionalContexts",):
+            return k
+    return ""
+
+
+def tool_parts(tool_call: Any) -> tuple[str, dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
+    """(kind key, args, result-or-None, the kind's object) of a ``tool_call``."""
+    tc = _d(tool_call)
+    key = find_tool_key(tc)
+    body = _d(tc.get(key)) if key else {}
+    if key == "function":
+        raw_args = body.get("arguments")
+        args: dict[str, Any] = {"name": _s(body.get("name"))}
+        if isinstance(raw_args, str):
+            try:
+                parsed = orjson.loads(raw_args)
+                args.update(parsed if isinstance(parsed, dict) else {"arguments": parsed})
+            except orjson.JSONDecodeError:
+                args["arguments"] = raw_args
+        elif isinstance(raw_args, dict):
+            args.update(raw_args)
+        result = body.get("result")
+        return key, args, result if isinstance(result, dict) or result is None else {"success": {"value": result}}, body
+    args = _d(body.get("args"))
+    result = body.get("result")
+    return key, args, result if isinstance(result, dict) else None, body
+
+
+def tool_info(data: dict[str, Any], completed: bool) -> A.ToolInfo:
+    tc = _d(data.get("tool_call"))
+    key, args, result, _body = tool_parts(tc)
+    kind = kind_for(key)
+    outcome, payload = split_result(result) if result is not None else ("", {})
+    target = kind.target(args)
+    if not target and payload:  # completed without args: fall back on the result's echo
+        target = kind.target(payload)
+    if completed:
+        status = status_of(outcome, payload, key)
+    else:
+        status = "running"
+    label = kind.label
+    if key == "editToolCall" and completed and outcome == "success" and "beforeFullFileContent" not in payload:
+        label = "Created new file"
+    return A.ToolInfo(
+        kind_key=key or "unknown",
+        label=label,
+        target=target,
+        detail=kind.detail(args, outcome, payload) if (payload or not completed) else "",
+        outcome=outcome,
+        status=status,
+        started_ms=_int(tc.get("startedAtMs")),
+        completed_ms=_int(tc.get("completedAtMs")),
+        has_args=bool(args),
+        error_text=error_text(outcome, payload) if completed else "",
+    )
+
+
+# -- events -> actions ----------------------------------------------------------
+
+KNOWN_TYPES = {
+    "system", "user", "assistant", "thinking", "tool_call", "interaction_query", "result",
+    "retry", "connection",
+}
+
+
+def _notice_text(data: dict[str, Any]) -> str:
+    skip = {"type", "subtype", "session_id", "timestamp_ms"}
+    parts = []
+    for k, v in data.items():
+        if k in skip:
+            continue
+        if isinstance(v, (str, int, float, bool)) and not isinstance(v, bool) or isinstance(v, bool):
+            parts.append(f"{k}={v}")
+        if len(parts) >= 6:
+            break
+    return " ".join(parts)
+
+
+def interpret(ev: Event) -> A.Action:
+    data = ev.data
+    t = ev.type
+    st = ev.subtype
+    sid = data.get("session_id")
+    sid = sid if isinstance(sid, str) and sid else None
+    if t == "system":
+        if st == "init":
+            return A.Init(
+                sid,
+                model=_s(data.get("model")),
+                cwd=_s(data.get("cwd")),
+                api_key_source=_s(data.get("apiKeySource")),
+                permission_mode=_s(data.get("permissionMode")),
+            )
+        return A.Notice(sid, t, st, _notice_text(data))
+    if t == "user":
+        return A.UserText(sid, message_text(data.get("message")))
+    if t == "assistant":
+        turn = _s(data.get("model_call_id"))
+        has_ts = "timestamp_ms" in data
+        return A.AssistantText(
+            sid,
+            message_text(data.get("message")),
+            consolidated=bool(turn) or not has_ts,
+            turn_id=turn,
+        )
+    if t == "thinking":
+        if st == "completed":
+            return A.Thinking(sid, "", done=True)
+        return A.Thinking(sid, _s(data.get("text")))
+    if t == "tool_call" and st in ("started", "completed"):
+        call_id = _s(data.get("call_id")) or _s(_d(data.get("tool_call")).get("toolCallId"))
+        cls = A.ToolStarted if st == "started" else A.ToolCompleted
+        return cls(
+            sid,
+            call_id=call_id,
+            info=tool_info(data, completed=st == "completed"),
+            timestamp_ms=_int(data.get("timestamp_ms")),
+            turn_id=_s(data.get("model_call_id")),
+        )
+    if t == "interaction_query":
+        qtype = _s(data.get("query_type"))
+        body = _d(data.get("query")) if st == "request" else _d(data.get("response"))
+        inner = next((v for k, v in body.items() if k != "id" and isinstance(v, dict)), {})
+        args = _d(inner.get("args"))
+        title = _s(args.get("title")) or _s(args.get("searchTerm")) or _s(args.get("url"))
+        if st == "response":
+            outcome, payload = split_result(inner.get("result"))
+            reason = _s(payload.get("reason"))
+            title = outcome + (f": {reason}" if reason else "") if outcome else ""
+        return A.Query(
+            sid,
+            phase=st,
+            query_type=qtype,
+            query_id=_s(body.get("id")),
+            title=title,
+            call_id=_s(args.get("toolCallId")),
+        )
+    if t == "result":
+        usage = data.get("usage")
+        return A.Result(
+            sid,
+            subtype=st,
+            is_error=data.get("is_error") is True,
+            duration_ms=_int(data.get("duration_ms")),
+            duration_api_ms=_int(data.get("duration_api_ms")),
+            text=_s(data.get("result")),
+            request_id=_s(data.get("request_id")),
+            usage=usage if isinstance(usage, dict) else None,
+        )
+    return A.Notice(sid, t, st, _notice_text(data), known=t in KNOWN_TYPES)
+
+
+# -- detail view ----------------------------------------------------------------
+
+
+def _json(v: Any) -> str:
+    try:
+        return orjson.dumps(v, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:  # pragma: no cover - data came from JSON
+        return repr(v)
+
+
+def _tree_lines(node: dict[str, Any], indent: str = "", depth: int = 0, out: list[str] | None = None) -> list[str]:
+    out = [] if out is None else out
+    if depth > 20 or len(out) > 5000:
+        return out
+    for d in node.get("childrenDirs") or []:
+        d = _d(d)
+        name = _s(d.get("absPath")).rstrip("/").rsplit("/", 1)[-1] or _s(d.get("name"))
+        out.append(f"{indent}{name}/")
+        _tree_lines(d, indent + "  ", depth + 1, out)
+    for f in node.get("childrenFiles") or []:
+        out.append(f"{indent}{_s(_d(f).get('name'))}")
+    return out
+
+
+def _diff_from(before: str, after: str, path: str) -> str:
+    import difflib
+
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True),
+            fromfile=f"a/{path}", tofile=f"b/{path}",
+        )
+    )
+
+
+def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None) -> list[Section]:
+    """Sections for a tool call's detail view from its two events (either may be None)."""
+    key, args, result, _ = tool_parts(_d((started or {}).get("tool_call")))
+    if completed is not None:
+        ckey, cargs, result, _ = tool_parts(_d(completed.get("tool_call")))
+        key = key or ckey
+        if cargs:
+            args = cargs
+    outcome, res = split_result(result) if result is not None else ("", {})
+    path = _s(args.get("path")) or _s(res.get("path"))
+    out: list[Section] = []
+    add = out.append
+
+    if key == "shellToolCall":
+        add(Section("Command", _s(args.get("command")) or _s(res.get("command")), "code", "bash"))
+        cwd = _s(args.get("workingDirectory")) or _s(res.get("workingDirectory"))
+        if cwd:
+            add(Section("Working directory", cwd))
+        if outcome == "success":
+            stdout, stderr = _s(res.get("stdout")), _s(res.get("stderr"))
+            if stdout or not stderr:
+                add(Section("stdout", stdout or _s(res.get("interleavedOutput")) or "(no output)"))
+            if stderr:
+                add(Section("stderr", stderr))
+    elif key == "readToolCall":
+        if outcome == "success":
+            if "data" in res and not res.get("content"):
+                add(Section("Content", f"(binary data, {human_bytes(len(_s(res.get('data'))))} base64)"))
+            else:
+                add(Section(path or "Content", _s(res.get("content")), "code", path))
+    elif key == "writeToolCall":
+        add(Section(path or "File text", _s(args.get("fileText")), "code", path))
+    elif key == "editToolCall":
+        diff = _s(res.get("diffString"))
+        before, after = res.get("beforeFullFileContent"), res.get("afterFullFileContent")
+        if not diff and isinstance(before, str) and isinstance(after, str):
+            diff = _diff_from(before, after, path)
+        if diff:
+            add(Section("Diff", diff, "diff"))
+        if isinstance(after, str) and before is None:
+            add(Section(f"{path} (new file)", after, "code", path))
+        elif not diff and _s(args.get("streamContent")):
+            add(Section("New content", _s(args.get("streamContent")), "code", path))
+        msg = _s(res.get("message"))
+        if msg:
+            add(Section("Message", msg))
+    elif key == "lsToolCall":
+        root = _d(res.get("directoryTreeRoot"))
+        if root:
+            add(Section(_s(root.get("absPath")) or path or "Directory", "\n".join(_tree_lines(root)) or "(empty)"))
+    elif key == "grepToolCall":
+        lines: list[str] = []
+        for root, ws in _d(res.get("workspaceResults")).items():
+            ws = _d(ws)
+            for m in _d(ws.get("content")).get("matches") or []:
+                m = _d(m)
+                for hit in m.get("matches") or []:
+                    hit = _d(hit)
+                    lines.append(f"{_s(m.get('file'))}:{_s(hit.get('lineNumber'))}: {_s(hit.get('content'))}")
+            for f in _d(ws.get("files")).get("files") or []:
+                lines.append(_s(f))
+            for c in _d(ws.get("count")).get("counts") or []:
+                lines.append(f"{_s(_d(c).get('file'))}: {_s(_d(c).get('count'))}")
+        if outcome == "success":
+            add(Section("Matches", "\n".join(lines) or "(no matches)"))
+    elif key == "globToolCall":
+        files = res.get("files") if isinstance(res.get("files"), list) else []
+        if outcome == "success":
+            add(Section("Files", "\n".join(_s(f) for f in files) or "(no files)"))
+    elif key in ("updateTodosToolCall", "todoToolCall"):
+        todos = args.get("todos") if isinstance(args.get("todos"), list) else res.get("todos") or []
+        marks = {"COMPLETED": "[x]", "IN_PROGRESS": "[~]"}
+        lines = []
+        for t in todos if isinstance(todos, list) else []:
+            t = _d(t)
+            st = _s(t.get("status"))
+            mark = next((v for k, v in marks.items() if k in st), "[ ]")
+            lines.append(f"{mark} {_s(t.get('content'))}")
+        add(Section("Todos", "\n".join(lines) or "(none)"))
+    elif key == "askQuestionToolCall":
+        lines = []
+        for q in args.get("questions") or []:
+            q = _d(q)
+            lines.append(f"? {_s(q.get('prompt'))}")
+            for o in q.get("options") or []:
+                lines.append(f"    - {_s(_d(o).get('label'))}")
+        add(Section(_s(args.get("title")) or "Questions", "\n".join(lines)))
+    elif key == "webFetchToolCall":
+        add(Section("URL", _s(args.get("url")) or _s(res.get("url"))))
+        if _s(res.get("markdown")):
+            add(Section("Page", _s(res.get("markdown")), "text"))
+    elif key == "semSearchToolCall":
+        add(Section("Query", _s(args.get("query"))))
+        if _s(res.get("results")):
+            add(Section("Results", _s(res.get("results"))))
+    elif key == "mcpToolCall":
+        add(Section(f"Arguments of {_mcp_target(args) or 'MCP tool'}", _json(args.get("args", args)), "json"))
+        texts = []
+        for c in res.get("content") or []:
+            c = _d(c)
+            if "text" in c:
+                texts.append(_s(_d(c.get("text")).get("text")) or _s(c.get("text")))
+            elif "image" in c:
+                texts.append(f"(image, {_s(_d(c.get('image')).get('mimeType'))})")
+        if texts:
+            add(Section("Result", "\n".join(texts)))
+    else:
+        if args:
+            add(Section("Arguments", _json(args), "json"))
+        if outcome == "success" and res:
+            add(Section("Result", _json(res), "json"))
+
+    if outcome and outcome not in SUCCESS_OUTCOMES:
+        add(Section(f"Outcome: {outcome}", _json(res) if res else "(no details)", "json"))
+    elif completed is None:
+        add(Section("Status", "No completion event yet."))
+    elif not outcome:
+        add(Section("Outcome", "The completion event carries no result."))
+    return out

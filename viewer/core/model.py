@@ -1,0 +1,489 @@
+"""The session model: an incremental reducer over decoded records.
+
+``StreamModel.apply(record)`` updates the state and returns a :class:`Delta`
+saying what changed, so a UI can refresh only the parts that moved.  Format
+knowledge stays in :mod:`viewer.core.formats`; this module sees
+format-neutral :mod:`~viewer.core.actions` only.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from viewer.core import actions as A
+from viewer.core.decode import Event, Malformed, Record
+from viewer.core.formats import Format, get_format
+
+
+class Change(enum.IntFlag):
+    NONE = 0
+    SESSIONS = 1  # a session was added
+    HEADER = 2  # init info, state, counters
+    TRANSCRIPT = 4  # transcript blocks added or grown
+    TOOLS = 8  # a tool call was added or changed
+    HEALTH = 16  # malformed lines, unknown events
+    RESULT = 32  # the run's result arrived
+    THINKING = 64  # thinking text grew (hidden by default)
+
+
+@dataclass(slots=True)
+class Delta:
+    flags: Change
+    session: int = -1
+    tool: int = -1  # index of the tool call that changed, -1 if none
+    block: int = -1  # index of the transcript block that changed, -1 if none
+
+
+@dataclass(slots=True, eq=False)
+class Block:
+    """One entry of the transcript."""
+
+    kind: str  # prompt | assistant | thinking | tool | query | notice | unknown | result
+    line: int
+    parts: list[str] = field(default_factory=list)
+    ref: int = -1  # tool index for kind == "tool"
+    open: bool = False  # still receiving deltas
+    version: int = 0
+    _text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "".join(self.parts)
+            self.parts = [self._text] if self._text else []
+        return self._text
+
+    def append(self, s: str) -> None:
+        self.parts.append(s)
+        self._text = None
+        self.version += 1
+
+    def replace(self, s: str) -> None:
+        self.parts = [s] if s else []
+        self._text = s
+        self.version += 1
+
+
+@dataclass(slots=True, eq=False)
+class ToolCall:
+    index: int
+    call_id: str
+    kind_key: str = "unknown"
+    label: str = "Tool call"
+    target: str = ""
+    detail: str = ""
+    status: str = "running"  # running | success | failed | rejected | unknown | unfinished
+    outcome: str = ""
+    error_text: str = ""
+    turn_id: str = ""
+    started_ms: int | None = None  # tool-reported (startedAtMs)
+    completed_ms: int | None = None
+    start_ts: int | None = None  # event timestamp_ms
+    end_ts: int | None = None
+    start_arrival: float | None = None
+    end_arrival: float | None = None
+    start_line: int = 0
+    end_line: int = 0
+    start_ref: tuple[int, int] | None = None  # (offset, length) in the source store
+    end_ref: tuple[int, int] | None = None
+    duplicates: int = 0
+    block: int = -1  # index of its marker in the session's transcript
+
+    @property
+    def done(self) -> bool:
+        return self.status not in ("running", "unfinished")
+
+    @property
+    def duration_ms(self) -> int | None:
+        """Tool-reported times first, then event timestamps, then arrival times."""
+        if self.started_ms is not None and self.completed_ms is not None:
+            return max(0, self.completed_ms - self.started_ms)
+        if self.start_ts is not None and self.end_ts is not None:
+            return max(0, self.end_ts - self.start_ts)
+        if self.start_arrival is not None and self.end_arrival is not None:
+            return max(0, int((self.end_arrival - self.start_arrival) * 1000))
+        return None
+
+    @property
+    def summary(self) -> str:
+        parts = [p for p in (self.target, self.detail) if p]
+        return " · ".join(parts)
+
+
+@dataclass(slots=True)
+class ResultInfo:
+    subtype: str
+    is_error: bool
+    duration_ms: int | None
+    duration_api_ms: int | None
+    text: str
+    request_id: str
+    usage: dict[str, Any] | None
+    line: int
+    session_id: str | None
+
+
+@dataclass(slots=True)
+class NoticeRecord:
+    line: int
+    event_type: str
+    subtype: str
+    text: str
+    known: bool
+
+
+class Session:
+    """One run: from a ``system/init`` (or the first event) to the next."""
+
+    def __init__(self, index: int, session_id: str | None) -> None:
+        self.index = index
+        self.session_id = session_id
+        self.init: A.Init | None = None
+        self.init_line = 0
+        self.blocks: list[Block] = []
+        self.tools: list[ToolCall] = []
+        self.tool_by_id: dict[str, int] = {}
+        self.result: ResultInfo | None = None
+        self.result_mismatch = False
+        self.notices: list[NoticeRecord] = []
+        self.counts: Counter[str] = Counter()
+        self.events = 0
+        self.first_line = 0
+        self.last_line = 0
+        self.first_ms: int | None = None
+        self.last_ms: int | None = None
+        self.first_arrival: float | None = None
+        self.last_arrival: float | None = None
+        self.ended = False  # the input ended (or a new session started after this one)
+        self.status_counts: Counter[str] = Counter()  # tool calls per status
+        self.empty_deltas = 0
+        self._open_text: Block | None = None
+        self._open_text_idx = -1
+        self._open_thinking: Block | None = None
+        self._queries: dict[str, int] = {}  # query id -> block index
+
+    # -- derived -------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        """live | succeeded | failed | ended (without result)."""
+        if self.result is not None:
+            return "failed" if self.result.is_error or self.result.subtype not in ("success", "") else "succeeded"
+        return "ended" if self.ended else "live"
+
+    @property
+    def running(self) -> int:
+        return self.status_counts["running"]
+
+    @property
+    def done_tools(self) -> int:
+        c = self.status_counts
+        return len(self.tools) - c["running"] - c["unfinished"]
+
+    def set_status(self, t: ToolCall, status: str) -> None:
+        c = self.status_counts
+        c[t.status] -= 1
+        c[status] += 1
+        t.status = status
+
+    @property
+    def assistant_segments(self) -> list[str]:
+        return [b.text for b in self.blocks if b.kind == "assistant" and b.text]
+
+    @property
+    def prompt(self) -> str:
+        return next((b.text for b in self.blocks if b.kind == "prompt"), "")
+
+    @property
+    def is_empty(self) -> bool:
+        return self.events == 0
+
+    def final_text(self) -> str:
+        """Assistant text after the last tool call (what a text-mode run prints last)."""
+        out: list[str] = []
+        for b in reversed(self.blocks):
+            if b.kind == "tool":
+                break
+            if b.kind == "assistant" and b.text:
+                out.append(b.text)
+        return "\n\n".join(reversed(out))
+
+
+class StreamModel:
+    """All sessions of one input stream, plus what could not be parsed."""
+
+    def __init__(self, fmt: Format | None = None) -> None:
+        self.format = fmt or get_format("cursor")
+        self.sessions: list[Session] = []
+        self.malformed: list[Malformed] = []
+        self.unknown_events = 0
+        self.event_types: Counter[str] = Counter()
+        self.events = 0
+        self.lines_in_events = 0
+        self.ended = False
+        self._current: Session | None = None
+
+    # -- routing -----------------------------------------------------------------
+    @property
+    def current(self) -> Session | None:
+        return self._current
+
+    def _new_session(self, session_id: str | None) -> Session:
+        if self._current is not None:
+            self._current.ended = True
+            self._close_open(self._current)
+        s = Session(len(self.sessions), session_id)
+        self.sessions.append(s)
+        self._current = s
+        return s
+
+    def _route(self, session_id: str | None, is_init: bool) -> tuple[Session, bool]:
+        cur = self._current
+        if cur is None:
+            return self._new_session(session_id), True
+        if is_init:
+            if cur.init is None and cur.is_empty and cur.session_id in (None, session_id):
+                cur.session_id = session_id
+                return cur, False
+            return self._new_session(session_id), True
+        if session_id is None or cur.session_id == session_id:
+            return cur, False
+        if cur.session_id is None:
+            cur.session_id = session_id
+            return cur, False
+        # Interleaved or appended runs: go back to the latest run of that id.
+        for s in reversed(self.sessions):
+            if s.session_id == session_id:
+                return s, False
+        return self._new_session(session_id), True
+
+    # -- reducer -------------------------------------------------------------------
+    def apply(self, rec: Record) -> Delta:
+        if isinstance(rec, Malformed):
+            self.malformed.append(rec)
+            return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
+        return self.apply_event(rec)
+
+    def apply_event(self, ev: Event) -> Delta:
+        self.events += 1
+        self.lines_in_events += ev.line_count
+        action = self.format.interpret(ev)
+        self.event_types[ev.type or "(no type)"] += 1
+        session, created = self._route(action.session_id, isinstance(action, A.Init))
+        session.events += 1
+        session.counts[ev.type or "(no type)"] += 1
+        if not session.first_line:
+            session.first_line = ev.line
+        session.last_line = ev.end_line
+        ts = ev.data.get("timestamp_ms")
+        if isinstance(ts, int) and not isinstance(ts, bool):
+            if session.first_ms is None:
+                session.first_ms = ts
+            session.last_ms = ts if session.last_ms is None else max(session.last_ms, ts)
+        if ev.arrival is not None:
+            if session.first_arrival is None:
+                session.first_arrival = ev.arrival
+            session.last_arrival = ev.arrival
+        delta = self._dispatch(session, action, ev)
+        if created:
+            delta.flags |= Change.SESSIONS
+        delta.session = session.index
+        return delta
+
+    def end(self) -> Delta:
+        """The input ended: open calls become unfinished, open text closes."""
+        self.ended = True
+        for s in self.sessions:
+            s.ended = True
+            self._close_open(s)
+            if s.status_counts["running"]:
+                for t in s.tools:
+                    if t.status == "running":
+                        s.set_status(t, "unfinished")
+        return Delta(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, self._current.index if self._current else -1)
+
+    # -- per action ----------------------------------------------------------------
+    def _add_block(self, s: Session, kind: str, line: int, text: str = "", ref: int = -1, open_: bool = False) -> int:
+        b = Block(kind, line, [text] if text else [], ref, open_)
+        s.blocks.append(b)
+        return len(s.blocks) - 1
+
+    def _close_open(self, s: Session) -> None:
+        if s._open_text is not None:
+            s._open_text.open = False
+            s._open_text.version += 1
+            s._open_text = None
+        if s._open_thinking is not None:
+            s._open_thinking.open = False
+            s._open_thinking = None
+
+    def _dispatch(self, s: Session, a: A.Action, ev: Event) -> Delta:
+        if isinstance(a, A.AssistantText):
+            return self._assistant(s, a, ev)
+        if isinstance(a, A.Thinking):
+            return self._thinking(s, a, ev)
+        if isinstance(a, A.ToolStarted):
+            return self._tool_started(s, a, ev)
+        if isinstance(a, A.ToolCompleted):
+            return self._tool_completed(s, a, ev)
+        if isinstance(a, A.Init):
+            s.init = a
+            s.init_line = ev.line
+            return Delta(Change.HEADER)
+        if isinstance(a, A.UserText):
+            self._close_open(s)
+            return Delta(Change.TRANSCRIPT, block=self._add_block(s, "prompt", ev.line, a.text))
+        if isinstance(a, A.Result):
+            return self._result(s, a, ev)
+        if isinstance(a, A.Query):
+            return self._query(s, a, ev)
+        if isinstance(a, A.Notice):
+            s.notices.append(NoticeRecord(ev.line, a.event_type, a.subtype, a.text, a.known))
+            flags = Change.TRANSCRIPT | Change.HEADER
+            if not a.known:
+                self.unknown_events += 1
+                flags |= Change.HEALTH
+            kind = "notice" if a.known else "unknown"
+            label = a.event_type + (f"/{a.subtype}" if a.subtype else "") or "(no type)"
+            text = f"{label}: {a.text}" if a.text else label
+            return Delta(flags, block=self._add_block(s, kind, ev.line, text))
+        return Delta(Change.NONE)  # pragma: no cover - every action type is handled above
+
+    def _assistant(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
+        if s._open_thinking is not None:
+            s._open_thinking.open = False
+            s._open_thinking = None
+        open_b = s._open_text
+        if not a.text:
+            s.empty_deltas += 1
+            return Delta(Change.NONE)
+        if open_b is not None and (a.consolidated or a.text == open_b.text) and not a.delta_only:
+            # The CLI re-sent the whole buffered segment: replace the deltas with it.
+            open_b.replace(a.text)
+            open_b.open = False
+            s._open_text = None
+            return Delta(Change.TRANSCRIPT, block=s._open_text_idx)
+        if a.consolidated and not a.delta_only:
+            return Delta(Change.TRANSCRIPT, block=self._add_block(s, "assistant", ev.line, a.text))
+        if open_b is None:
+            idx = self._add_block(s, "assistant", ev.line, a.text, open_=True)
+            s._open_text = s.blocks[idx]
+            s._open_text_idx = idx
+            return Delta(Change.TRANSCRIPT, block=idx)
+        open_b.append(a.text)
+        return Delta(Change.TRANSCRIPT, block=s._open_text_idx)
+
+    def _thinking(self, s: Session, a: A.Thinking, ev: Event) -> Delta:
+        if a.done:
+            if s._open_thinking is not None:
+                s._open_thinking.open = False
+                s._open_thinking.version += 1
+                s._open_thinking = None
+            return Delta(Change.THINKING)
+        if not a.text:
+            s.empty_deltas += 1
+        if s._open_thinking is None:
+            idx = self._add_block(s, "thinking", ev.line, a.text, open_=True)
+            s._open_thinking = s.blocks[idx]
+            return Delta(Change.THINKING, block=idx)
+        if a.text:
+            s._open_thinking.append(a.text)
+        return Delta(Change.THINKING)
+
+    def _new_tool(self, s: Session, call_id: str, ev: Event) -> ToolCall:
+        self._close_open(s)
+        t = ToolCall(len(s.tools), call_id)
+        s.tools.append(t)
+        s.status_counts["running"] += 1
+        s.tool_by_id[call_id] = t.index
+        t.block = self._add_block(s, "tool", ev.line, ref=t.index)
+        return t
+
+    @staticmethod
+    def _fill(t: ToolCall, info: A.ToolInfo | None) -> None:
+        if info is None:
+            return
+        if info.kind_key and (info.kind_key != "unknown" or t.kind_key == "unknown"):
+            t.kind_key = info.kind_key
+            t.label = info.label
+        if info.target:
+            t.target = info.target
+        if info.detail:
+            t.detail = info.detail
+        if info.started_ms is not None:
+            t.started_ms = info.started_ms
+        if info.completed_ms is not None:
+            t.completed_ms = info.completed_ms
+
+    def _tool_started(self, s: Session, a: A.ToolStarted, ev: Event) -> Delta:
+        idx = s.tool_by_id.get(a.call_id)
+        if idx is not None and s.tools[idx].status == "running":
+            t = s.tools[idx]  # the same start again (e.g. stderr mirrored into stdout)
+            t.duplicates += 1
+            self._fill(t, a.info)
+            return Delta(Change.TOOLS | Change.HEALTH, tool=idx)
+        t = self._new_tool(s, a.call_id, ev)
+        t.turn_id = a.turn_id
+        t.start_ts = a.timestamp_ms
+        t.start_arrival = ev.arrival
+        t.start_line = ev.line
+        t.start_ref = (ev.offset, ev.length)
+        self._fill(t, a.info)
+        return Delta(Change.TOOLS | Change.TRANSCRIPT | Change.HEADER, tool=t.index)
+
+    def _tool_completed(self, s: Session, a: A.ToolCompleted, ev: Event) -> Delta:
+        idx = s.tool_by_id.get(a.call_id)
+        flags = Change.TOOLS | Change.HEADER
+        if idx is None:
+            t = self._new_tool(s, a.call_id, ev)  # joined mid-stream: no start seen
+            t.turn_id = a.turn_id
+            flags |= Change.TRANSCRIPT
+        else:
+            t = s.tools[idx]
+            if t.end_ref is not None:
+                t.duplicates += 1  # the same completion again
+        self._fill(t, a.info)
+        if a.info is not None:
+            s.set_status(t, a.info.status)
+            t.outcome = a.info.outcome
+            t.error_text = a.info.error_text
+        else:  # pragma: no cover - the format always gives info
+            s.set_status(t, "unknown")
+        t.end_ts = a.timestamp_ms
+        t.end_arrival = ev.arrival
+        t.end_line = ev.line
+        t.end_ref = (ev.offset, ev.length)
+        return Delta(flags, tool=t.index)
+
+    def _query(self, s: Session, a: A.Query, ev: Event) -> Delta:
+        self._close_open(s)
+        kind_name = a.query_type.removesuffix("InteractionQuery").removesuffix("RequestQuery") or "query"
+        if a.phase == "response" and a.query_id in s._queries:
+            bi = s._queries[a.query_id]
+            b = s.blocks[bi]
+            b.replace(f"{b.text} → {a.title or 'answered'}")
+            return Delta(Change.TRANSCRIPT, block=bi)
+        text = f"{kind_name}: {a.title}" if a.title else kind_name
+        if a.phase == "response":
+            text = f"{kind_name} answered: {a.title or '(no details)'}"
+        idx = self._add_block(s, "query", ev.line, text)
+        if a.phase == "request" and a.query_id:
+            s._queries[a.query_id] = idx
+        return Delta(Change.TRANSCRIPT, block=idx)
+
+    def _result(self, s: Session, a: A.Result, ev: Event) -> Delta:
+        self._close_open(s)
+        s.result = ResultInfo(
+            a.subtype, a.is_error, a.duration_ms, a.duration_api_ms, a.text, a.request_id,
+            a.usage, ev.line, a.session_id,
+        )
+        if a.text and not a.is_error:
+            s.result_mismatch = a.text != "".join(s.assistant_segments)
+        idx = self._add_block(s, "result", ev.line, a.text if a.is_error else "")
+        return Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
+
+    # -- queries for views -----------------------------------------------------------
+    def lines_accounted(self, blank_lines: int = 0) -> int:
+        return self.lines_in_events + len(self.malformed) + blank_lines

@@ -1,0 +1,330 @@
+"""Sources of stream bytes: files, pipes, followed files.
+
+A source produces *chunks* of bytes; :class:`LineSplitter` cuts them into
+physical lines with their byte offsets, and :class:`Ingest` runs them through
+the :class:`~viewer.core.decode.Decoder`.  Every source also provides a
+:class:`Store` so that heavy payloads (tool results, file contents) can be
+re-read lazily by offset instead of being kept in memory.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import selectors
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
+
+from viewer.core.decode import Decoder, Record
+
+CHUNK = 1 << 20  # 1 MiB
+
+
+class SourceError(Exception):
+    """A problem opening or reading an input, with a user-facing message."""
+
+
+class LineSplitter:
+    """Cut a byte stream into lines, remembering each line's offset."""
+
+    def __init__(self, offset: int = 0) -> None:
+        self.offset = offset  # offset of the start of the partial line
+        self._parts: list[bytes] = []
+        self._partial_len = 0
+
+    def feed(self, chunk: bytes) -> list[tuple[int, bytes]]:
+        out: list[tuple[int, bytes]] = []
+        if not chunk:
+            return out
+        pieces = chunk.split(b"\n")
+        last = pieces.pop()
+        if pieces:
+            first = pieces[0]
+            if self._parts:
+                self._parts.append(first)
+                first = b"".join(self._parts)
+                self._parts.clear()
+            off = self.offset
+            out.append((off, first))
+            off += len(first) + 1
+            for p in pieces[1:]:
+                out.append((off, p))
+                off += len(p) + 1
+            self.offset = off
+            self._partial_len = 0
+        if last:
+            self._parts.append(last)
+            self._partial_len += len(last)
+        return out
+
+    @property
+    def partial_bytes(self) -> int:
+        return self._partial_len
+
+    def flush(self) -> list[tuple[int, bytes]]:
+        """End of input: the unterminated last line, if any."""
+        if not self._parts:
+            return []
+        line = b"".join(self._parts)
+        self._parts.clear()
+        off = self.offset
+        self.offset += len(line)
+        self._partial_len = 0
+        return [(off, line)]
+
+
+class Store:
+    """Random access to the bytes of a source (for lazy payloads)."""
+
+    def read(self, offset: int, length: int) -> bytes:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class FileStore(Store):
+    def __init__(self, path: str) -> None:
+        self._fd = os.open(path, os.O_RDONLY)
+
+    def read(self, offset: int, length: int) -> bytes:
+        return os.pread(self._fd, length, offset)
+
+    def close(self) -> None:
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass
+
+
+class MemoryStore(Store):
+    def __init__(self, data: bytes = b"") -> None:
+        self.data = bytearray(data)
+
+    def append(self, chunk: bytes) -> None:
+        self.data += chunk
+
+    def read(self, offset: int, length: int) -> bytes:
+        return bytes(self.data[offset : offset + length])
+
+
+class SpoolStore(Store):
+    """Keeps a copy of piped input in an anonymous temporary file."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="agent-viewer-")
+        self._lock = threading.Lock()
+        self.size = 0
+
+    def append(self, chunk: bytes) -> None:
+        with self._lock:
+            self._file.seek(0, os.SEEK_END)
+            self._file.write(chunk)
+            self._file.flush()
+            self.size += len(chunk)
+
+    def read(self, offset: int, length: int) -> bytes:
+        with self._lock:
+            return os.pread(self._file.fileno(), length, offset)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class Ingest:
+    """Chunks -> lines -> records, with line accounting."""
+
+    def __init__(self, offset: int = 0, clock: Callable[[], float] | None = None) -> None:
+        self.splitter = LineSplitter(offset)
+        self.decoder = Decoder()
+        self.bytes_read = 0
+        self._clock = clock
+
+    def feed(self, chunk: bytes) -> list[Record]:
+        self.bytes_read += len(chunk)
+        now = self._clock() if self._clock else None
+        out: list[Record] = []
+        feed = self.decoder.feed
+        for off, line in self.splitter.feed(chunk):
+            out.extend(feed(line, off, now))
+        return out
+
+    def close(self) -> list[Record]:
+        now = self._clock() if self._clock else None
+        out: list[Record] = []
+        for off, line in self.splitter.flush():
+            out.extend(self.decoder.feed(line, off, now))
+        out.extend(self.decoder.close(now))
+        return out
+
+
+def check_readable(path: str) -> None:
+    """Raise SourceError with a clear message if ``path`` cannot be read as a stream."""
+    if not os.path.exists(path):
+        raise SourceError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise SourceError(f"{path}: is a directory, expected an NDJSON stream file")
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except PermissionError:
+        raise SourceError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
+    os.close(fd)
+
+
+def iter_file_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:
+    while True:
+        chunk = f.read(size)
+        if not chunk:
+            return
+        yield chunk
+
+
+def iter_records(f: BinaryIO, chunk_size: int = CHUNK) -> Iterator[Record]:
+    """Decode a whole binary stream, yielding records as they are found."""
+    ingest = Ingest()
+    for chunk in iter_file_chunks(f, chunk_size):
+        yield from ingest.feed(chunk)
+    yield from ingest.close()
+
+
+class PipeReader:
+    """Read a file descriptor in a daemon thread without ever blocking quit.
+
+    ``on_chunk(bytes)`` is called from the reader thread for every chunk and
+    ``on_eof()`` once at the end.  ``stop()`` returns at once: the thread polls
+    with a timeout and is a daemon, so a producer that never closes its end
+    cannot hold the viewer open.
+    """
+
+    def __init__(
+        self,
+        fd: int,
+        on_chunk: Callable[[bytes], None],
+        on_eof: Callable[[], None],
+        poll_interval: float = 0.1,
+    ) -> None:
+        self.fd = fd
+        self._on_chunk = on_chunk
+        self._on_eof = on_eof
+        self._poll = poll_interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="agent-viewer-reader", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        sel = selectors.DefaultSelector()
+        try:
+            sel.register(self.fd, selectors.EVENT_READ)
+            selectable = True
+        except (ValueError, OSError):  # regular files cannot be registered with epoll
+            selectable = False
+        try:
+            while not self._stop.is_set():
+                if selectable and not sel.select(self._poll):
+                    continue
+                try:
+                    chunk = os.read(self.fd, CHUNK)
+                except InterruptedError:
+                    continue
+                except OSError as exc:
+                    if exc.errno == errno.EAGAIN:
+                        continue
+                    break
+                if not chunk:
+                    break
+                self._on_chunk(chunk)
+        finally:
+            sel.close()
+            if not self._stop.is_set():
+                self._on_eof()
+
+
+class FileFollower:
+    """Tail a growing file like ``tail -F``: survives truncation and rotation."""
+
+    def __init__(
+        self,
+        path: str,
+        on_chunk: Callable[[bytes], None],
+        on_reset: Callable[[], None],
+        poll_interval: float = 0.05,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
+        self.path = path
+        self._on_chunk = on_chunk
+        self._on_reset = on_reset
+        self._on_error = on_error
+        self._poll = poll_interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="agent-viewer-follow", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _open(self) -> tuple[int, os.stat_result] | None:
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return None
+        return fd, os.fstat(fd)
+
+    def _run(self) -> None:
+        opened = None
+        pos = 0
+        missing_reported = False
+        while not self._stop.is_set():
+            if opened is None:
+                opened = self._open()
+                if opened is None:
+                    if not missing_reported and self._on_error:
+                        self._on_error(f"{self.path}: waiting for the file to appear")
+                        missing_reported = True
+                    self._stop.wait(self._poll * 4)
+                    continue
+                missing_reported = False
+                pos = 0
+            fd, st = opened
+            try:
+                chunk = os.pread(fd, CHUNK, pos)
+            except OSError:
+                chunk = b""
+            if chunk:
+                pos += len(chunk)
+                self._on_chunk(chunk)
+                continue
+            # At EOF: look for truncation or rotation.
+            try:
+                cur = os.stat(self.path)
+            except OSError:
+                cur = None
+            if cur is None or cur.st_ino != st.st_ino or cur.st_dev != st.st_dev:
+                # Rotated or deleted: drain what is left, then reopen when it reappears.
+                os.close(fd)
+                opened = None
+                if cur is not None:
+                    self._on_reset()
+                continue
+            if cur.st_size < pos:
+                pos = 0
+                self._on_reset()
+                continue
+            self._stop.wait(self._poll)
+        if opened is not None:
+            os.close(opened[0])
+
+
+def monotonic() -> float:
+    return time.monotonic()

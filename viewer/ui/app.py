@@ -1,0 +1,423 @@
+"""The agent-viewer Textual app: header, transcript, tool-call timeline, detail."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+
+from viewer.core.decode import Record, parse_span
+from viewer.core.feed import Feed
+from viewer.core.model import Change, Session, StreamModel
+from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
+from viewer.ui.widgets.detail import DetailView
+from viewer.ui.widgets.header import SessionHeader
+from viewer.ui.widgets.timeline import STATUS_FILTERS, Timeline
+from viewer.ui.widgets.transcript import Transcript
+
+FRAME = 1 / 30  # UI batches model changes at ~30 frames per second
+APPLY_BUDGET = 0.025  # seconds of model work per frame while loading big inputs
+
+
+class AgentViewerApp(App[int]):
+    """Watch one stream: live (pipe, --follow) or a saved file."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "agent-viewer"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark", "help", "Help"),
+        Binding("slash", "search", "Search"),
+        Binding("n", "search_next(1)", "Next match", show=False),
+        Binding("N", "search_next(-1)", "Previous match", show=False),
+        Binding("t", "toggle_thinking", "Thinking"),
+        Binding("r", "toggle_raw", "Raw"),
+        Binding("f", "toggle_follow", "Follow"),
+        Binding("s", "cycle_status", "Status filter", show=False),
+        Binding("c", "cycle_kind", "Kind filter", show=False),
+        Binding("x", "clear_filters", "Clear filters", show=False),
+        Binding("h", "health", "Health"),
+        Binding("less_than_sign", "session(-1)", "Prev session", show=False),
+        Binding("greater_than_sign", "session(1)", "Next session", show=False),
+    ]
+
+    def __init__(
+        self,
+        feed: Feed,
+        clock: Callable[[], float] | None = None,
+        model: StreamModel | None = None,
+        frame_interval: float = FRAME,
+    ) -> None:
+        super().__init__()
+        self.feed = feed
+        self.clock = clock or time.monotonic
+        self.model = model or StreamModel()
+        self.frame_interval = frame_interval
+        self.view_index = -1  # session on screen
+        self._pending: deque[Record] = deque()
+        self._ticks = 0
+        self._search_hits: list[int] = []  # transcript block indices
+        self._search_pos = -1
+        self._ended = False
+        self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
+        self.sub_title = feed.label
+
+    # -- layout --------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield SessionHeader(self.clock, id="header")
+        with Horizontal(id="body"):
+            yield Transcript(id="transcript")
+            with Vertical(id="side"):
+                yield Timeline(id="timeline")
+                yield DetailView(id="detail")
+        yield Input(placeholder="search transcript and tool calls, Enter to find, Esc to close", id="search")
+        yield Footer()
+
+    @property
+    def header(self) -> SessionHeader:
+        return self.query_one(SessionHeader)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.query_one(Timeline)
+
+    @property
+    def detail(self) -> DetailView:
+        return self.query_one("#detail", DetailView)
+
+    @property
+    def session(self) -> Session | None:
+        m = self.model
+        return m.sessions[self.view_index] if 0 <= self.view_index < len(m.sessions) else None
+
+    def on_mount(self) -> None:
+        self.header.live_source = self.feed.live
+        self.header.model = self.model
+        self.timeline.focus()
+        self.feed.start()
+        self.pump()
+        self.set_interval(self.frame_interval, self.pump)
+
+    def on_unmount(self) -> None:
+        self.feed.stop()
+
+    # -- the frame loop ---------------------------------------------------------------
+    def pump(self) -> None:
+        """Take what arrived, apply it within a time budget, refresh what changed."""
+        self._ticks += 1
+        self._pending.extend(self.feed.poll())
+        changed = self.apply_pending()
+        if self.feed.finished and not self._pending and not self._ended:
+            self._ended = True
+            self.model.end()
+            changed = True
+            self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
+        self._update_loading()
+        if not changed:
+            self._tick_animations()
+
+    def apply_pending(self) -> bool:
+        if not self._pending:
+            return False
+        m = self.model
+        deadline = time.perf_counter() + APPLY_BUDGET
+        flags = Change.NONE
+        blocks: set[int] = set()
+        tools: set[int] = set()
+        n = 0
+        view = self.view_index
+        pending = self._pending
+        while pending:
+            d = m.apply(pending.popleft())
+            if d.flags & Change.SESSIONS and (view < 0 or self.timeline.follow):
+                view = d.session
+                flags |= Change.SESSIONS
+            if d.session == view:
+                flags |= d.flags
+                if d.block >= 0:
+                    blocks.add(d.block)
+                if d.tool >= 0:
+                    tools.add(d.tool)
+            else:
+                flags |= d.flags & (Change.HEADER | Change.HEALTH)
+            n += 1
+            if n % 256 == 0 and time.perf_counter() > deadline:
+                break
+        if view != self.view_index:
+            self.show_session(view)
+        else:
+            self._refresh_all(flags, blocks, tools)
+        return True
+
+    def _refresh_all(self, flags: Change, blocks: set[int] | None, tools: set[int] | None) -> None:
+        s = self.session
+        if s is None:
+            self.header.refresh()
+            return
+        if tools:
+            for i in tools:
+                b = s.tools[i].block
+                if b >= 0:
+                    blocks = (blocks or set()) | {b}
+        if flags & (Change.TRANSCRIPT | Change.THINKING | Change.RESULT) or blocks:
+            self.transcript.update_blocks(blocks)
+        if flags & Change.TOOLS:
+            if tools is None:
+                self.timeline.refresh()
+                self.timeline.calls_added_or_changed(set())
+                self._show_detail()
+            else:
+                self.timeline.calls_added_or_changed(tools)
+        self.header.session = s
+        self.header.refresh()
+
+    def _update_loading(self) -> None:
+        feed = self.feed
+        if not feed.live and not feed.finished:
+            self.header.loading = (feed.bytes_read, feed.total_bytes)
+            self.header.refresh()
+        elif self.header.loading is not None and not self._pending:
+            self.header.loading = None
+            self.header.refresh()
+
+    def _tick_animations(self) -> None:
+        """Spinner and elapsed time: a few redraws per second, only while something runs."""
+        s = self.session
+        if s is None or self._ticks % 3:
+            return
+        frame = int(self.clock() * 10)
+        if s.running:
+            self.timeline.frame = frame
+            self.transcript.frame = frame
+            self.timeline.refresh()
+            running_blocks = {t.block for t in s.tools[-64:] if t.status == "running"}
+            self.transcript.update_blocks(running_blocks)
+        if s.state == "live" and self.feed.live:
+            self.header.refresh()
+
+    # -- sessions -------------------------------------------------------------------------
+    def show_session(self, index: int) -> None:
+        self.view_index = index
+        s = self.session
+        self.header.session = s
+        self.transcript.set_session(s)
+        self.timeline.set_session(s)
+        self._search_hits = []
+        self._show_detail()
+        self.header.refresh()
+
+    def action_session(self, step: int) -> None:
+        n = len(self.model.sessions)
+        if n < 2:
+            self.notify("This stream holds one session.", timeout=2)
+            return
+        target = max(0, min(self.view_index + step, n - 1))
+        if target != self.view_index:
+            self.timeline.follow = target == n - 1 and self.timeline.follow
+            self.show_session(target)
+
+    # -- detail -----------------------------------------------------------------------------
+    def load_event(self, ref: tuple[int, int] | None) -> dict[str, Any] | None:
+        if ref is None:
+            return None
+        cache = self._payload_cache
+        if ref in cache:
+            return cache[ref]
+        try:
+            data = parse_span(self.feed.store.read(*ref))
+        except (OSError, ValueError):
+            data = None
+        if len(cache) > 32:
+            cache.clear()
+        cache[ref] = data
+        return data
+
+    def _show_detail(self) -> None:
+        detail = self.detail
+        if not detail.display:
+            return
+        s = self.session
+        idx = self.timeline.selected_index()
+        tool = s.tools[idx] if s is not None and idx >= 0 else None
+        detail.show(s, tool, self.load_event, self.model.format.tool_sections)
+
+    def on_timeline_selected(self, message: Timeline.Selected) -> None:
+        self._show_detail()
+
+    def on_timeline_opened(self, message: Timeline.Opened) -> None:
+        s = self.session
+        if s is None:
+            return
+        tool = s.tools[message.tool_index]
+        self.push_screen(DetailScreen(s, tool, self.load_event, self.model.format.tool_sections))
+
+    def on_transcript_tool_clicked(self, message: Transcript.ToolClicked) -> None:
+        self.timeline.follow = False
+        self.timeline.select_tool(message.tool_index)
+
+    # -- actions --------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_health(self) -> None:
+        self.push_screen(HealthScreen(self.model, self.feed.ingest.decoder.blank_lines))
+
+    def action_toggle_thinking(self) -> None:
+        t = self.transcript
+        t.show_thinking = not t.show_thinking
+        t.update_blocks(reset=True)
+        self.notify(f"Thinking {'shown' if t.show_thinking else 'hidden'}", timeout=1.5)
+
+    def action_toggle_raw(self) -> None:
+        self.detail.raw = not self.detail.raw
+        self._show_detail()
+
+    def action_toggle_follow(self) -> None:
+        on = not self.timeline.follow
+        self.timeline._set_follow(on)
+        self.transcript.follow = on
+        if on:
+            n = len(self.model.sessions)
+            if n and self.view_index != n - 1:
+                self.show_session(n - 1)
+            self.timeline.action_last()
+            self.transcript.scroll_end(animate=False)
+        self.notify(f"Follow {'on' if on else 'off'}", timeout=1.5)
+
+    def action_cycle_status(self) -> None:
+        tl = self.timeline
+        tl.status_filter = STATUS_FILTERS[(STATUS_FILTERS.index(tl.status_filter) + 1) % len(STATUS_FILTERS)]
+        tl.refilter()
+
+    def action_cycle_kind(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        kinds = [""] + sorted({t.kind_key for t in s.tools})
+        tl = self.timeline
+        cur = kinds.index(tl.kind_filter) if tl.kind_filter in kinds else 0
+        tl.kind_filter = kinds[(cur + 1) % len(kinds)]
+        tl.refilter()
+
+    def action_clear_filters(self) -> None:
+        tl = self.timeline
+        tl.status_filter, tl.kind_filter, tl.search = "all", "", ""
+        self.transcript.highlight_block = -1
+        self._search_hits = []
+        tl.refilter()
+        self.transcript.update_blocks(reset=True)
+
+    # -- search -----------------------------------------------------------------------------------
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.display = True
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "search":
+            return
+        query = event.value.strip()
+        event.input.display = False
+        self.timeline.focus()
+        self.run_search(query)
+
+    def on_key(self, event) -> None:
+        box = self.query_one("#search", Input)
+        if event.key == "escape" and box.display:
+            box.display = False
+            self.timeline.focus()
+            event.stop()
+
+    def run_search(self, query: str) -> None:
+        s = self.session
+        self.timeline.search = query
+        self.timeline.refresh()
+        if not query or s is None:
+            self._search_hits = []
+            return
+        q = query.casefold()
+        hits = []
+        for i, b in enumerate(s.blocks):
+            if b.kind == "tool":
+                t = s.tools[b.ref]
+                hay = f"{t.label} {t.target} {t.detail} {t.error_text}"
+            elif b.kind == "thinking" and not self.transcript.show_thinking:
+                continue
+            else:
+                hay = b.text
+            if q in hay.casefold():
+                hits.append(i)
+        self._search_hits = hits
+        self._search_pos = -1
+        if not hits:
+            self.notify(f"No match for {query!r}", severity="warning", timeout=2)
+            return
+        self.action_search_next(1)
+
+    def action_search_next(self, step: int) -> None:
+        hits = self._search_hits
+        s = self.session
+        if not hits or s is None:
+            return
+        self._search_pos = (self._search_pos + step) % len(hits)
+        bi = hits[self._search_pos]
+        tr = self.transcript
+        old = tr.highlight_block
+        tr.highlight_block = bi
+        tr.follow = False
+        tr.update_blocks({bi, old} - {-1})
+        pos = tr.visible_position(bi)
+        if pos >= 0:
+            tr.scroll_to_block(pos, top=False)
+        b = s.blocks[bi]
+        if b.kind == "tool":
+            self.timeline._set_follow(False)
+            self.timeline.select_tool(b.ref)
+        self.notify(f"Match {self._search_pos + 1}/{len(hits)}", timeout=1.5)
+
+    # -- command palette ----------------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Toggle thinking", "Show or hide the model's thinking", self.action_toggle_thinking)
+        yield SystemCommand("Toggle raw JSON", "Raw events of the selected call", self.action_toggle_raw)
+        yield SystemCommand("Toggle follow", "Keep the newest output in view", self.action_toggle_follow)
+        yield SystemCommand("Stream health", "Malformed lines and unknown events", self.action_health)
+        yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
+        for status in STATUS_FILTERS[1:]:
+            yield SystemCommand(
+                f"Filter: {status} calls", f"Only tool calls that are {status}",
+                lambda st=status: self._set_status_filter(st),
+            )
+        s = self.session
+        if s is not None:
+            for kind in sorted({t.kind_key for t in s.tools}):
+                yield SystemCommand(
+                    f"Filter: kind {kind}", f"Only {kind} calls", lambda k=kind: self._set_kind_filter(k)
+                )
+        for s2 in self.model.sessions:
+            yield SystemCommand(
+                f"Session {s2.index + 1}", f"{s2.state}, {len(s2.tools)} tool calls",
+                lambda i=s2.index: self.show_session(i),
+            )
+
+    def _set_status_filter(self, status: str) -> None:
+        self.timeline.status_filter = status
+        self.timeline.refilter()
+
+    def _set_kind_filter(self, kind: str) -> None:
+        self.timeline.kind_filter = kind
+        self.timeline.refilter()

@@ -1,0 +1,156 @@
+"""Modal screens: help, stream health, a full-screen tool-call detail."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from viewer.core.model import StreamModel
+from viewer.core.sanitize import one_line
+from viewer.ui.widgets.detail import DetailView
+
+HELP_ROWS = [
+    ("Moving", ""),
+    ("Tab / Shift+Tab", "next / previous pane"),
+    ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
+    ("PgUp PgDn  Home End  g G", "page, first, last"),
+    ("Enter", "open the selected tool call full screen"),
+    ("Seeing", ""),
+    ("t", "show / hide thinking"),
+    ("r", "raw JSON of the selected call's events"),
+    ("f", "follow the newest output (on by default)"),
+    ("< >", "previous / next session when the stream holds several"),
+    ("h", "stream health: malformed lines, unknown events"),
+    ("Finding", ""),
+    ("/", "search the transcript and tool calls"),
+    ("n N", "next / previous search match"),
+    ("s", "filter tool calls by status (cycles)"),
+    ("c", "filter tool calls by kind (cycles)"),
+    ("x", "clear filters and search"),
+    ("App", ""),
+    ("Ctrl+P", "command palette"),
+    ("?", "this help"),
+    ("q", "quit"),
+]
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 76; max-width: 100%; height: auto; max-height: 90%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        for key, what in HELP_ROWS:
+            if not what:
+                table.add_row(Text(key, style="bold underline"), "")
+            else:
+                table.add_row(key, what)
+        with VerticalScroll() as vs:
+            vs.border_title = "agent-viewer keys"
+            yield Static(table)
+            yield Static(Text("Esc or ? closes this help.", style="dim"))
+
+
+class HealthScreen(ModalScreen[None]):
+    """Lines that could not be parsed and events the viewer does not know."""
+
+    BINDINGS = [Binding("escape,q,h", "dismiss", "Close")]
+
+    DEFAULT_CSS = """
+    HealthScreen { align: center middle; }
+    HealthScreen > VerticalScroll {
+        width: 90%; height: 80%;
+        border: round $warning; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, model: StreamModel, blank_lines: int = 0) -> None:
+        super().__init__()
+        self.model = model
+        self.blank_lines = blank_lines
+
+    def compose(self) -> ComposeResult:
+        m = self.model
+        summary = Text()
+        summary.append(f"{m.events:,} events", style="bold")
+        summary.append(f" from {m.lines_in_events:,} lines · ")
+        summary.append(f"{len(m.malformed):,} malformed lines", style="bold yellow" if m.malformed else "")
+        summary.append(f" · {m.unknown_events:,} unknown events", style="bold yellow" if m.unknown_events else "")
+        if self.blank_lines:
+            summary.append(f" · {self.blank_lines:,} blank lines")
+        types = Text("Event types: ", style="dim")
+        types.append(", ".join(f"{one_line(k, 40)} {v:,}" for k, v in m.event_types.most_common()))
+        with VerticalScroll() as vs:
+            vs.border_title = "Stream health"
+            yield Static(summary)
+            yield Static(types)
+            if m.malformed:
+                t = Table(title="Malformed lines", expand=True, title_justify="left")
+                t.add_column("line", justify="right", no_wrap=True)
+                t.add_column("reason", no_wrap=True)
+                t.add_column("content", ratio=1)
+                for rec in m.malformed[:2000]:
+                    t.add_row(str(rec.line), rec.reason, Text(one_line(rec.preview, 200)))
+                if len(m.malformed) > 2000:
+                    t.add_row("…", f"{len(m.malformed) - 2000:,} more", "")
+                yield Static(t)
+            unknown = [(s.index, n) for s in m.sessions for n in s.notices if not n.known]
+            if unknown:
+                t = Table(title="Unknown events (shown in the transcript too)", expand=True, title_justify="left")
+                t.add_column("line", justify="right", no_wrap=True)
+                t.add_column("type", no_wrap=True)
+                t.add_column("fields", ratio=1)
+                for _, n in unknown[:2000]:
+                    name = n.event_type + (f"/{n.subtype}" if n.subtype else "")
+                    t.add_row(str(n.line), Text(one_line(name or "(no type)", 60)), Text(one_line(n.text, 200)))
+                yield Static(t)
+            if not m.malformed and not unknown:
+                yield Static(Text("Every line parsed into a known event.", style="green"))
+            yield Static(Text("Esc closes this view.", style="dim"))
+
+
+class DetailScreen(ModalScreen[None]):
+    """The selected tool call, full screen (Enter in the tool-call list)."""
+
+    BINDINGS = [
+        Binding("escape,q", "dismiss", "Close"),
+        Binding("r", "toggle_raw", "Raw JSON"),
+    ]
+
+    DEFAULT_CSS = """
+    DetailScreen > DetailView {
+        width: 100%; height: 1fr; border: round $accent; background: $surface;
+    }
+    """
+
+    def __init__(self, session, tool, loader, sections_fn) -> None:
+        super().__init__()
+        self._args = (session, tool, loader, sections_fn)
+
+    def compose(self) -> ComposeResult:
+        yield DetailView(id="zoom-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        view = self.query_one(DetailView)
+        view.show(*self._args)
+        view.focus()
+
+    def action_toggle_raw(self) -> None:
+        view = self.query_one(DetailView)
+        view.raw = not view.raw
+        view.show(*self._args)

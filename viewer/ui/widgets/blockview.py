@@ -1,0 +1,165 @@
+"""A virtualised list of variable-height blocks (Line API).
+
+Each block renders to a list of strips at the current width; only the
+visible lines are drawn, rendered blocks are cached by (block, version,
+width), and a change to one block re-measures that block only.  The
+transcript and the detail view are both BlockViews.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Hashable
+
+from rich.console import RenderableType
+from rich.segment import Segment
+from rich.style import Style
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class BlockView(ScrollView, can_focus=True):
+    """Subclasses implement ``block_count``, ``block_version`` and ``render_block``."""
+
+    DEFAULT_CSS = """
+    BlockView {
+        overflow-x: hidden;
+        overflow-y: auto;
+    }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._heights: list[int] = []
+        self._versions: list[Hashable] = []
+        self._starts: list[int] = [0]
+        self._width = 0
+        self._cache: LRUCache[tuple[int, Hashable, int], list[Strip]] = LRUCache(512)
+        self.follow = True
+
+    # -- subclass API -------------------------------------------------------------
+    def block_count(self) -> int:
+        return 0
+
+    def block_version(self, index: int) -> Hashable:
+        return 0
+
+    def render_block(self, index: int, width: int) -> RenderableType | list[Strip]:
+        raise NotImplementedError
+
+    # -- measuring -----------------------------------------------------------------
+    @property
+    def total_lines(self) -> int:
+        return self._starts[-1]
+
+    def _render_strips(self, index: int, width: int) -> list[Strip]:
+        version = self._versions[index] if index < len(self._versions) else self.block_version(index)
+        key = (index, version, width)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        rendered = self.render_block(index, width)
+        if isinstance(rendered, list):
+            strips = rendered
+        else:
+            console = self.app.console
+            options = console.options.update_width(width).update(highlight=False)
+            lines = console.render_lines(rendered, options, style=self.rich_style, pad=True)
+            strips = [Strip(line, width) for line in lines]
+        self._cache[key] = strips
+        return strips
+
+    def _content_width(self) -> int:
+        return max(1, self.scrollable_content_region.width)
+
+    def sync(self, changed: set[int] | None = None, reset: bool = False) -> None:
+        """Bring measurements up to date: new blocks, ``changed`` blocks, or all (``reset``)."""
+        width = self._content_width()
+        if width != self._width:
+            reset = True
+            self._width = width
+        count = self.block_count()
+        if reset or count < len(self._heights):
+            self._heights.clear()
+            self._versions.clear()
+            self._starts = [0]
+            first_dirty = 0
+        else:
+            first_dirty = len(self._heights)
+        was_at_end = self.follow and (self.is_vertical_scroll_end or self.total_lines <= self.size.height)
+        # Re-measure changed blocks whose version moved.
+        lowest = first_dirty
+        for i in sorted(changed or ()):
+            if i >= len(self._heights):
+                break
+            v = self.block_version(i)
+            if v != self._versions[i]:
+                self._versions[i] = v
+                h = len(self._render_strips(i, width))
+                if h != self._heights[i]:
+                    self._heights[i] = h
+                    lowest = min(lowest, i)
+                else:
+                    self.refresh_block(i)
+        for i in range(len(self._heights), count):
+            self._versions.append(self.block_version(i))
+            self._heights.append(len(self._render_strips(i, width)))
+        if lowest < count or len(self._starts) != count + 1:
+            starts = self._starts[: lowest + 1]
+            total = starts[-1]
+            for h in self._heights[lowest:]:
+                total += h
+                starts.append(total)
+            self._starts = starts
+            self.virtual_size = Size(width, self._starts[-1])
+            self.refresh()
+        if was_at_end and self.follow:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def refresh_block(self, index: int) -> None:
+        if index + 1 >= len(self._starts):
+            return
+        top = self._starts[index] - self.scroll_offset.y
+        height = self._heights[index]
+        if top + height < 0 or top > self.size.height:
+            return
+        self.refresh_lines(max(0, top), height)
+
+    def block_at_line(self, line: int) -> int:
+        """Index of the block covering virtual line ``line`` (-1 if none)."""
+        if not self._heights or line < 0 or line >= self.total_lines:
+            return -1
+        return bisect_right(self._starts, line) - 1
+
+    def block_top(self, index: int) -> int:
+        return self._starts[index] if index < len(self._starts) else self.total_lines
+
+    def scroll_to_block(self, index: int, top: bool = True) -> None:
+        if 0 <= index < len(self._heights):
+            self.scroll_to(y=self._starts[index] - (0 if top else 2), animate=False)
+
+    # -- drawing -------------------------------------------------------------------
+    def on_resize(self) -> None:
+        self.sync(reset=True)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        line = self.scroll_offset.y + y
+        index = self.block_at_line(line)
+        if index < 0:
+            return Strip.blank(width, self.rich_style)
+        strips = self._render_strips(index, self._width)
+        offset = line - self._starts[index]
+        if offset >= len(strips):
+            return Strip.blank(width, self.rich_style)
+        return strips[offset].extend_cell_length(width, self.rich_style).crop(0, width)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self.sync(reset=True)
+
+
+def blank_strip(width: int, style: Style) -> Strip:
+    return Strip([Segment(" " * width, style)], width)

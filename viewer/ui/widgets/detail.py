@@ -1,0 +1,138 @@
+"""Detail view of one tool call: arguments, result, highlighted content, raw JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import orjson
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from viewer.core.detail import Section
+from viewer.core.model import Session, ToolCall
+from viewer.ui.render import (
+    code,
+    diff,
+    fmt_duration,
+    safe_line,
+    safe_text,
+    status_glyph,
+    truncate_body,
+)
+from viewer.ui.widgets.blockview import BlockView
+
+#: Loads the parsed event at (offset, length) in the source, or None.
+Loader = Callable[[tuple[int, int] | None], "dict[str, Any] | None"]
+
+
+class DetailView(BlockView):
+    """Shows the selected tool call; ``r`` toggles the raw JSON of both events."""
+
+    BORDER_TITLE = "Detail"
+
+    DEFAULT_CSS = """
+    DetailView {
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.follow = False
+        self.raw = False
+        self.tool: ToolCall | None = None
+        self.session: Session | None = None
+        self._blocks: list[RenderableType] = []
+        self._key: Hashable = None
+        self._generation = 0
+
+    def show(self, session: Session | None, tool: ToolCall | None, loader: Loader, sections_fn) -> None:
+        key = (
+            id(session), tool.index if tool else -1, tool.status if tool else "",
+            tool.end_ref if tool else None, self.raw,
+        )
+        if key == self._key:
+            return
+        same_call = self._key is not None and self._key[:2] == key[:2]
+        self._key = key
+        self.session, self.tool = session, tool
+        self._generation += 1
+        self._cache.clear()
+        self._blocks = self._build(tool, loader, sections_fn)
+        self.border_title = "Detail" + (" · raw JSON" if self.raw else "")
+        if not same_call:
+            self.scroll_to(y=0, animate=False)
+        self.sync(reset=True)
+
+    def _build(self, t: ToolCall | None, loader: Loader, sections_fn) -> list[RenderableType]:
+        if t is None:
+            return [Text("No tool call selected. Move in the tool-call list (Tab, ↑/↓).", style="dim")]
+        blocks: list[RenderableType] = [self._facts(t)]
+        started = loader(t.start_ref)
+        completed = loader(t.end_ref)
+        if self.raw:
+            for title, ev in (("started event", started), ("completed event", completed)):
+                if ev is None:
+                    blocks.append(Text(f"({title}: not in the stream)", style="dim"))
+                    continue
+                body = orjson.dumps(ev, option=orjson.OPT_INDENT_2).decode()
+                blocks.append(self._section(Section(title, body, "json")))
+            return blocks
+        for sec in sections_fn(started, completed):
+            blocks.append(self._section(sec))
+        return blocks
+
+    @staticmethod
+    def _facts(t: ToolCall) -> RenderableType:
+        glyph, style = status_glyph(t.status)
+        head = Text.assemble((f"{glyph} ", style), (t.label, "bold"), " ")
+        head.append_text(safe_line(t.target, 500, style="cyan"))
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="dim", no_wrap=True)
+        grid.add_column()
+        status = t.status + (f" ({t.outcome})" if t.outcome and t.outcome not in (t.status, "success") else "")
+        grid.add_row("status", Text(status, style=style))
+        if t.detail:
+            grid.add_row("summary", safe_line(t.detail, 300))
+        dur = fmt_duration(t.duration_ms)
+        if dur:
+            grid.add_row("duration", dur)
+        if t.error_text:
+            grid.add_row("message", safe_text(t.error_text, style="red"))
+        grid.add_row("kind", t.kind_key)
+        grid.add_row("call id", safe_line(t.call_id, 120))
+        lines = f"{t.start_line}" if t.start_line else "?"
+        lines += f" → {t.end_line}" if t.end_line else " → (no completion yet)"
+        grid.add_row("lines", lines)
+        if t.duplicates:
+            grid.add_row("duplicates", f"{t.duplicates} repeated event(s)")
+        return Group(head, grid, Text(""))
+
+    @staticmethod
+    def _section(sec: Section) -> RenderableType:
+        body, note = truncate_body(sec.body)
+        title = safe_line(sec.title, 200, style="bold underline")
+        if sec.kind == "code":
+            inner: RenderableType = code(body, sec.lang)
+        elif sec.kind == "diff":
+            inner = diff(body)
+        elif sec.kind == "json":
+            inner = code(body, "json", line_numbers=False)
+        else:
+            inner = safe_text(body)
+        parts: list[RenderableType] = [title, inner]
+        if note:
+            parts.append(Text(note, style="italic yellow"))
+        parts.append(Text(""))
+        return Group(*parts)
+
+    def block_count(self) -> int:
+        return len(self._blocks)
+
+    def block_version(self, index: int) -> Hashable:
+        return self._generation
+
+    def render_block(self, index: int, width: int) -> RenderableType:
+        return self._blocks[index]

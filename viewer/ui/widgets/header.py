@@ -1,0 +1,133 @@
+"""Session header: who ran what, where, and how it is going."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.widget import Widget
+
+from viewer.core.model import Session, StreamModel
+from viewer.ui.render import fmt_clock, fmt_duration, safe_line
+
+STATE_STYLES = {
+    "live": ("● LIVE", "bold black on yellow"),
+    "succeeded": ("✓ SUCCEEDED", "bold black on green"),
+    "failed": ("✗ FAILED", "bold white on red"),
+    "ended": ("◌ ENDED WITHOUT RESULT", "bold black on bright_black"),
+    "loading": ("… LOADING", "bold black on cyan"),
+}
+
+
+def _two_lines(a: Text, b: Text) -> Text:
+    out = Text("\n", no_wrap=True, overflow="ellipsis").join([a, b])
+    out.no_wrap = True
+    out.overflow = "ellipsis"
+    return out
+
+
+def shorten_path(path: str, limit: int) -> str:
+    return path if len(path) <= limit else "…" + path[-(limit - 1) :]
+
+
+def short_id(session_id: str | None) -> str:
+    return (session_id or "?").split("-")[0][:8]
+
+
+class SessionHeader(Widget):
+    DEFAULT_CSS = """
+    SessionHeader {
+        height: 2;
+        padding: 0 1;
+        background: $panel;
+    }
+    """
+
+    def __init__(self, clock: Callable[[], float], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.clock = clock
+        self.model: StreamModel | None = None
+        self.session: Session | None = None
+        self.live_source = False
+        self.loading: tuple[int, int | None] | None = None  # bytes read, total
+        self.started_at: float | None = None
+        self.extra = ""  # e.g. replay position, follow state
+
+    def elapsed(self, s: Session) -> str:
+        if s.result is not None and s.result.duration_ms is not None:
+            return fmt_duration(s.result.duration_ms)
+        if s.state == "live" and self.live_source and s.first_arrival is not None:
+            return fmt_clock(self.clock() - s.first_arrival)
+        if s.first_ms is not None and s.last_ms is not None:
+            return fmt_clock((s.last_ms - s.first_ms) / 1000)
+        return ""
+
+    def render(self) -> Text:
+        m, s = self.model, self.session
+        line1 = Text(no_wrap=True, overflow="ellipsis")
+        line2 = Text(no_wrap=True, overflow="ellipsis")
+        if m is None or s is None:
+            line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
+            return _two_lines(line1, line2)
+        state = s.state
+        if state == "live" and not self.live_source and self.loading is None and m.ended:
+            state = "ended"
+        label, style = STATE_STYLES["loading"] if (self.loading and state == "live") else STATE_STYLES[state]
+        line1.append(f" {label} ", style=style)
+        el = self.elapsed(s)
+        if el:
+            line1.append(f" {el}", style="bold")
+        init = s.init
+        fields: list[tuple[str, str]] = []
+        if init is not None:
+            fields.append(("", init.model or "?"))
+        fields.append(("session ", short_id(s.session_id)))
+        if init is not None:
+            if init.api_key_source:
+                fields.append(("key ", init.api_key_source))
+            if init.permission_mode:
+                fields.append(("mode ", init.permission_mode))
+        for prefix, value in fields:
+            line1.append("  ")
+            if prefix:
+                line1.append(prefix, style="dim")
+            line1.append_text(safe_line(value, 80, style="bold" if not prefix else ""))
+        if init is not None and init.cwd:
+            line1.append("  ")
+            line1.append_text(safe_line(shorten_path(init.cwd, 60), style="cyan"))
+
+        counts = s.status_counts
+        running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
+        done = s.done_tools
+        line2.append("tools ", style="dim")
+        line2.append(f"{running} running", style="yellow" if running else "dim")
+        line2.append(" · ")
+        line2.append(f"{done} done", style="green" if done else "dim")
+        line2.append(" · ")
+        line2.append(f"{failed} failed", style="bold red" if failed else "dim")
+        if rejected:
+            line2.append(" · ")
+            line2.append(f"{rejected} rejected", style="magenta")
+        r = s.result
+        if r is not None and r.usage:
+            u = r.usage
+            tin, tout = u.get("inputTokens"), u.get("outputTokens")
+            if isinstance(tin, int) and isinstance(tout, int):
+                line2.append("   tokens ", style="dim")
+                line2.append(f"{tin:,} in / {tout:,} out")
+        if s.result_mismatch:
+            line2.append("   result text differs from transcript", style="yellow")
+        bad = len(m.malformed)
+        unknown = m.unknown_events
+        if bad or unknown:
+            line2.append("   ⚠ ", style="bold yellow")
+            line2.append(f"{bad} malformed · {unknown} unknown (h)", style="yellow")
+        if len(m.sessions) > 1:
+            line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
+        if self.loading is not None:
+            read, total = self.loading
+            pct = f" {read * 100 // total}%" if total else ""
+            line2.append(f"   loading{pct}", style="cyan")
+        if self.extra:
+            line2.append(f"   {self.extra}", style="cyan")
+        return _two_lines(line1, line2)

@@ -1,0 +1,290 @@
+"""The tool-call timeline: one row per call, virtualised for 100k+ rows."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from viewer.core.model import Session, ToolCall
+from viewer.core.sanitize import one_line
+from viewer.ui.render import fmt_duration, status_glyph
+
+STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished"]
+
+
+class Timeline(ScrollView, can_focus=True):
+    """Rows of tool calls in start order, with a cursor, filters and follow mode."""
+
+    BORDER_TITLE = "Tool calls"
+
+    DEFAULT_CSS = """
+    Timeline {
+        overflow-x: hidden;
+    }
+    Timeline > .timeline--cursor {
+        background: $accent 40%;
+    }
+    Timeline:focus > .timeline--cursor {
+        background: $accent;
+        color: $text;
+    }
+    """
+    COMPONENT_CLASSES = {"timeline--cursor"}
+
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home,g", "first", "First", show=False),
+        Binding("end,G", "last", "Last", show=False),
+        Binding("enter", "open", "Open", show=False),
+    ]
+
+    cursor = reactive(0, always_update=True, init=False)
+
+    class Selected(Message):
+        """The cursor moved to a tool call (index into session.tools, -1 for none)."""
+
+        def __init__(self, tool_index: int) -> None:
+            self.tool_index = tool_index
+            super().__init__()
+
+    class Opened(Message):
+        def __init__(self, tool_index: int) -> None:
+            self.tool_index = tool_index
+            super().__init__()
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session: Session | None = None
+        self.rows: list[int] | None = None  # None: every call, in order
+        self.status_filter = "all"
+        self.kind_filter = ""
+        self.search = ""
+        self.follow = True
+        self.frame = 0
+        self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
+        self._last_selected = -2
+
+    # -- data -------------------------------------------------------------------------
+    @property
+    def row_count(self) -> int:
+        if self.rows is not None:
+            return len(self.rows)
+        return len(self.session.tools) if self.session else 0
+
+    def tool_at(self, row: int) -> ToolCall | None:
+        s = self.session
+        if s is None or not (0 <= row < self.row_count):
+            return None
+        return s.tools[self.rows[row] if self.rows is not None else row]
+
+    def selected_index(self) -> int:
+        t = self.tool_at(self.cursor)
+        return t.index if t is not None else -1
+
+    def _matches(self, t: ToolCall) -> bool:
+        if self.status_filter != "all":
+            want = self.status_filter
+            if want == "running":
+                if t.status != "running":
+                    return False
+            elif t.status != want:
+                return False
+        if self.kind_filter and t.kind_key != self.kind_filter:
+            return False
+        return True
+
+    @property
+    def filtered(self) -> bool:
+        return self.status_filter != "all" or bool(self.kind_filter)
+
+    def set_session(self, session: Session | None) -> None:
+        self.session = session
+        self._cache.clear()
+        self.refilter(keep_selection=False)
+
+    def refilter(self, keep_selection: bool = True) -> None:
+        selected = self.selected_index() if keep_selection else -1
+        s = self.session
+        if s is None or not self.filtered:
+            self.rows = None
+        else:
+            self.rows = [t.index for t in s.tools if self._matches(t)]
+        self._update_size()
+        if selected >= 0:
+            self.select_tool(selected, scroll=True)
+        elif self.follow:
+            self.action_last()
+        else:
+            self.cursor = min(self.cursor, max(0, self.row_count - 1))
+        self.refresh()
+        self._update_title()
+
+    def _update_size(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
+
+    def _update_title(self) -> None:
+        s = self.session
+        total = len(s.tools) if s else 0
+        title = f"Tool calls ({self.row_count}/{total})" if self.filtered else f"Tool calls ({total})"
+        notes = []
+        if self.status_filter != "all":
+            notes.append(f"status: {self.status_filter}")
+        if self.kind_filter:
+            notes.append(f"kind: {self.kind_filter.removesuffix('ToolCall')}")
+        if self.follow:
+            notes.append("following")
+        self.border_title = title + (" · " + " · ".join(notes) if notes else "")
+
+    def calls_added_or_changed(self, changed: set[int]) -> None:
+        """New calls were appended and/or ``changed`` calls moved (session tool indices)."""
+        s = self.session
+        if s is None:
+            return
+        if self.filtered:
+            # A status change can move a call in or out of the filter: rebuild the rows.
+            before = self.row_count
+            self.rows = [t.index for t in s.tools if self._matches(t)]
+            grew = self.row_count != before
+        else:
+            grew = self.virtual_size.height != self.row_count
+        if grew:
+            self._update_size()
+            self._update_title()
+        if self.follow and grew:
+            self.action_last()
+        else:
+            self.refresh()
+        if self.selected_index() in changed:
+            self.post_message(self.Selected(self.selected_index()))
+
+    # -- cursor -------------------------------------------------------------------------
+    def select_tool(self, tool_index: int, scroll: bool = True) -> bool:
+        if self.rows is None:
+            row = tool_index if 0 <= tool_index < self.row_count else -1
+        else:
+            try:
+                row = self.rows.index(tool_index)
+            except ValueError:
+                row = -1
+        if row < 0:
+            return False
+        self.cursor = row
+        if scroll:
+            self.scroll_to_cursor(center=True)
+        return True
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        n = self.row_count
+        if n and not (0 <= new < n):
+            self.cursor = max(0, min(new, n - 1))
+            return
+        self.refresh()
+        idx = self.selected_index()
+        if idx != self._last_selected:
+            self._last_selected = idx
+            self.post_message(self.Selected(idx))
+
+    def scroll_to_cursor(self, center: bool = False) -> None:
+        h = self.scrollable_content_region.height
+        y = self.scroll_offset.y
+        if center and not (y <= self.cursor < y + h):
+            self.scroll_to(y=max(0, self.cursor - h // 2), animate=False)
+        elif self.cursor < y:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= y + h:
+            self.scroll_to(y=self.cursor - h + 1, animate=False)
+
+    def _set_follow(self, on: bool) -> None:
+        if self.follow != on:
+            self.follow = on
+            self._update_title()
+
+    def action_cursor(self, step: int) -> None:
+        self.cursor = max(0, min(self.cursor + step, self.row_count - 1))
+        self.scroll_to_cursor()
+        self._set_follow(self.cursor >= self.row_count - 1 and step > 0 and self.follow)
+
+    def action_page(self, step: int) -> None:
+        self.action_cursor(step * max(1, self.scrollable_content_region.height - 1))
+
+    def action_first(self) -> None:
+        self._set_follow(False)
+        self.cursor = 0
+        self.scroll_to(y=0, animate=False)
+
+    def action_last(self) -> None:
+        if self.row_count:
+            self.cursor = self.row_count - 1
+            self.scroll_to(y=max(0, self.row_count - self.scrollable_content_region.height), animate=False)
+
+    def action_open(self) -> None:
+        idx = self.selected_index()
+        if idx >= 0:
+            self.post_message(self.Opened(idx))
+
+    def on_click(self, event: Click) -> None:
+        row = self.scroll_offset.y + event.y
+        if 0 <= row < self.row_count:
+            self._set_follow(False)
+            if row == self.cursor and event.chain >= 2:
+                self.action_open()
+            self.cursor = row
+
+    # -- drawing -----------------------------------------------------------------------
+    def on_resize(self) -> None:
+        self._cache.clear()
+        self._update_size()
+        if self.follow:
+            self.action_last()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        row = self.scroll_offset.y + y
+        t = self.tool_at(row)
+        if t is None:
+            return Strip.blank(width, self.rich_style)
+        selected = row == self.cursor
+        frame = self.frame if t.status == "running" else 0
+        key = (t.index, t.status, t.target, t.detail, t.label, frame, selected, width, self.search, self.has_focus, id(self.session))
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(t, width, selected)
+            self._cache[key] = strip
+        return strip
+
+    def _render_row(self, t: ToolCall, width: int, selected: bool) -> Strip:
+        glyph, gstyle = status_glyph(t.status, self.frame)
+        dur = fmt_duration(t.duration_ms) if t.done or t.status == "unfinished" else ""
+        num = f"{t.index + 1:>4} "
+        label = f"{t.label:<20.20} "
+        right = f" {dur:>8}"
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f"{glyph} ", style=gstyle)
+        text.append(num, style="dim")
+        text.append(label, style="bold")
+        summary_width = max(0, width - 2 - len(num) - len(label) - len(right))
+        summary = one_line(t.summary or t.error_text, 400)
+        if t.status in ("failed", "rejected") and t.error_text and t.error_text not in summary:
+            summary = f"{summary} · {one_line(t.error_text, 200)}" if summary else one_line(t.error_text, 200)
+        stext = Text(summary, no_wrap=True, overflow="ellipsis")
+        if self.search:
+            stext.highlight_words([self.search], style="reverse", case_sensitive=False)
+        stext.truncate(summary_width, overflow="ellipsis", pad=True)
+        text.append_text(stext)
+        text.append(right, style="dim")
+        base = self.rich_style
+        if selected:
+            base = base + self.get_component_rich_style("timeline--cursor", partial=False)
+        segments = list(text.render(self.app.console))
+        strip = Strip(segments).apply_style(base)
+        return strip.extend_cell_length(width, base).crop(0, width)

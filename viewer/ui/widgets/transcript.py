@@ -1,0 +1,184 @@
+"""The transcript: prompt, assistant Markdown, compact tool markers.
+
+Blocks come straight from the session model.  Each block is rendered once
+per (version, width) and cached, so while text streams only the segment
+being written is re-rendered; finished segments cost nothing per frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+from textual.events import Click
+from textual.message import Message
+
+from viewer.core.model import Block, Session
+from viewer.ui.render import fmt_duration, markdown, safe_line, safe_text, status_glyph
+from viewer.ui.widgets.blockview import BlockView
+
+
+class Transcript(BlockView):
+    """Transcript of one session."""
+
+    BORDER_TITLE = "Transcript"
+
+    DEFAULT_CSS = """
+    Transcript {
+        padding: 0 1;
+    }
+    """
+
+    class ToolClicked(Message):
+        """A tool-call marker was clicked."""
+
+        def __init__(self, tool_index: int) -> None:
+            self.tool_index = tool_index
+            super().__init__()
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session: Session | None = None
+        self.show_thinking = False
+        self.frame = 0  # spinner frame for running tool markers
+        self.highlight_block = -1  # a search hit
+        self._visible: list[int] = []  # indices into session.blocks
+        self._seen = 0  # session blocks already considered
+
+    # -- data -----------------------------------------------------------------------
+    def set_session(self, session: Session | None) -> None:
+        self.session = session
+        self._visible = []
+        self._seen = 0
+        self._cache.clear()
+        self.update_blocks(reset=True)
+
+    def _shown(self, b: Block) -> bool:
+        return b.kind != "thinking" or self.show_thinking
+
+    def update_blocks(self, changed_blocks: set[int] | None = None, reset: bool = False) -> None:
+        """Take new blocks from the session; ``changed_blocks`` are session block indices."""
+        s = self.session
+        if reset:
+            self._visible = []
+            self._seen = 0
+        if s is not None:
+            blocks = s.blocks
+            for i in range(self._seen, len(blocks)):
+                if self._shown(blocks[i]):
+                    self._visible.append(i)
+            self._seen = len(blocks)
+        changed: set[int] = set()
+        if changed_blocks:
+            pos = {b: p for p, b in enumerate(self._visible[-64:], start=max(0, len(self._visible) - 64))}
+            for b in changed_blocks:
+                p = pos.get(b)
+                if p is None:
+                    try:
+                        p = self._visible.index(b)
+                    except ValueError:
+                        continue
+                changed.add(p)
+        self.sync(changed, reset=reset)
+
+    def visible_position(self, block_index: int) -> int:
+        try:
+            return self._visible.index(block_index)
+        except ValueError:
+            return -1
+
+    def block_count(self) -> int:
+        return len(self._visible)
+
+    def block_version(self, index: int) -> Hashable:
+        s = self.session
+        if s is None:
+            return 0
+        b = s.blocks[self._visible[index]]
+        hl = self._visible[index] == self.highlight_block
+        if b.kind == "tool" and 0 <= b.ref < len(s.tools):
+            t = s.tools[b.ref]
+            frame = self.frame if t.status == "running" else 0
+            return (b.version, t.status, t.target, t.detail, frame, hl)
+        return (b.version, b.open, hl)
+
+    def on_click(self, event: Click) -> None:
+        pos = self.block_at_line(self.scroll_offset.y + event.y)
+        s = self.session
+        if s is None or pos < 0:
+            return
+        b = s.blocks[self._visible[pos]]
+        if b.kind == "tool":
+            self.post_message(self.ToolClicked(b.ref))
+
+    # -- rendering --------------------------------------------------------------------
+    def render_block(self, index: int, width: int) -> RenderableType:
+        s = self.session
+        assert s is not None
+        bi = self._visible[index]
+        b = s.blocks[bi]
+        r = self._render(s, b)
+        if bi == self.highlight_block:
+            r = Group(Text("▶ search match", style="reverse bold"), r)
+        return r
+
+    def _render(self, s: Session, b: Block) -> RenderableType:
+        kind = b.kind
+        if kind == "assistant":
+            body = markdown(b.text)
+            return Padding(body, (0, 0, 1, 0)) if not b.open else Group(body, Text("▍", style="bold"))
+        if kind == "tool":
+            t = s.tools[b.ref]
+            glyph, style = status_glyph(t.status, self.frame)
+            line = Text("  ")
+            line.append(glyph, style=style)
+            line.append(f" {t.label}", style="bold")
+            if t.target:
+                line.append(" ")
+                line.append_text(safe_line(t.target, 300, style="cyan"))
+            if t.detail:
+                line.append(f" · {t.detail}", style="dim")
+            dur = fmt_duration(t.duration_ms)
+            if dur and t.done:
+                line.append(f" · {dur}", style="dim")
+            if t.status in ("failed", "rejected") and t.error_text:
+                line.append(" · ", style="dim")
+                line.append_text(safe_line(t.error_text, 200, style="red"))
+            line.no_wrap = True
+            line.overflow = "ellipsis"
+            return line
+        if kind == "prompt":
+            head = Text("› You", style="bold blue")
+            return Padding(Group(head, safe_text(b.text)), (0, 0, 1, 0))
+        if kind == "thinking":
+            body = b.text.strip() or "(no thinking text)"
+            return Padding(
+                Group(Text("✻ Thinking", style="italic dim"), safe_text(body, style="italic dim")),
+                (0, 0, 1, 2),
+            )
+        if kind == "query":
+            return Text.assemble(("  ? ", "bold yellow"), safe_line(b.text, 400))
+        if kind == "notice":
+            return Text.assemble(("  ↻ ", "dim"), safe_line(b.text, 400, style="dim"))
+        if kind == "unknown":
+            return Text.assemble(("  ◆ unknown event ", "bold yellow"), safe_line(b.text, 400))
+        if kind == "result":
+            return self._result_line(s)
+        return safe_text(b.text)  # pragma: no cover - all kinds handled
+
+    @staticmethod
+    def _result_line(s: Session) -> RenderableType:
+        r = s.result
+        if r is None:
+            return Text("")
+        if s.state == "failed":
+            head = Text(f"✗ Run failed ({r.subtype or 'error'})", style="bold red")
+            if r.text:
+                return Group(head, safe_text(r.text, style="red"))
+            return head
+        parts = ["✓ Run succeeded"]
+        if r.duration_ms is not None:
+            parts.append(fmt_duration(r.duration_ms))
+        return Text(" · ".join(parts), style="bold green")
