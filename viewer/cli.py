@@ -42,15 +42,21 @@ def _read_chunks(fd: int, follow_path: str | None = None, poll: float = 0.2):
         time.sleep(poll)
 
 
-def run_print(path: str | None, output_format: str, follow: bool) -> int:
+def run_print(path: str | None, output_format: str, follow: bool, save: str | None = None) -> int:
     printer = make_printer(output_format)
     ingest = Ingest()
+    recorder = open_recorder(save)
     try:
         fd = 0 if path is None else os.open(path, os.O_RDONLY)
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     try:
         for chunk in _read_chunks(fd, path if follow else None):
+            if recorder is not None:
+                recorder.write(chunk)
+                if recorder.error:
+                    click.echo(f"{PROG}: {recorder.error}", err=True)
+                    recorder = None
             for rec in ingest.feed(chunk):
                 printer.handle(rec)
             sys.stdout.flush()
@@ -59,7 +65,22 @@ def run_print(path: str | None, output_format: str, follow: bool) -> int:
     finally:
         if path is not None:
             os.close(fd)
+        if recorder is not None:
+            recorder.close()
     return printer.close()
+
+
+def open_recorder(save: str | None):
+    if save is None:
+        return None
+    from viewer.core.record import Recorder
+
+    if os.path.isdir(save):
+        raise SourceError(f"--save {save}: is a directory")
+    try:
+        return Recorder(save)
+    except OSError as exc:
+        raise SourceError(f"--save {save}: cannot write ({exc.strerror})") from None
 
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -74,8 +95,20 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
                    "(json) or the cleaned events (stream-json).")
 @click.option("-f", "--follow", is_flag=True, help="Keep reading FILE as it grows (like tail -F).")
 @click.option("--demo", is_flag=True, help="Open the bundled demo run.")
+@click.option("--save", metavar="PATH",
+              help="Save the live input byte for byte to PATH (plus PATH.timing for --replay).")
+@click.option("--replay", is_flag=True, help="Play FILE back as if it were live.")
+@click.option("--speed", type=click.FloatRange(0.25, 64), default=1.0, show_default=True,
+              help="Replay speed (0.25 to 64).")
+@click.option("--start-at", metavar="EVENT|TIME", help="Replay from an event number (120) or a time (90s, 1:30).")
+@click.option("--paused", is_flag=True, help="Start the replay paused.")
+@click.option("--idle-limit", type=click.FloatRange(0), default=3.0, show_default=True, metavar="SECONDS",
+              help="Replay: cap idle gaps to this many seconds.")
 @click.version_option(__version__, "-V", "--version", prog_name=PROG)
-def cli(file: str | None, print_mode: bool, output_format: str | None, follow: bool, demo: bool) -> int:
+def cli(
+    file: str | None, print_mode: bool, output_format: str | None, follow: bool, demo: bool,
+    save: str | None, replay: bool, speed: float, start_at: str | None, paused: bool, idle_limit: float,
+) -> int:
     """Watch a coding-agent run (Cursor stream-json) live, or open a saved one.
 
     \b
@@ -83,6 +116,8 @@ def cli(file: str | None, print_mode: bool, output_format: str | None, follow: b
       agent-viewer run.ndjson
       agent-viewer --follow run.ndjson
       agent-viewer --print --output-format json run.ndjson
+      cursor-agent ... | agent-viewer --save run.ndjson
+      agent-viewer --replay --speed 4 run.ndjson
 
     With no FILE, reads standard input when it is a pipe or a file, and
     opens the bundled demo run otherwise.
@@ -103,13 +138,29 @@ def cli(file: str | None, print_mode: bool, output_format: str | None, follow: b
             file = demo_path()
     if file is not None:
         check_readable(file)
+    if replay:
+        if file is None:
+            raise click.UsageError("--replay needs a FILE")
+        if follow or save:
+            raise click.UsageError("--replay cannot be combined with --follow or --save")
+    elif start_at or paused:
+        raise click.UsageError("--start-at and --paused apply to --replay")
+    if save is not None and file is not None and not follow:
+        raise click.UsageError("--save records a live stream: standard input, or FILE with --follow")
+    if save is not None and file is not None and os.path.abspath(save) == os.path.abspath(file):
+        raise click.UsageError("--save PATH must differ from the FILE being read")
 
     if print_mode or output_format is not None or not sys.stdout.isatty():
-        return run_print(file, output_format or "text", follow)
+        if replay:
+            raise click.UsageError("--replay plays in the TUI; use --print without --replay")
+        return run_print(file, output_format or "text", follow, save)
 
-    from viewer.ui.launch import launch  # Textual is imported only for the TUI
+    from viewer.ui import launch  # Textual is imported only for the TUI
 
-    return launch(file, follow=follow)
+    if replay:
+        assert file is not None
+        return launch.launch_replay(file, speed=speed, start_at=start_at, paused=paused, idle_limit=idle_limit)
+    return launch.launch(file, follow=follow, save=save)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -108,12 +108,31 @@ class Feed:
         return out
 
 
-class BytesFeed(Feed):
-    """Everything at once from bytes in memory (tests, snapshots)."""
+class StoreFeed(Feed):
+    """No reading at all: only random access to a file (``--replay`` reads it up front)."""
 
-    def __init__(self, data: bytes, label: str = "stream") -> None:
+    def __init__(self, path: str) -> None:
         super().__init__()
+        self.label = path
+        self.store = FileStore(path)
+
+
+class BytesFeed(Feed):
+    """Everything at once from bytes in memory (tests, snapshots).
+
+    With ``eof=False`` the feed never ends, like a producer that is still
+    running; with ``live=True`` it behaves as a live source (arrival times
+    from ``clock``).
+    """
+
+    def __init__(
+        self, data: bytes, label: str = "stream", *, eof: bool = True, live: bool = False,
+        clock: Clock | None = None,
+    ) -> None:
+        self.live = live
+        super().__init__(clock=clock or time.monotonic)
         self.label = label
+        self._send_eof = eof
         self.store = MemoryStore(data)
         self.total_bytes = len(data)
         self._data = data
@@ -124,8 +143,9 @@ class BytesFeed(Feed):
             recs = self.ingest.feed(self._data[i : i + CHUNK])
             if recs:
                 self._queue.put(recs)
-        self._queue.put(self.ingest.close())
-        self._queue.put(None)
+        if self._send_eof:
+            self._queue.put(self.ingest.close())
+            self._queue.put(None)
 
 
 class FileFeed(Feed):
@@ -190,14 +210,18 @@ class FollowFeed(Feed):
 
     live = True
 
-    def __init__(self, path: str, clock: Clock | None = None) -> None:
+    def __init__(self, path: str, clock: Clock | None = None,
+                 tee: Callable[[bytes], None] | None = None) -> None:
         super().__init__(clock=clock or time.monotonic)
         self.label = path
         self.store = SpoolStore()
+        self._tee = tee
         self._follower = FileFollower(path, self._on_chunk, self._on_reset, on_error=self._on_error)
 
     def _on_chunk(self, chunk: bytes) -> None:
         self.error = None
+        if self._tee is not None:
+            self._tee(chunk)
         self.store.append(chunk)  # type: ignore[attr-defined]
         self._chunk(chunk)
 

@@ -162,6 +162,7 @@ class Session:
         self.empty_deltas = 0
         self._open_text: Block | None = None
         self._open_text_idx = -1
+        self._open_thinking_idx = -1
         self._open_thinking: Block | None = None
         self._queries: dict[str, int] = {}  # query id -> block index
 
@@ -377,20 +378,22 @@ class StreamModel:
 
     def _thinking(self, s: Session, a: A.Thinking, ev: Event) -> Delta:
         if a.done:
+            idx = s._open_thinking_idx
             if s._open_thinking is not None:
                 s._open_thinking.open = False
                 s._open_thinking.version += 1
                 s._open_thinking = None
-            return Delta(Change.THINKING)
+            return Delta(Change.THINKING, block=idx)
         if not a.text:
             s.empty_deltas += 1
         if s._open_thinking is None:
             idx = self._add_block(s, "thinking", ev.line, a.text, open_=True)
             s._open_thinking = s.blocks[idx]
+            s._open_thinking_idx = idx
             return Delta(Change.THINKING, block=idx)
         if a.text:
             s._open_thinking.append(a.text)
-        return Delta(Change.THINKING)
+        return Delta(Change.THINKING, block=s._open_thinking_idx)
 
     def _new_tool(self, s: Session, call_id: str, ev: Event) -> ToolCall:
         self._close_open(s)

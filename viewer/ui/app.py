@@ -26,6 +26,32 @@ FRAME = 1 / 30  # UI batches model changes at ~30 frames per second
 APPLY_BUDGET = 0.025  # seconds of model work per frame while loading big inputs
 
 
+class DeltaBatch:
+    """Model deltas gathered over one frame, for the session on screen."""
+
+    __slots__ = ("view", "follow", "flags", "blocks", "tools")
+
+    def __init__(self, view: int, follow: bool) -> None:
+        self.view = view
+        self.follow = follow
+        self.flags = Change.NONE
+        self.blocks: set[int] = set()
+        self.tools: set[int] = set()
+
+    def add(self, d) -> None:
+        if d.flags & Change.SESSIONS and (self.view < 0 or self.follow):
+            self.view = d.session
+            self.flags |= Change.SESSIONS
+        if d.session == self.view:
+            self.flags |= d.flags
+            if d.block >= 0:
+                self.blocks.add(d.block)
+            if d.tool >= 0:
+                self.tools.add(d.tool)
+        else:
+            self.flags |= d.flags & (Change.HEADER | Change.HEALTH)
+
+
 class AgentViewerApp(App[int]):
     """Watch one stream: live (pipe, --follow) or a saved file."""
 
@@ -57,9 +83,12 @@ class AgentViewerApp(App[int]):
         clock: Callable[[], float] | None = None,
         model: StreamModel | None = None,
         frame_interval: float = FRAME,
+        recorder=None,
     ) -> None:
         super().__init__()
         self.feed = feed
+        self.recorder = recorder  # --save: reported here if writing fails
+        self._save_error_shown = False
         self.clock = clock or time.monotonic
         self.model = model or StreamModel()
         self.frame_interval = frame_interval
@@ -104,7 +133,13 @@ class AgentViewerApp(App[int]):
         m = self.model
         return m.sessions[self.view_index] if 0 <= self.view_index < len(m.sessions) else None
 
+    @property
+    def loaded(self) -> bool:
+        """Every record that has arrived so far is applied (and the end seen, if any)."""
+        return not self._pending and (self._ended or not self.feed.finished) and self.feed._queue.empty()
+
     def on_mount(self) -> None:
+        self.query_one("#search", Input).cursor_blink = False
         self.header.live_source = self.feed.live
         self.header.model = self.model
         self.timeline.focus()
@@ -127,41 +162,39 @@ class AgentViewerApp(App[int]):
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
         self._update_loading()
+        self._check_save()
         if not changed:
             self._tick_animations()
+
+    def _check_save(self) -> None:
+        rec = self.recorder
+        if rec is not None and rec.error and not self._save_error_shown:
+            self._save_error_shown = True
+            self.header.extra = "saving stopped"
+            self.notify(f"{rec.error}. Viewing continues.", severity="error", timeout=10)
 
     def apply_pending(self) -> bool:
         if not self._pending:
             return False
         m = self.model
         deadline = time.perf_counter() + APPLY_BUDGET
-        flags = Change.NONE
-        blocks: set[int] = set()
-        tools: set[int] = set()
+        batch = DeltaBatch(self.view_index, self.timeline.follow)
         n = 0
-        view = self.view_index
         pending = self._pending
         while pending:
-            d = m.apply(pending.popleft())
-            if d.flags & Change.SESSIONS and (view < 0 or self.timeline.follow):
-                view = d.session
-                flags |= Change.SESSIONS
-            if d.session == view:
-                flags |= d.flags
-                if d.block >= 0:
-                    blocks.add(d.block)
-                if d.tool >= 0:
-                    tools.add(d.tool)
-            else:
-                flags |= d.flags & (Change.HEADER | Change.HEALTH)
+            batch.add(m.apply(pending.popleft()))
             n += 1
             if n % 256 == 0 and time.perf_counter() > deadline:
                 break
-        if view != self.view_index:
-            self.show_session(view)
-        else:
-            self._refresh_all(flags, blocks, tools)
+        self.absorb(batch)
         return True
+
+    def absorb(self, batch: DeltaBatch) -> None:
+        """Refresh the widgets for a batch of model deltas."""
+        if batch.view != self.view_index:
+            self.show_session(batch.view)
+        else:
+            self._refresh_all(batch.flags, batch.blocks, batch.tools)
 
     def _refresh_all(self, flags: Change, blocks: set[int] | None, tools: set[int] | None) -> None:
         s = self.session
@@ -380,9 +413,7 @@ class AgentViewerApp(App[int]):
         tr.highlight_block = bi
         tr.follow = False
         tr.update_blocks({bi, old} - {-1})
-        pos = tr.visible_position(bi)
-        if pos >= 0:
-            tr.scroll_to_block(pos, top=False)
+        tr.scroll_to_block(bi, top=False)
         b = s.blocks[bi]
         if b.kind == "tool":
             self.timeline._set_follow(False)

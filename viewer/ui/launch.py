@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from contextlib import contextmanager
 
-from viewer.core.feed import Feed, FileFeed, FollowFeed, PipeFeed
+from viewer.core.feed import Feed, FileFeed, FollowFeed, PipeFeed, StoreFeed
 from viewer.core.sources import SourceError
 
 
@@ -32,34 +34,70 @@ def detach_stdin() -> int | None:
     return data_fd
 
 
-def make_feed(path: str | None, follow: bool) -> Feed:
+def make_feed(path: str | None, follow: bool, tee: Callable[[bytes], None] | None = None) -> Feed:
     if path is None:
         fd = detach_stdin()
         if fd is None:  # pragma: no cover - the CLI opens the demo instead
             raise SourceError("nothing to read: stdin is a terminal")
-        return PipeFeed(fd, label="stdin")
+        return PipeFeed(fd, label="stdin", tee=tee)
     if follow:
-        return FollowFeed(path)
+        return FollowFeed(path, tee=tee)
     return FileFeed(path)
 
 
-def launch(path: str | None, follow: bool = False) -> int:
+@contextmanager
+def terminal_stdout():
+    """The UI draws on stderr but sizes itself from stdout: point stdout at the terminal."""
     if not os.isatty(2) and not os.environ.get("TEXTUAL_DRIVER"):
-        raise SourceError("the TUI needs a terminal on stderr; use --print for plain output")
-    feed = make_feed(path, follow)
-    from viewer.ui.app import AgentViewerApp
-
-    app = AgentViewerApp(feed)
-    saved_stdout = None
+        raise SourceError("the TUI needs a terminal; use --print for plain output")
+    saved = None
     if not os.isatty(1) and not os.environ.get("TEXTUAL_DRIVER"):
-        # The UI draws on stderr but sizes itself from stdout: point stdout at the terminal.
-        saved_stdout = os.dup(1)
+        saved = os.dup(1)
         os.dup2(2, 1)
     try:
-        app.run()
+        yield
     finally:
-        feed.stop()
-        if saved_stdout is not None:
-            os.dup2(saved_stdout, 1)
-            os.close(saved_stdout)
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def launch(path: str | None, follow: bool = False, save: str | None = None) -> int:
+    from viewer.cli import open_recorder
+    from viewer.ui.app import AgentViewerApp
+
+    recorder = open_recorder(save)
+    with terminal_stdout():
+        feed = make_feed(path, follow, tee=recorder.write if recorder else None)
+        app = AgentViewerApp(feed, recorder=recorder)
+        try:
+            app.run()
+        finally:
+            feed.stop()
+            if recorder is not None:
+                recorder.close()
+    if recorder is not None and recorder.error:
+        print(f"agent-viewer: {recorder.error}", file=sys.stderr)
+    return app.return_code or 0
+
+
+def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, paused: bool = False,
+                  idle_limit: float | None = 3.0) -> int:
+    from viewer.core.record import read_timing
+    from viewer.core.replay import Replay, parse_start_at, schedule
+    from viewer.core.sources import iter_records
+    from viewer.ui.replay import ReplayApp
+
+    with open(path, "rb") as f:
+        records = list(iter_records(f))
+    times = schedule(records, read_timing(path), idle_limit=idle_limit)
+    replay = Replay(records, times, speed=speed, playing=not paused)
+    if start_at:
+        try:
+            replay.seek(parse_start_at(start_at, times))
+        except ValueError as exc:
+            raise SourceError(str(exc)) from None
+    with terminal_stdout():
+        app = ReplayApp(replay, StoreFeed(path))
+        app.run()
     return app.return_code or 0

@@ -44,64 +44,32 @@ class Transcript(BlockView):
         self.show_thinking = False
         self.frame = 0  # spinner frame for running tool markers
         self.highlight_block = -1  # a search hit
-        self._visible: list[int] = []  # indices into session.blocks
-        self._seen = 0  # session blocks already considered
 
     # -- data -----------------------------------------------------------------------
     def set_session(self, session: Session | None) -> None:
         self.session = session
-        self._visible = []
-        self._seen = 0
         self._cache.clear()
         self.update_blocks(reset=True)
 
-    def _shown(self, b: Block) -> bool:
-        return b.kind != "thinking" or self.show_thinking
-
     def update_blocks(self, changed_blocks: set[int] | None = None, reset: bool = False) -> None:
-        """Take new blocks from the session; ``changed_blocks`` are session block indices."""
-        s = self.session
-        if reset:
-            self._visible = []
-            self._seen = 0
-        if s is not None:
-            blocks = s.blocks
-            for i in range(self._seen, len(blocks)):
-                if self._shown(blocks[i]):
-                    self._visible.append(i)
-            self._seen = len(blocks)
-        changed: set[int] = set()
-        if changed_blocks:
-            pos = {b: p for p, b in enumerate(self._visible[-64:], start=max(0, len(self._visible) - 64))}
-            for b in changed_blocks:
-                p = pos.get(b)
-                if p is None:
-                    try:
-                        p = self._visible.index(b)
-                    except ValueError:
-                        continue
-                changed.add(p)
-        self.sync(changed, reset=reset)
-
-    def visible_position(self, block_index: int) -> int:
-        try:
-            return self._visible.index(block_index)
-        except ValueError:
-            return -1
+        """Take new blocks from the session and re-measure ``changed_blocks``."""
+        self.sync(changed_blocks, reset=reset)
 
     def block_count(self) -> int:
-        return len(self._visible)
+        return len(self.session.blocks) if self.session is not None else 0
 
     def block_version(self, index: int) -> Hashable:
         s = self.session
         if s is None:
             return 0
-        b = s.blocks[self._visible[index]]
-        hl = self._visible[index] == self.highlight_block
+        b = s.blocks[index]
+        hl = index == self.highlight_block
         if b.kind == "tool" and 0 <= b.ref < len(s.tools):
             t = s.tools[b.ref]
             frame = self.frame if t.status == "running" else 0
             return (b.version, t.status, t.target, t.detail, frame, hl)
+        if b.kind == "thinking":
+            return (b.version, b.open, hl, self.show_thinking)
         return (b.version, b.open, hl)
 
     def on_click(self, event: Click) -> None:
@@ -109,7 +77,7 @@ class Transcript(BlockView):
         s = self.session
         if s is None or pos < 0:
             return
-        b = s.blocks[self._visible[pos]]
+        b = s.blocks[pos]
         if b.kind == "tool":
             self.post_message(self.ToolClicked(b.ref))
 
@@ -117,10 +85,9 @@ class Transcript(BlockView):
     def render_block(self, index: int, width: int) -> RenderableType:
         s = self.session
         assert s is not None
-        bi = self._visible[index]
-        b = s.blocks[bi]
+        b = s.blocks[index]
         r = self._render(s, b)
-        if bi == self.highlight_block:
+        if index == self.highlight_block:
             r = Group(Text("▶ search match", style="reverse bold"), r)
         return r
 
@@ -153,6 +120,10 @@ class Transcript(BlockView):
             head = Text("› You", style="bold blue")
             return Padding(Group(head, safe_text(b.text)), (0, 0, 1, 0))
         if kind == "thinking":
+            if not self.show_thinking:
+                words = len(b.text.split())
+                label = "  ✻ Thinking…" if b.open else f"  ✻ Thought ({words} words, t to show)"
+                return Text(label, style="italic dim")
             body = b.text.strip() or "(no thinking text)"
             return Padding(
                 Group(Text("✻ Thinking", style="italic dim"), safe_text(body, style="italic dim")),

@@ -1,0 +1,130 @@
+"""The real console script in a pseudo-terminal, fed by a piped producer.
+
+This is the path users take (`cursor-agent ... | agent-viewer`): fd 0 is the
+pipe, the keyboard must still work, and quitting while the producer is still
+running must return at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import struct
+import sys
+import termios
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+PRODUCER = textwrap.dedent(
+    """
+    import sys, time
+    lines = open(sys.argv[1], "rb").read().splitlines(keepends=True)
+    for line in lines[: int(sys.argv[2])]:
+        sys.stdout.buffer.write(line)
+        sys.stdout.flush()
+        time.sleep(0.01)
+    time.sleep(60)  # a producer that is still running
+    """
+)
+
+
+class Pty:
+    def __init__(self, command: str, cols: int = 120, rows: int = 40) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # child: a session with the pty as controlling terminal
+            env = dict(os.environ, TERM="xterm-256color", TEXTUAL_ANIMATIONS="none")
+            os.execvpe("/bin/sh", ["/bin/sh", "-c", command], env)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.buffer = b""
+
+    def read_until(self, pattern: bytes, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if pattern in ANSI.sub(b"", self.buffer):
+                return True
+            r, _, _ = select.select([self.fd], [], [], 0.05)
+            if r:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self.buffer += chunk
+        return pattern in ANSI.sub(b"", self.buffer)
+
+    def send(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+    def wait_exit(self, timeout: float) -> int | None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+            try:  # keep draining so the child never blocks on output
+                r, _, _ = select.select([self.fd], [], [], 0.05)
+                if r:
+                    self.buffer += os.read(self.fd, 65536)
+            except OSError:
+                time.sleep(0.05)
+        return None
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+
+
+@pytest.fixture
+def producer(tmp_path):
+    script = tmp_path / "producer.py"
+    script.write_text(PRODUCER)
+    return script
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
+def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path):
+    stream = REPO / "sample_streams" / "demo_session.ndjson"
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    # The producer writes into a pipe (a FIFO) that becomes the viewer's stdin; `exec` makes
+    # the viewer the process we watch, so its exit is measured, not the producer's.
+    cmd = f"{sys.executable} {producer} {stream} 60 > {fifo} & exec {viewer} < {fifo}"
+    p = Pty(cmd)
+    try:
+        # The stream shows up live: the prompt and the first tool calls.
+        assert p.read_until(b"LIVE", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        assert p.read_until(b"Tool calls", 5)
+        # Keys reach the app although stdin is a pipe: open help, close it.
+        p.send(b"?")
+        assert p.read_until(b"agent-viewer keys", 5), "help did not open: keys not read from the terminal"
+        p.send(b"\x1b")
+        time.sleep(0.3)
+        # Quit while the producer still runs (it sleeps 60 s): must exit at once.
+        start = time.monotonic()
+        p.send(b"q")
+        code = p.wait_exit(5)
+        elapsed = time.monotonic() - start
+        assert code is not None, "viewer did not exit within 5 s of pressing q"
+        assert elapsed < 3
+    finally:
+        p.kill()

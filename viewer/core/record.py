@@ -1,0 +1,98 @@
+"""``--save``: keep a byte-exact copy of a live stream, with arrival times.
+
+The copy is written chunk by chunk as bytes arrive and flushed each time, so
+it is complete up to the moment the viewer stops, however it stops.  Arrival
+times go to a sidecar ``PATH.timing`` that ``--replay`` picks up::
+
+    # agent-viewer timing v1
+    <end offset of the bytes received>\t<milliseconds since the first byte>
+
+A write error (a full disk, say) stops the saving with a message; viewing
+goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+TIMING_SUFFIX = ".timing"
+TIMING_HEADER = "# agent-viewer timing v1\n"
+
+
+def timing_path(path: str) -> str:
+    return path + TIMING_SUFFIX
+
+
+class Recorder:
+    def __init__(self, path: str, clock: Callable[[], float] = time.monotonic) -> None:
+        self.path = path
+        self.clock = clock
+        self.error: str | None = None
+        self.offset = 0
+        self._t0: float | None = None
+        self._lock = threading.Lock()
+        # Open both now so a bad path is reported before the UI starts.
+        self._data = open(path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
+        try:
+            self._timing = open(timing_path(path), "w", encoding="ascii")  # noqa: SIM115
+            self._timing.write(TIMING_HEADER)
+            self._timing.flush()
+        except OSError:
+            self._data.close()
+            raise
+
+    def write(self, chunk: bytes) -> None:
+        if self.error is not None or not chunk:
+            return
+        with self._lock:
+            now = self.clock()
+            if self._t0 is None:
+                self._t0 = now
+            try:
+                view = memoryview(chunk)
+                while view:
+                    n = self._data.write(view)
+                    if n is None:  # pragma: no cover - blocking file
+                        continue
+                    view = view[n:]
+                self.offset += len(chunk)
+                self._timing.write(f"{self.offset}\t{int((now - self._t0) * 1000)}\n")
+                self._timing.flush()
+            except OSError as exc:
+                self.error = f"saving to {self.path} stopped: {os.strerror(exc.errno) if exc.errno else exc}"
+                self._close_files()
+
+    def _close_files(self) -> None:
+        for f in (self._data, self._timing):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_files()
+
+
+def read_timing(path: str) -> list[tuple[int, int]] | None:
+    """(end offset, ms) pairs from a timing sidecar, or None when there is none or it is unusable."""
+    try:
+        with open(timing_path(path), encoding="ascii", errors="replace") as f:
+            first = f.readline()
+            if not first.startswith("# agent-viewer timing"):
+                return None
+            out: list[tuple[int, int]] = []
+            for line in f:
+                parts = line.split("\t")
+                if len(parts) != 2:
+                    continue
+                try:
+                    out.append((int(parts[0]), int(parts[1])))
+                except ValueError:
+                    continue
+            return out or None
+    except OSError:
+        return None

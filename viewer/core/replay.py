@@ -1,0 +1,283 @@
+"""Replay a recorded stream as if it were live: timing, pacing, play/seek control.
+
+:func:`schedule` gives every record a play time (seconds from the start):
+arrival times from a ``--save`` sidecar when there is one, else the stream's
+own times (``timestamp_ms``, ``startedAtMs``/``completedAtMs``), else a
+plausible pace (text at reading speed, tools a short default).  Idle gaps
+are capped like asciinema's ``--idle-time-limit``.
+
+:class:`Replay` owns a :class:`~viewer.core.model.StreamModel` and moves it
+to any position: forward by applying records, backward from the nearest
+checkpoint (a copy of the model taken every ``checkpoint_every`` records),
+so seeking on a 100k-event file never re-reads or re-applies everything.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from viewer.core import actions as A
+from viewer.core.decode import Event, Malformed, Record
+from viewer.core.model import Delta, StreamModel
+
+SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+READING_CHARS_PER_S = 60.0
+DEFAULT_TOOL_S = 1.0
+DEFAULT_EVENT_S = 0.05
+DEFAULT_IDLE_LIMIT = 3.0
+
+
+def _int(v: object) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        try:
+            return int(v)
+        except ValueError:
+            return None
+    return None
+
+
+def natural_ms(ev: Event) -> int | None:
+    """The stream's own time for an event (ms since epoch), if it has one."""
+    d = ev.data
+    if ev.type == "tool_call":
+        tc = d.get("tool_call")
+        if isinstance(tc, dict):
+            key = "completedAtMs" if ev.subtype == "completed" else "startedAtMs"
+            t = _int(tc.get(key))
+            if t is not None:
+                return t
+    return _int(d.get("timestamp_ms"))
+
+
+def _pace(rec: Record, prev: Record | None) -> float:
+    """A plausible time between ``prev`` and ``rec`` when the stream says nothing."""
+    if isinstance(rec, Malformed):
+        return DEFAULT_EVENT_S
+    t = rec.type
+    if t == "assistant":
+        msg = rec.data.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        n = 0
+        if isinstance(content, list):
+            n = sum(len(c.get("text", "")) for c in content if isinstance(c, dict) and isinstance(c.get("text"), str))
+        return max(0.03, n / READING_CHARS_PER_S)
+    if t == "tool_call" and rec.subtype == "completed":
+        return DEFAULT_TOOL_S
+    if t == "thinking":
+        return 0.03
+    if t in ("user", "system"):
+        return 0.3
+    return DEFAULT_EVENT_S
+
+
+def schedule(
+    records: Sequence[Record],
+    timing: list[tuple[int, int]] | None = None,
+    idle_limit: float | None = DEFAULT_IDLE_LIMIT,
+) -> list[float]:
+    """Play time in seconds for each record (non-decreasing, gaps capped at ``idle_limit``)."""
+    raw: list[float] = []
+    if timing:
+        ends = [e for e, _ in timing]
+        for rec in records:
+            end = rec.offset + rec.length
+            i = bisect_left(ends, end)
+            raw.append(timing[min(i, len(timing) - 1)][1] / 1000)
+    else:
+        prev_t = 0.0
+        shift: float | None = None
+        prev: Record | None = None
+        for rec in records:
+            nat = natural_ms(rec) if isinstance(rec, Event) else None
+            if nat is not None:
+                if shift is None:
+                    shift = prev_t + (_pace(rec, prev) if prev is not None else 0.0) - nat / 1000
+                t = max(prev_t, nat / 1000 + shift)
+            else:
+                t = prev_t + (_pace(rec, prev) if prev is not None else 0.0)
+            raw.append(t)
+            prev_t, prev = t, rec
+    out: list[float] = []
+    last_raw = raw[0] if raw else 0.0
+    now = 0.0
+    for t in raw:
+        gap = max(0.0, t - last_raw)
+        if idle_limit is not None and idle_limit >= 0:
+            gap = min(gap, idle_limit)
+        now += gap
+        out.append(now)
+        last_raw = t
+    return out
+
+
+def parse_start_at(value: str, times: Sequence[float]) -> int:
+    """``--start-at``: an event number (``120``) or a time (``90s``, ``1:30``) -> records to apply."""
+    v = value.strip()
+    if re.fullmatch(r"\d+", v):
+        return max(0, min(int(v), len(times)))
+    m = re.fullmatch(r"(?:(\d+):)?(\d+(?:\.\d+)?)(s?)", v)
+    if m and (m.group(1) is not None or m.group(3)):
+        seconds = float(m.group(2)) + 60 * int(m.group(1) or 0)
+        return bisect_right(times, seconds)
+    raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")
+
+
+@dataclass
+class Progress:
+    position: int
+    total: int
+    time: float
+    duration: float
+    speed: float
+    playing: bool
+
+
+class Replay:
+    """Play control over a list of records with their play times."""
+
+    def __init__(
+        self,
+        records: Sequence[Record],
+        times: Sequence[float],
+        *,
+        speed: float = 1.0,
+        playing: bool = True,
+        ended: bool = True,
+        checkpoint_every: int = 2000,
+        model_factory: Callable[[], StreamModel] = StreamModel,
+    ) -> None:
+        if len(records) != len(times):
+            raise ValueError("one play time per record")
+        self.records = records
+        self.times = times
+        self.speed = speed
+        self.playing = playing
+        self.input_ended = ended  # the recording is complete: end the model at the last record
+        self.checkpoint_every = max(1, checkpoint_every)
+        self._factory = model_factory
+        self.model = model_factory()
+        self.position = 0  # records applied
+        self.clock_time = 0.0  # play time reached
+        self._wall: float | None = None
+        self._checkpoints: dict[int, StreamModel] = {}
+        self.generation = 0  # bumps whenever the model object is replaced (a seek back)
+
+    # -- inspection -------------------------------------------------------------------------
+    @property
+    def total(self) -> int:
+        return len(self.records)
+
+    @property
+    def duration(self) -> float:
+        return self.times[-1] if self.times else 0.0
+
+    @property
+    def at_end(self) -> bool:
+        return self.position >= self.total
+
+    def progress(self) -> Progress:
+        return Progress(self.position, self.total, self.clock_time, self.duration, self.speed, self.playing)
+
+    # -- applying -------------------------------------------------------------------------------
+    def _apply_next(self) -> Delta:
+        rec = self.records[self.position]
+        d = self.model.apply(rec)
+        self.position += 1
+        if self.position % self.checkpoint_every == 0 and self.position not in self._checkpoints:
+            self._checkpoints[self.position] = self._copy(self.model)
+        if self.position == self.total and self.input_ended:
+            self.model.end()
+        return d
+
+    @staticmethod
+    def _copy(model: StreamModel) -> StreamModel:
+        return copy.deepcopy(model, memo={id(model.format): model.format})
+
+    def _forward_to(self, n: int) -> list[Delta]:
+        out = []
+        while self.position < n:
+            out.append(self._apply_next())
+        return out
+
+    def tick(self, wall_now: float) -> list[Delta]:
+        """Advance play time to ``wall_now`` (a clock reading) and apply what is due."""
+        if self._wall is None or not self.playing:
+            self._wall = wall_now
+            return []
+        self.clock_time += (wall_now - self._wall) * self.speed
+        self._wall = wall_now
+        if self.position < self.total:
+            n = bisect_right(self.times, self.clock_time)
+            deltas = self._forward_to(n)
+        else:
+            deltas = []
+        if self.at_end:
+            self.clock_time = min(self.clock_time, self.duration)
+            self.playing = False
+        return deltas
+
+    def seek(self, n: int) -> list[Delta]:
+        """Move to ``n`` records applied.  Returns deltas when moving forward; after a
+        move backward the model is a new object (``generation`` changes)."""
+        n = max(0, min(n, self.total))
+        if n >= self.position:
+            deltas = self._forward_to(n)
+        else:
+            base = max((k for k in self._checkpoints if k <= n), default=0)
+            self.model = self._copy(self._checkpoints[base]) if base else self._factory()
+            self.position = base
+            self._forward_to(n)
+            self.generation += 1
+            deltas = []
+        self.clock_time = self.times[n - 1] if n > 0 else 0.0
+        return deltas
+
+    def seek_time(self, seconds: float) -> list[Delta]:
+        return self.seek(bisect_right(self.times, seconds))
+
+    # -- controls -------------------------------------------------------------------------------
+    def toggle(self, wall_now: float) -> None:
+        if not self.playing and self.at_end:
+            self.seek(0)
+        self.playing = not self.playing
+        self._wall = wall_now
+
+    def faster(self, step: int) -> float:
+        i = min(range(len(SPEEDS)), key=lambda k: abs(SPEEDS[k] - self.speed))
+        self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i + step))]
+        return self.speed
+
+    def step(self, n: int) -> list[Delta]:
+        self.playing = False
+        return self.seek(self.position + n)
+
+    def next_matching(self, predicate: Callable[[Record, A.Action | None], bool], interpret) -> int | None:
+        """Index of the next record after the current position for which ``predicate`` holds."""
+        for i in range(self.position, self.total):
+            rec = self.records[i]
+            action = interpret(rec) if isinstance(rec, Event) else None
+            if predicate(rec, action):
+                return i
+        return None
+
+
+def is_tool_start(rec: Record, action: A.Action | None) -> bool:
+    return isinstance(action, A.ToolStarted)
+
+
+def is_error(rec: Record, action: A.Action | None) -> bool:
+    if isinstance(rec, Malformed):
+        return True
+    if isinstance(action, A.ToolCompleted) and action.info is not None:
+        return action.info.status in ("failed", "rejected")
+    if isinstance(action, A.Result):
+        return action.is_error
+    return False

@@ -1,0 +1,180 @@
+"""``--replay``: the live UI driven by a :class:`~viewer.core.replay.Replay`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.events import Click
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Footer
+
+from viewer.core.feed import Feed
+from viewer.core.model import Change
+from viewer.core.replay import Replay, is_error, is_tool_start
+from viewer.ui.app import AgentViewerApp, DeltaBatch
+from viewer.ui.render import fmt_clock
+
+
+class ReplayBar(Widget):
+    """Play state, speed, position and a clickable progress bar."""
+
+    DEFAULT_CSS = """
+    ReplayBar {
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+    }
+    """
+
+    class Seek(Message):
+        def __init__(self, fraction: float) -> None:
+            self.fraction = fraction
+            super().__init__()
+
+    def __init__(self, replay: Replay, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.replay = replay
+        self._bar = (0, 0)  # x range of the bar
+
+    def render(self) -> Text:
+        p = self.replay.progress()
+        state = "▶" if p.playing else ("■" if p.position >= p.total else "❚❚")
+        speed = f"{p.speed:g}×"
+        left = f"{state} {speed:>5}  "
+        right = f"  event {p.position:,}/{p.total:,}  {fmt_clock(p.time)} / {fmt_clock(p.duration)}"
+        width = max(10, self.size.width - 2 - len(left) - len(right))
+        frac = p.position / p.total if p.total else 0.0
+        filled = int(round(frac * width))
+        self._bar = (1 + len(left), 1 + len(left) + width)
+        t = Text(no_wrap=True)
+        t.append(left, style="bold")
+        t.append("━" * filled, style="bold green")
+        t.append("━" * (width - filled), style="bright_black")
+        t.append(right)
+        return t
+
+    def on_click(self, event: Click) -> None:
+        start, end = self._bar
+        if end > start and start <= event.x < end:
+            self.post_message(self.Seek((event.x - start + 0.5) / (end - start)))
+
+
+class ReplayApp(AgentViewerApp):
+    """Plays a saved stream through the same model and UI as a live run."""
+
+    BINDINGS = [
+        Binding("space", "play_pause", "Play/pause", priority=True),
+        Binding("plus,equals_sign", "speed(1)", "Faster"),
+        Binding("minus", "speed(-1)", "Slower"),
+        Binding("full_stop,right", "step(1)", "Step", show=False, priority=True),
+        Binding("left", "step(-1)", "Back", show=False, priority=True),
+        Binding("right_square_bracket", "next_tool", "Next tool", show=False),
+        Binding("right_curly_bracket", "next_error", "Next error", show=False),
+        Binding("home", "seek_start", "Start", show=False, priority=True),
+        Binding("end", "seek_end", "End", show=False, priority=True),
+    ]
+
+    def __init__(self, replay: Replay, feed: Feed, clock: Callable[[], float] | None = None,
+                 frame_interval: float | None = None) -> None:
+        kwargs = {} if frame_interval is None else {"frame_interval": frame_interval}
+        super().__init__(feed, clock=clock, model=replay.model, **kwargs)
+        self.replay = replay
+        self._generation = replay.generation
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if isinstance(widget, Footer):
+                yield ReplayBar(self.replay, id="replaybar")
+            yield widget
+
+    @property
+    def loaded(self) -> bool:
+        return True
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.header.live_source = True
+        self.replay.tick(self.clock())
+        self._sync_after_seek()
+
+    def pump(self) -> None:
+        self._ticks += 1
+        deltas = self.replay.tick(self.clock())
+        self._absorb_deltas(deltas)
+        if not deltas:
+            self._tick_animations()
+        self.query_one(ReplayBar).refresh()
+
+    def _absorb_deltas(self, deltas) -> None:
+        if self.replay.generation != self._generation:
+            self._sync_after_seek()
+            return
+        if not deltas:
+            return
+        batch = DeltaBatch(self.view_index, self.timeline.follow)
+        for d in deltas:
+            batch.add(d)
+        self.absorb(batch)
+        if self.replay.at_end:
+            self._refresh_all(batch.flags | self._end_flags(), None, None)
+
+    @staticmethod
+    def _end_flags() -> Change:
+        return Change.HEADER | Change.TOOLS | Change.TRANSCRIPT
+
+    def _sync_after_seek(self) -> None:
+        """The replay moved backward: show its new model from scratch."""
+        self._generation = self.replay.generation
+        self.model = self.replay.model
+        self.header.model = self.model
+        n = len(self.model.sessions)
+        view = self.view_index if 0 <= self.view_index < n else n - 1
+        self.show_session(view)
+        self.timeline.action_last()
+        self.query_one(ReplayBar).refresh()
+
+    # -- controls ------------------------------------------------------------------------------
+    def _seek(self, n: int) -> None:
+        self.replay.playing = False
+        self._absorb_deltas(self.replay.seek(n))
+        self.query_one(ReplayBar).refresh()
+
+    def action_play_pause(self) -> None:
+        was_generation = self.replay.generation
+        self.replay.toggle(self.clock())
+        if self.replay.generation != was_generation:
+            self._sync_after_seek()
+        self.query_one(ReplayBar).refresh()
+
+    def action_speed(self, step: int) -> None:
+        self.replay.faster(step)
+        self.query_one(ReplayBar).refresh()
+
+    def action_step(self, n: int) -> None:
+        self._seek(self.replay.position + n)
+
+    def action_seek_start(self) -> None:
+        self._seek(0)
+
+    def action_seek_end(self) -> None:
+        self._seek(self.replay.total)
+
+    def _jump(self, predicate, what: str) -> None:
+        i = self.replay.next_matching(predicate, self.model.format.interpret)
+        if i is None:
+            self.notify(f"No {what} after this point", timeout=2)
+            return
+        self._seek(i + 1)
+
+    def action_next_tool(self) -> None:
+        self._jump(is_tool_start, "tool call")
+
+    def action_next_error(self) -> None:
+        self._jump(is_error, "error")
+
+    def on_replay_bar_seek(self, message: ReplayBar.Seek) -> None:
+        self._seek(int(round(message.fraction * self.replay.total)))
