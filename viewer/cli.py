@@ -11,7 +11,7 @@ import click
 
 from viewer import __version__
 from viewer.core.printer import make_printer
-from viewer.core.sources import CHUNK, Ingest, SourceError, check_readable
+from viewer.core.sources import CHUNK, LineSplitter, SourceError, check_readable
 
 EXIT_USAGE = 2
 PROG = "agent-viewer"
@@ -44,7 +44,7 @@ def _read_chunks(fd: int, follow_path: str | None = None, poll: float = 0.2):
 
 def run_print(path: str | None, output_format: str, follow: bool, save: str | None = None) -> int:
     printer = make_printer(output_format)
-    ingest = Ingest()
+    splitter = LineSplitter()
     recorder = open_recorder(save)
     try:
         fd = 0 if path is None else os.open(path, os.O_RDONLY)
@@ -57,17 +57,15 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
                 if recorder.error:
                     click.echo(f"{PROG}: {recorder.error}", err=True)
                     recorder = None
-            for rec in ingest.feed(chunk):
-                printer.handle(rec)
+            printer.feed_lines(splitter.feed(chunk))
             sys.stdout.flush()
-        for rec in ingest.close():
-            printer.handle(rec)
+        printer.feed_lines(splitter.flush())
     finally:
         if path is not None:
             os.close(fd)
         if recorder is not None:
             recorder.close()
-    return printer.close()
+    return printer.finish()
 
 
 def open_recorder(save: str | None):

@@ -14,6 +14,7 @@ the same code serves files, pipes and followed files.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,30 +31,32 @@ PREVIEW_CHARS = 240
 _BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(slots=True)
 class Event:
     """One parsed JSON object from the stream."""
 
-    line: int  # first physical line, 1-based
-    line_count: int  # physical lines it spans (>1 when rejoined)
-    offset: int  # byte offset of the first line in the source
-    length: int  # bytes from offset to the end of the last line (without its newline)
-    data: dict[str, Any]
-    arrival: float | None = None  # monotonic arrival time for live sources
+    __slots__ = ("line", "line_count", "offset", "length", "data", "arrival", "type", "subtype")
 
-    @property
-    def type(self) -> str:
-        t = self.data.get("type")
-        return t if isinstance(t, str) else ""
-
-    @property
-    def subtype(self) -> str:
-        t = self.data.get("subtype")
-        return t if isinstance(t, str) else ""
+    def __init__(
+        self, line: int, line_count: int, offset: int, length: int, data: dict[str, Any],
+        arrival: float | None = None,
+    ) -> None:
+        self.line = line  # first physical line, 1-based
+        self.line_count = line_count  # physical lines it spans (>1 when rejoined)
+        self.offset = offset  # byte offset of the first line in the source
+        self.length = length  # bytes from offset to the end of the last line (no newline)
+        self.data = data
+        self.arrival = arrival  # monotonic arrival time for live sources
+        t = data.get("type")
+        self.type: str = t if type(t) is str else ""
+        t = data.get("subtype")
+        self.subtype: str = t if type(t) is str else ""
 
     @property
     def end_line(self) -> int:
         return self.line + self.line_count - 1
+
+    def __repr__(self) -> str:
+        return f"Event(line={self.line}, type={self.type!r}, subtype={self.subtype!r})"
 
 
 @dataclass(slots=True)
@@ -146,6 +149,31 @@ class Decoder:
         self._pending_bytes = 0
 
     # -- public API -----------------------------------------------------
+    def feed_many(self, lines: Iterable[tuple[int, bytes]], arrival: float | None = None) -> list[Record]:
+        """Feed many physical lines; the common case (a whole JSON object) stays inline."""
+        out: list[Record] = []
+        append = out.append
+        loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+        for off, raw in lines:
+            if self._pending or not self.lines_seen:
+                out.extend(self.feed(raw, off, arrival))
+                continue
+            try:
+                obj = loads(raw)
+            except JSONDecodeError:
+                out.extend(self.feed(raw, off, arrival))
+                continue
+            if type(obj) is not dict:
+                out.extend(self.feed(raw, off, arrival))
+                continue
+            self.lines_seen += 1
+            self.events += 1
+            n = len(raw)
+            if raw.endswith(b"\r"):
+                n -= 1
+            append(Event(self.lines_seen, 1, off, n, obj, arrival))
+        return out
+
     def feed(self, raw: bytes, offset: int, arrival: float | None = None) -> list[Record]:
         """Feed one physical line (without its trailing newline)."""
         self.lines_seen += 1

@@ -8,7 +8,6 @@ format-neutral :mod:`~viewer.core.actions` only.
 
 from __future__ import annotations
 
-import enum
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +17,9 @@ from viewer.core.decode import Event, Malformed, Record
 from viewer.core.formats import Format, get_format
 
 
-class Change(enum.IntFlag):
+class Change:
+    """Bit flags telling what a :class:`Delta` changed (plain ints: this is a hot path)."""
+
     NONE = 0
     SESSIONS = 1  # a session was added
     HEADER = 2  # init info, state, counters
@@ -31,7 +32,7 @@ class Change(enum.IntFlag):
 
 @dataclass(slots=True)
 class Delta:
-    flags: Change
+    flags: int
     session: int = -1
     tool: int = -1  # index of the tool call that changed, -1 if none
     block: int = -1  # index of the transcript block that changed, -1 if none
@@ -149,7 +150,6 @@ class Session:
         self.result: ResultInfo | None = None
         self.result_mismatch = False
         self.notices: list[NoticeRecord] = []
-        self.counts: Counter[str] = Counter()
         self.events = 0
         self.first_line = 0
         self.last_line = 0
@@ -272,17 +272,19 @@ class StreamModel:
         self.lines_in_events += ev.line_count
         action = self.format.interpret(ev)
         self.event_types[ev.type or "(no type)"] += 1
-        session, created = self._route(action.session_id, isinstance(action, A.Init))
+        session, created = self._route(action.session_id, type(action) is A.Init)
         session.events += 1
-        session.counts[ev.type or "(no type)"] += 1
         if not session.first_line:
             session.first_line = ev.line
-        session.last_line = ev.end_line
-        ts = ev.data.get("timestamp_ms")
-        if isinstance(ts, int) and not isinstance(ts, bool):
-            if session.first_ms is None:
-                session.first_ms = ts
-            session.last_ms = ts if session.last_ms is None else max(session.last_ms, ts)
+        session.last_line = ev.line + ev.line_count - 1
+        data = ev.data
+        if "timestamp_ms" in data:
+            ts = data["timestamp_ms"]
+            if type(ts) is int:
+                if session.first_ms is None:
+                    session.first_ms = ts
+                if session.last_ms is None or ts > session.last_ms:
+                    session.last_ms = ts
         if ev.arrival is not None:
             if session.first_arrival is None:
                 session.first_arrival = ev.arrival
@@ -321,36 +323,27 @@ class StreamModel:
             s._open_thinking = None
 
     def _dispatch(self, s: Session, a: A.Action, ev: Event) -> Delta:
-        if isinstance(a, A.AssistantText):
-            return self._assistant(s, a, ev)
-        if isinstance(a, A.Thinking):
-            return self._thinking(s, a, ev)
-        if isinstance(a, A.ToolStarted):
-            return self._tool_started(s, a, ev)
-        if isinstance(a, A.ToolCompleted):
-            return self._tool_completed(s, a, ev)
-        if isinstance(a, A.Init):
-            s.init = a
-            s.init_line = ev.line
-            return Delta(Change.HEADER)
-        if isinstance(a, A.UserText):
-            self._close_open(s)
-            return Delta(Change.TRANSCRIPT, block=self._add_block(s, "prompt", ev.line, a.text))
-        if isinstance(a, A.Result):
-            return self._result(s, a, ev)
-        if isinstance(a, A.Query):
-            return self._query(s, a, ev)
-        if isinstance(a, A.Notice):
-            s.notices.append(NoticeRecord(ev.line, a.event_type, a.subtype, a.text, a.known))
-            flags = Change.TRANSCRIPT | Change.HEADER
-            if not a.known:
-                self.unknown_events += 1
-                flags |= Change.HEALTH
-            kind = "notice" if a.known else "unknown"
-            label = a.event_type + (f"/{a.subtype}" if a.subtype else "") or "(no type)"
-            text = f"{label}: {a.text}" if a.text else label
-            return Delta(flags, block=self._add_block(s, kind, ev.line, text))
-        return Delta(Change.NONE)  # pragma: no cover - every action type is handled above
+        return self._handlers[type(a)](self, s, a, ev)
+
+    def _init(self, s: Session, a: A.Init, ev: Event) -> Delta:
+        s.init = a
+        s.init_line = ev.line
+        return Delta(Change.HEADER)
+
+    def _user(self, s: Session, a: A.UserText, ev: Event) -> Delta:
+        self._close_open(s)
+        return Delta(Change.TRANSCRIPT, block=self._add_block(s, "prompt", ev.line, a.text))
+
+    def _notice(self, s: Session, a: A.Notice, ev: Event) -> Delta:
+        s.notices.append(NoticeRecord(ev.line, a.event_type, a.subtype, a.text, a.known))
+        flags = Change.TRANSCRIPT | Change.HEADER
+        if not a.known:
+            self.unknown_events += 1
+            flags |= Change.HEALTH
+        kind = "notice" if a.known else "unknown"
+        label = a.event_type + (f"/{a.subtype}" if a.subtype else "") or "(no type)"
+        text = f"{label}: {a.text}" if a.text else label
+        return Delta(flags, block=self._add_block(s, kind, ev.line, text))
 
     def _assistant(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
         if s._open_thinking is not None:
@@ -486,6 +479,18 @@ class StreamModel:
             s.result_mismatch = a.text != "".join(s.assistant_segments)
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else "")
         return Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
+
+    _handlers = {
+        A.AssistantText: _assistant,
+        A.Thinking: _thinking,
+        A.ToolStarted: _tool_started,
+        A.ToolCompleted: _tool_completed,
+        A.Init: _init,
+        A.UserText: _user,
+        A.Result: _result,
+        A.Query: _query,
+        A.Notice: _notice,
+    }
 
     # -- queries for views -----------------------------------------------------------
     def lines_accounted(self, blank_lines: int = 0) -> int:

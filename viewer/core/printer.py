@@ -12,7 +12,7 @@ from typing import BinaryIO, TextIO
 
 import orjson
 
-from viewer.core.decode import Event, Malformed, Record
+from viewer.core.decode import Decoder, Event, Malformed, Record
 from viewer.core.model import Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, one_line
 
@@ -59,10 +59,35 @@ def session_problem(s: Session | None) -> str:
     return ""
 
 
-class TextPrinter:
+class Printer:
+    """Base: owns the decoder; ``feed_lines`` takes physical lines, ``finish`` ends input."""
+
+    def __init__(self) -> None:
+        self.decoder = Decoder()
+
+    def handle(self, rec: Record) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
+        feed, handle = self.decoder.feed, self.handle
+        for off, raw in lines:
+            for rec in feed(raw, off):
+                handle(rec)
+
+    def finish(self) -> int:
+        for rec in self.decoder.close():
+            self.handle(rec)
+        return self.close()
+
+    def close(self) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class TextPrinter(Printer):
     """One human line per action as it happens, then the final assistant text."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
+        super().__init__()
         self.out, self.err = out, err
         self.model = StreamModel()
 
@@ -109,38 +134,85 @@ class TextPrinter:
         return EXIT_OK
 
 
-class JsonPrinter:
-    """Exactly the agent CLI's single result object, when the run succeeded."""
+class JsonPrinter(Printer):
+    """Exactly the agent CLI's single result object, when the run succeeded.
+
+    Only three things matter here: which session the input ends in, that
+    session's latest result, and whether there were events at all.  So this
+    printer skips the session model: it parses each line (which any reader
+    must) and looks at two keys.  Lines that do not parse go through the
+    regular decoder, so split events are still rejoined and bad lines counted.
+    """
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
+        super().__init__()
         self.out, self.err = out, err
-        self.model = StreamModel()
-        self._result_event: dict | None = None
+        self.current: object = None  # session id of the latest event that had one
+        self.results: dict[object, dict] = {}  # session id -> result of its latest run
+        self.events = 0
+
+    def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
+        dec = self.decoder
+        loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+        results = self.results
+        for off, raw in lines:
+            if dec.lines_seen and not dec.has_pending:  # line 1 may carry a BOM: decoder path
+                try:
+                    obj = loads(raw)
+                except JSONDecodeError:
+                    obj = None
+                if type(obj) is dict:
+                    dec.lines_seen += 1
+                    dec.events += 1
+                    self.events += 1
+                    sid = obj.get("session_id")
+                    if sid:
+                        self.current = sid
+                    t = obj.get("type")
+                    if t == "result":
+                        results[self.current] = obj
+                    elif t == "system" and obj.get("subtype") == "init":
+                        results.pop(self.current, None)
+                    continue
+            for rec in dec.feed(raw, off):
+                self.handle(rec)
 
     def handle(self, rec: Record) -> None:
-        delta = self.model.apply(rec)
-        if delta.flags & Change.RESULT and isinstance(rec, Event):
-            self._result_event = rec.data
+        if isinstance(rec, Event):
+            self.events += 1
+            sid = rec.data.get("session_id")
+            if sid:
+                self.current = sid
+            if rec.type == "result":
+                self.results[self.current] = rec.data
+            elif rec.type == "system" and rec.subtype == "init":
+                self.results.pop(self.current, None)
 
     def close(self) -> int:
-        m = self.model
-        m.end()
-        cur = m.current
-        problem = session_problem(cur)
-        if problem or self._result_event is None:
-            print(f"agent-viewer: {problem or 'no result'}; no JSON written", file=self.err)
+        data = self.results.get(self.current)
+        if not self.events:
+            problem = "the input holds no events"
+        elif data is None:
+            problem = "the run ended without a result"
+        elif data.get("is_error") is True or data.get("subtype") not in ("success", None, ""):
+            msg = one_line(data["result"], 300) if isinstance(data.get("result"), str) else ""
+            problem = f"the run failed: {msg or data.get('subtype') or 'error'}"
+        else:
+            problem = ""
+        if problem:
+            print(f"agent-viewer: {problem}; no JSON written", file=self.err)
             return EXIT_RUN_FAILED
-        data = self._result_event
         obj = {k: data.get(k) for k in RESULT_KEYS}
         self.out.write(orjson.dumps(obj).decode() + "\n")
         self.out.flush()
         return EXIT_OK
 
 
-class StreamJsonPrinter:
+class StreamJsonPrinter(Printer):
     """The events again, as clean stream-json: one compact object per line."""
 
     def __init__(self, out: BinaryIO, err: TextIO) -> None:
+        super().__init__()
         self.out, self.err = out, err
         self.malformed = 0
 
@@ -150,11 +222,6 @@ class StreamJsonPrinter:
             print(f"agent-viewer: {describe_malformed(rec)}", file=self.err)
             return
         self.out.write(orjson.dumps(rec.data) + b"\n")
-
-    def handle_many(self, recs: Iterable[Record]) -> None:
-        for r in recs:
-            self.handle(r)
-        self.out.flush()
 
     def close(self) -> int:
         self.out.flush()

@@ -146,11 +146,7 @@ class Ingest:
     def feed(self, chunk: bytes) -> list[Record]:
         self.bytes_read += len(chunk)
         now = self._clock() if self._clock else None
-        out: list[Record] = []
-        feed = self.decoder.feed
-        for off, line in self.splitter.feed(chunk):
-            out.extend(feed(line, off, now))
-        return out
+        return self.decoder.feed_many(self.splitter.feed(chunk), now)
 
     def close(self) -> list[Record]:
         now = self._clock() if self._clock else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -143,9 +145,20 @@ class AgentViewerApp(App[int]):
         self.header.live_source = self.feed.live
         self.header.model = self.model
         self.timeline.focus()
+        if not self.is_headless:
+            self._install_signal_handlers()
         self.feed.start()
         self.pump()
         self.set_interval(self.frame_interval, self.pump)
+
+    def _install_signal_handlers(self) -> None:
+        """SIGTERM, SIGINT and SIGHUP end the app cleanly so the terminal is restored."""
+        try:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                loop.add_signal_handler(sig, lambda s=sig: self.exit(return_code=128 + s))
+        except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - not main thread
+            pass
 
     def on_unmount(self) -> None:
         self.feed.stop()

@@ -449,7 +449,22 @@ def interpret(ev: Event) -> A.Action:
     t = ev.type
     st = ev.subtype
     sid = data.get("session_id")
-    sid = sid if isinstance(sid, str) and sid else None
+    if type(sid) is not str or not sid:
+        sid = None
+    # Most frequent first: thinking and assistant deltas come by the thousand.
+    if t == "thinking":
+        if st == "completed":
+            return A.Thinking(sid, "", done=True)
+        text = data.get("text")
+        return A.Thinking(sid, text if type(text) is str else "")
+    if t == "assistant":
+        turn = _s(data.get("model_call_id"))
+        return A.AssistantText(
+            sid,
+            message_text(data.get("message")),
+            consolidated=bool(turn) or "timestamp_ms" not in data,
+            turn_id=turn,
+        )
     if t == "system":
         if st == "init":
             return A.Init(
@@ -462,19 +477,6 @@ def interpret(ev: Event) -> A.Action:
         return A.Notice(sid, t, st, _notice_text(data))
     if t == "user":
         return A.UserText(sid, message_text(data.get("message")))
-    if t == "assistant":
-        turn = _s(data.get("model_call_id"))
-        has_ts = "timestamp_ms" in data
-        return A.AssistantText(
-            sid,
-            message_text(data.get("message")),
-            consolidated=bool(turn) or not has_ts,
-            turn_id=turn,
-        )
-    if t == "thinking":
-        if st == "completed":
-            return A.Thinking(sid, "", done=True)
-        return A.Thinking(sid, _s(data.get("text")))
     if t == "tool_call" and st in ("started", "completed"):
         call_id = _s(data.get("call_id")) or _s(_d(data.get("tool_call")).get("toolCallId"))
         cls = A.ToolStarted if st == "started" else A.ToolCompleted

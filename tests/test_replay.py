@@ -1,0 +1,207 @@
+"""Replay: timing, pacing, stepping and seeking (fake clock, no sleeping)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import orjson
+import pytest
+
+from viewer.core.feed import records_of
+from viewer.core.model import StreamModel
+from viewer.core.record import Recorder, read_timing
+from viewer.core.replay import (
+    DEFAULT_TOOL_S,
+    READING_CHARS_PER_S,
+    Replay,
+    is_error,
+    is_tool_start,
+    parse_start_at,
+    schedule,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+REAL = REPO.parent / "shared" / "real_streams" / "cursor"
+
+
+def line(obj) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def untimed_run() -> bytes:
+    """A run without any timestamps: replay must invent a plausible pace."""
+    sid = "s-1"
+    return b"".join(
+        [
+            line({"type": "system", "subtype": "init", "session_id": sid, "model": "M", "cwd": "/w"}),
+            line({"type": "user", "message": {"content": [{"type": "text", "text": "hi"}]}, "session_id": sid}),
+            line({"type": "assistant", "message": {"content": [{"type": "text", "text": "x" * 120}]}, "session_id": sid}),
+            line({"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": sid,
+                  "tool_call": {"readToolCall": {"args": {"path": "a.py"}}}}),
+            line({"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": sid,
+                  "tool_call": {"readToolCall": {"args": {"path": "a.py"}, "result": {"success": {"content": "1"}}}}}),
+            line({"type": "result", "subtype": "success", "is_error": False, "result": "x", "session_id": sid}),
+        ]
+    )
+
+
+def timed_run(gap_ms: int = 60_000) -> bytes:
+    sid = "s-2"
+    t0 = 1_790_000_000_000
+    return b"".join(
+        [
+            line({"type": "system", "subtype": "init", "session_id": sid}),
+            line({"type": "thinking", "subtype": "delta", "text": "a", "session_id": sid, "timestamp_ms": t0}),
+            line({"type": "thinking", "subtype": "completed", "session_id": sid, "timestamp_ms": t0 + 500}),
+            line({"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": sid, "timestamp_ms": t0 + 600,
+                  "tool_call": {"shellToolCall": {"args": {"command": "sleep"}}, "startedAtMs": str(t0 + 600)}}),
+            line({"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": sid,
+                  "timestamp_ms": t0 + 600 + gap_ms,
+                  "tool_call": {"shellToolCall": {"args": {"command": "sleep"}, "result": {"success": {"exitCode": 1}}},
+                                "startedAtMs": str(t0 + 600), "completedAtMs": str(t0 + 600 + gap_ms)}}),
+        ]
+    )
+
+
+def test_times_follow_the_stream_and_idle_gaps_are_capped():
+    recs = records_of(timed_run(gap_ms=60_000))
+    uncapped = schedule(recs, idle_limit=None)
+    assert uncapped[2] - uncapped[1] == pytest.approx(0.5)  # thinking 500 ms apart
+    assert uncapped[4] - uncapped[3] == pytest.approx(60.0)  # the tool really took a minute
+    capped = schedule(recs, idle_limit=2.0)
+    assert capped[4] - capped[3] == pytest.approx(2.0)
+    assert capped[2] - capped[1] == pytest.approx(0.5)  # short gaps untouched
+    assert all(b >= a for a, b in zip(capped, capped[1:]))
+
+
+def test_untimed_stream_gets_reading_pace_and_default_tool_time():
+    recs = records_of(untimed_run())
+    t = schedule(recs, idle_limit=None)
+    assert t[2] - t[1] == pytest.approx(120 / READING_CHARS_PER_S)  # 120 chars of text
+    assert t[4] - t[3] == pytest.approx(DEFAULT_TOOL_S)
+    assert all(b > a for a, b in zip(t, t[1:]))
+
+
+def test_tick_with_fake_clock_plays_at_speed_and_pauses():
+    recs = records_of(timed_run(gap_ms=1000))
+    times = schedule(recs, idle_limit=None)
+    r = Replay(recs, times, speed=1.0)
+    r.tick(100.0)  # first tick only starts the clock
+    assert r.position == 0
+    r.tick(100.0 + times[2])  # after the thinking: three events due (t=0, 0, 0.5)
+    assert r.position == 3
+    r.toggle(100.0 + times[2])  # pause
+    r.tick(1000.0)
+    assert r.position == 3, "paused replay must not advance"
+    r.toggle(1000.0)
+    r.speed = 4.0
+    r.tick(1000.0 + (times[4] - times[2]) / 4)  # 4x speed covers the rest in a quarter of the time
+    assert r.at_end and not r.playing
+    assert r.model.current.state == "ended"
+
+
+def _state(model: StreamModel):
+    s = model.current
+    if s is None:
+        return None
+    return (
+        len(model.sessions), [b.kind for b in s.blocks], [b.text for b in s.blocks],
+        [(t.call_id, t.status, t.target) for t in s.tools], s.state, len(model.malformed),
+    )
+
+
+def _all_streams():
+    streams = [untimed_run(), timed_run()]
+    if REAL.is_dir():
+        streams += [p.read_bytes() for p in sorted(REAL.glob("*.ndjson"))]
+    return streams
+
+
+@pytest.mark.parametrize("data", _all_streams(), ids=lambda d: hashlib.sha1(d).hexdigest()[:8])
+def test_seek_to_n_equals_applying_n_records(data):
+    recs = records_of(data)
+    times = schedule(recs)
+    r = Replay(recs, times, checkpoint_every=3)
+    n = len(recs)
+    # forward to the end, then back and forth through every position
+    r.seek(n)
+    for target in [n // 2, 1, n - 1, 0, n // 3, n]:
+        r.seek(target)
+        fresh = StreamModel()
+        for rec in recs[:target]:
+            fresh.apply(rec)
+        if target == n:
+            fresh.end()
+        assert _state(r.model) == _state(fresh), f"state differs after seeking to {target}"
+
+
+def test_step_back_and_forward_one_event():
+    recs = records_of(timed_run())
+    r = Replay(recs, schedule(recs), checkpoint_every=2)
+    r.seek(4)
+    assert r.model.current.tools and r.model.current.tools[0].status == "running"
+    r.step(1)
+    assert r.model.current.tools[0].status == "failed"  # exit 1
+    r.step(-1)
+    assert r.model.current.tools[0].status == "running"
+    assert not r.playing
+
+
+def test_jump_to_next_tool_and_next_error():
+    recs = records_of(timed_run())
+    fmt = StreamModel().format
+    r = Replay(recs, schedule(recs))
+    assert r.next_matching(is_tool_start, fmt.interpret) == 3
+    assert r.next_matching(is_error, fmt.interpret) == 4  # the shell exited 1
+
+
+def test_start_at_accepts_events_and_times():
+    times = [0.0, 1.0, 2.0, 65.0, 91.0]
+    assert parse_start_at("3", times) == 3
+    assert parse_start_at("90s", times) == 4
+    assert parse_start_at("1:30", times) == 4
+    with pytest.raises(ValueError):
+        parse_start_at("soon", times)
+
+
+def test_speed_steps_are_bounded():
+    r = Replay([], [])
+    for _ in range(20):
+        r.faster(1)
+    assert r.speed == 64
+    for _ in range(20):
+        r.faster(-1)
+    assert r.speed == 0.25
+
+
+def test_recorder_timing_sidecar_drives_replay(tmp_path):
+    clock_values = iter([10.0, 12.5])
+    path = tmp_path / "run.ndjson"
+    rec = Recorder(str(path), clock=lambda: next(clock_values))
+    data = untimed_run()
+    first, second = data[:200], data[200:]
+    rec.write(first)
+    rec.write(second)
+    rec.close()
+    assert path.read_bytes() == data
+    timing = read_timing(str(path))
+    assert timing == [(200, 0), (len(data), 2500)]
+    recs = records_of(data)
+    t = schedule(recs, timing, idle_limit=None)
+    # lines wholly inside the first 200 bytes arrived at 0 s, the rest at 2.5 s
+    for r_, when in zip(recs, t):
+        assert when == (0.0 if r_.offset + r_.length < 200 else 2.5)
+
+
+def test_recorder_reports_a_full_disk_and_stops(tmp_path):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    rec = Recorder.__new__(Recorder)
+    Recorder.__init__(rec, str(tmp_path / "ok.ndjson"))
+    rec._data.close()
+    rec._data = open("/dev/full", "wb", buffering=0)
+    rec.write(b'{"type":"x"}\n')
+    assert rec.error and "No space left" in rec.error
+    rec.write(b"more\n")  # no exception after the failure
+    rec.close()

@@ -1,0 +1,212 @@
+"""Behaviour of the running app, driven with Textual's pilot."""
+
+from __future__ import annotations
+
+import orjson
+
+from tests.ui.conftest import first_lines, make_app, sample, settle
+from viewer.core.feed import BytesFeed
+from viewer.ui.app import AgentViewerApp
+
+
+def _plain(app, widget) -> str:
+    """What a widget shows, as plain text."""
+    return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
+
+
+async def test_arrow_keys_move_the_selection_and_the_detail_follows():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tl = app.timeline
+        last = len(app.session.tools) - 1
+        assert tl.selected_index() == last  # following: newest call selected
+        await pilot.press("up", "up")
+        assert tl.selected_index() == last - 2
+        await pilot.pause()
+        shown = app.session.tools[last - 2]
+        assert app.detail.tool is shown
+        await pilot.press("k", "j", "j")
+        assert tl.selected_index() == last - 1
+        await pilot.press("home")
+        assert tl.selected_index() == 0
+
+
+async def test_enter_opens_full_screen_detail_and_escape_closes_it():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(80, 24)) as pilot:  # narrow: no detail pane
+        await settle(pilot)
+        assert not app.detail.display
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ != "DetailScreen"
+
+
+async def test_follow_mode_tracks_new_calls_until_the_user_moves_away():
+    data = sample("demo_session.ndjson")
+    lines = data.splitlines(keepends=True)
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        half = len(lines) // 2
+        for chunk in (lines[:half], lines[half:]):
+            recs = feed.ingest.feed(b"".join(chunk))
+            feed._queue.put(recs)
+            await settle(pilot)
+            assert app.timeline.selected_index() == len(app.session.tools) - 1
+            if chunk is lines[:half]:
+                calls_before = len(app.session.tools)
+                await pilot.press("up")  # the user looks at an older call: follow stops
+                selected = app.timeline.selected_index()
+                assert not app.timeline.follow
+                await pilot.press("f")  # and comes back
+                assert app.timeline.follow
+        assert len(app.session.tools) > calls_before
+        assert selected == calls_before - 2
+
+
+async def test_moving_up_stops_follow_so_new_calls_do_not_steal_the_cursor():
+    data = sample("demo_session.ndjson")
+    lines = data.splitlines(keepends=True)
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        half = len(lines) // 2
+        feed._queue.put(feed.ingest.feed(b"".join(lines[:half])))
+        await settle(pilot)
+        await pilot.press("up")
+        kept = app.timeline.selected_index()
+        feed._queue.put(feed.ingest.feed(b"".join(lines[half:])))
+        await settle(pilot)
+        assert app.timeline.selected_index() == kept
+
+
+async def test_status_and_kind_filters():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tools = app.session.tools
+        await pilot.press("s")  # running
+        assert app.timeline.row_count == sum(t.status == "running" for t in tools)
+        await pilot.press("s")  # failed
+        failed = [t.index for t in tools if t.status == "failed"]
+        assert failed, "the demo has failing calls"
+        assert app.timeline.row_count == len(failed)
+        assert app.timeline.selected_index() in failed
+        await pilot.press("x")
+        assert app.timeline.row_count == len(tools)
+        await pilot.press("c")  # first kind, alphabetically
+        kinds = sorted({t.kind_key for t in tools})
+        assert app.timeline.kind_filter == kinds[0]
+        assert app.timeline.row_count == sum(t.kind_key == kinds[0] for t in tools)
+        assert "kind:" in app.timeline.border_title
+
+
+async def test_session_switching():
+    app = make_app(sample("two_sessions.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert len(app.model.sessions) == 2
+        assert app.view_index == 1  # the newest run
+        await pilot.press("less_than_sign")
+        assert app.view_index == 0
+        assert app.transcript.session is app.model.sessions[0]
+        assert app.timeline.session is app.model.sessions[0]
+        await pilot.press("greater_than_sign")
+        assert app.view_index == 1
+
+
+async def test_thinking_is_hidden_until_toggled():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        s = app.session
+        thought = next(b.text for b in s.blocks if b.kind == "thinking" and len(b.text.split()) > 3)
+        words = " ".join(thought.split()[:3])
+        app.transcript.scroll_home(animate=False)
+        await pilot.pause()
+        def all_text():
+            tr = app.transcript
+            return "\n".join(
+                strip.text for i in range(tr.block_count()) for strip in tr._render_strips(i, tr._width)
+            )
+        assert words not in all_text()
+        await pilot.press("t")
+        await pilot.pause()
+        assert words in " ".join(all_text().split())
+
+
+async def test_raw_toggle_shows_the_events_json():
+    app = make_app(sample("reference_example.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        text = "\n".join(
+            s.text for i in range(app.detail.block_count()) for s in app.detail._render_strips(i, app.detail._width)
+        )
+        assert '"type": "tool_call"' in text
+        assert '"subtype": "completed"' in text
+
+
+async def test_search_finds_tool_calls_and_transcript_text():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"pytest", "enter")
+        await pilot.pause()
+        s = app.session
+        assert app._search_hits
+        first = s.blocks[app._search_hits[0]]
+        if first.kind == "tool":
+            assert app.timeline.selected_index() == first.ref
+        await pilot.press("n")
+        assert app._search_pos == (1 if len(app._search_hits) > 1 else 0)
+
+
+async def test_unknown_events_and_malformed_lines_are_visible():
+    data = sample("reference_example.ndjson") + b'{"type":"brand_new","subtype":"thing","x":1}\nnot json at all\n'
+    app = make_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert len(app.model.malformed) == 1
+        assert app.model.unknown_events == 1
+        assert any(b.kind == "unknown" and "brand_new" in b.text for b in app.session.blocks)
+        await pilot.press("h")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HealthScreen"
+
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J[bold red]boom[/] [@click=app.quit]click[/] \u202eevil"
+
+
+async def test_hostile_text_is_shown_literally():
+    sid = "h"
+    lines = [
+        {"type": "system", "subtype": "init", "session_id": sid, "model": HOSTILE, "cwd": HOSTILE},
+        {"type": "user", "message": {"content": [{"type": "text", "text": HOSTILE}]}, "session_id": sid},
+        {"type": "assistant", "message": {"content": [{"type": "text", "text": HOSTILE}]}, "session_id": sid},
+        {"type": "tool_call", "subtype": "started", "call_id": HOSTILE, "session_id": sid,
+         "tool_call": {"shellToolCall": {"args": {"command": HOSTILE}}}},
+        {"type": "tool_call", "subtype": "completed", "call_id": HOSTILE, "session_id": sid,
+         "tool_call": {"shellToolCall": {"args": {"command": HOSTILE},
+                                         "result": {"success": {"exitCode": 0, "stdout": HOSTILE}}}}},
+    ]
+    data = b"".join(orjson.dumps(x) + b"\n" for x in lines)
+    app = make_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen_text = []
+        for widget in (app.header, app.transcript, app.timeline, app.detail):
+            for y in range(widget.size.height):
+                strip = widget.render_line(y) if hasattr(widget, "render_line") else None
+                if strip is not None:
+                    screen_text.append(strip.text)
+        text = "\n".join(screen_text)
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+        assert "\\x1b" in text  # the escape is shown, visibly
+        assert "[@click=app.quit]" in text  # markup is literal text
+        assert app.is_running  # nothing ran the quit action

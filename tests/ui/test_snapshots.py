@@ -1,0 +1,79 @@
+"""Screens a user sees, guarded by SVG snapshots (fixed size, frozen clock)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.conftest import first_lines, make_app, sample, settle
+
+WIDE = (120, 40)
+
+
+def test_demo_finished(snap_compare):
+    assert snap_compare(make_app(sample("demo_session.ndjson")), run_before=settle, terminal_size=WIDE)
+
+
+def test_demo_mid_stream(snap_compare):
+    data = sample("demo_session.ndjson")
+    n = len(data.splitlines()) * 55 // 100
+    app = make_app(first_lines(data, n), live=True, eof=False)
+    assert snap_compare(app, run_before=settle, terminal_size=WIDE)
+
+
+def test_failed_run(snap_compare):
+    assert snap_compare(make_app(sample("failed_run.ndjson")), run_before=settle, terminal_size=WIDE)
+
+
+def test_truncated_run(snap_compare):
+    assert snap_compare(make_app(sample("truncated_run.ndjson")), run_before=settle, terminal_size=WIDE)
+
+
+def test_two_sessions_shows_the_latest(snap_compare):
+    assert snap_compare(make_app(sample("two_sessions.ndjson")), run_before=settle, terminal_size=WIDE)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["shellToolCall", "readToolCall", "editToolCall", "grepToolCall", "lsToolCall", "globToolCall",
+     "updateTodosToolCall", "mcpToolCall", "readLintsToolCall"],
+)
+def test_detail_of_each_tool_kind(snap_compare, kind):
+    async def select(pilot):
+        await settle(pilot)
+        app = pilot.app
+        tools = app.session.tools
+        first = next(t for t in tools if t.kind_key == kind)
+        app.timeline.follow = False
+        app.timeline.select_tool(first.index)
+        await pilot.pause()
+
+    assert snap_compare(make_app(sample("demo_session.ndjson")), run_before=select, terminal_size=WIDE)
+
+
+def test_raw_json_toggle(snap_compare):
+    async def raw(pilot):
+        await settle(pilot)
+        await pilot.press("r")
+
+    assert snap_compare(make_app(sample("reference_example.ndjson")), run_before=raw, terminal_size=WIDE)
+
+
+def test_help(snap_compare):
+    async def run(pilot):
+        await settle(pilot)
+        await pilot.press("question_mark")
+
+    assert snap_compare(make_app(sample("demo_session.ndjson")), run_before=run, terminal_size=WIDE)
+
+
+def test_search(snap_compare):
+    async def run(pilot):
+        await settle(pilot)
+        await pilot.press("slash", *"pytest", "enter")
+        await pilot.pause()
+
+    assert snap_compare(make_app(sample("demo_session.ndjson")), run_before=run, terminal_size=WIDE)
+
+
+def test_narrow_80x24(snap_compare):
+    assert snap_compare(make_app(sample("demo_session.ndjson")), run_before=settle, terminal_size=(80, 24))
