@@ -51,21 +51,41 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     try:
-        for chunk in _read_chunks(fd, path if follow else None):
-            if recorder is not None:
-                recorder.write(chunk)
-                if recorder.error:
-                    click.echo(f"{PROG}: {recorder.error}", err=True)
-                    recorder = None
-            printer.feed_lines(splitter.feed(chunk))
-            sys.stdout.flush()
-        printer.feed_lines(splitter.flush())
+        return _print_loop(printer, splitter, fd, path, follow, recorder)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, like other Unix filters.
+        _silence_stdout()
+        return 0
     finally:
         if path is not None:
             os.close(fd)
         if recorder is not None:
             recorder.close()
-    return printer.finish()
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
+    warned = False
+    for chunk in _read_chunks(fd, path if follow else None):
+        if recorder is not None:
+            recorder.write(chunk)
+            if recorder.error and not warned:
+                warned = True
+                click.echo(f"{PROG}: {recorder.error}", err=True)
+        printer.feed_lines(splitter.feed(chunk))
+        sys.stdout.flush()
+    printer.feed_lines(splitter.flush())
+    code = printer.finish()
+    sys.stdout.flush()
+    return code
 
 
 def open_recorder(save: str | None):
@@ -176,11 +196,6 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        _silence_stdout()
         sys.exit(0)
     sys.exit(code if isinstance(code, int) else 0)

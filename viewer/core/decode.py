@@ -14,6 +14,7 @@ the same code serves files, pipes and followed files.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,10 @@ MAX_JOIN_BYTES = 4 * 1024 * 1024
 PREVIEW_CHARS = 240
 
 _BOM = b"\xef\xbb\xbf"
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 
 
 class Event:
@@ -101,6 +106,14 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
                 obj = orjson.loads(raw.decode("utf-8", errors="replace"))
             except orjson.JSONDecodeError:
                 return None, "invalid JSON (and invalid UTF-8)"
+        elif "surrogate" in msg:
+            # JavaScript producers can write a lone UTF-16 surrogate escape ("\ud83d"):
+            # keep the event, with U+FFFD in place of the broken character.
+            fixed = _LONE_SURROGATE.sub(rb"\\ufffd", raw)
+            try:
+                obj = orjson.loads(fixed)
+            except orjson.JSONDecodeError:
+                return None, "invalid JSON (a broken \\u escape)"
         else:
             return None, f"invalid JSON: {msg.split(':', 1)[0]}"
     except RecursionError:  # pragma: no cover - orjson reports this itself

@@ -28,6 +28,7 @@ class Change:
     HEALTH = 16  # malformed lines, unknown events
     RESULT = 32  # the run's result arrived
     THINKING = 64  # thinking text grew (hidden by default)
+    UNKNOWN = 128  # an event of a type the format does not know
 
 
 @dataclass(slots=True)
@@ -224,6 +225,9 @@ class StreamModel:
         self.events = 0
         self.lines_in_events = 0
         self.ended = False
+        self.mirrored = False  # every event arrives twice (stderr merged into stdout)
+        self.duplicates = 0  # events skipped as mirrored copies
+        self._prev: Event | None = None
         self._current: Session | None = None
 
     # -- routing -----------------------------------------------------------------
@@ -232,9 +236,16 @@ class StreamModel:
         return self._current
 
     def _new_session(self, session_id: str | None) -> Session:
-        if self._current is not None:
-            self._current.ended = True
-            self._close_open(self._current)
+        cur = self._current
+        if cur is not None and (session_id is None or cur.session_id == session_id):
+            # A resumed run (same id) or an anonymous one: the previous run is over.
+            # Runs with other ids may still be interleaved with this one; they end with the input.
+            cur.ended = True
+            self._close_open(cur)
+            if cur.status_counts["running"]:
+                for t in cur.tools:
+                    if t.status == "running":
+                        cur.set_status(t, "unfinished")
         s = Session(len(self.sessions), session_id)
         self.sessions.append(s)
         self._current = s
@@ -270,6 +281,16 @@ class StreamModel:
     def apply_event(self, ev: Event) -> Delta:
         self.events += 1
         self.lines_in_events += ev.line_count
+        prev, self._prev = self._prev, ev
+        if prev is not None and prev.length == ev.length and prev.data == ev.data:
+            # The same event twice in a row.  An init is never repeated by the CLI itself:
+            # when it is, stderr was merged into stdout (2>&1) and every event comes twice.
+            if ev.type == "system" and ev.subtype == "init":
+                self.mirrored = True
+            if self.mirrored:
+                self.duplicates += 1
+                self._prev = None  # a third copy is a real event again
+                return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
         action = self.format.interpret(ev)
         self.event_types[ev.type or "(no type)"] += 1
         session, created = self._route(action.session_id, type(action) is A.Init)
@@ -339,7 +360,7 @@ class StreamModel:
         flags = Change.TRANSCRIPT | Change.HEADER
         if not a.known:
             self.unknown_events += 1
-            flags |= Change.HEALTH
+            flags |= Change.HEALTH | Change.UNKNOWN
         kind = "notice" if a.known else "unknown"
         label = a.event_type + (f"/{a.subtype}" if a.subtype else "") or "(no type)"
         text = f"{label}: {a.text}" if a.text else label

@@ -42,10 +42,10 @@ def tool_line(t: ToolCall) -> str:
     elif t.status == "unfinished":
         notes.append("unfinished")
     if t.error_text and t.status != "success":
-        notes.append(one_line(t.error_text, 120))
+        notes.append(t.error_text)
     if notes:
         text += f" ({'; '.join(notes)})"
-    return text
+    return one_line(text, 400)  # labels, outcomes and signals come from the stream too
 
 
 def session_problem(s: Session | None) -> str:
@@ -54,7 +54,7 @@ def session_problem(s: Session | None) -> str:
     if s.result is None:
         return "the run ended without a result"
     if s.state == "failed":
-        msg = one_line(s.result.text, 300) or s.result.subtype or "error"
+        msg = one_line(s.result.text or s.result.subtype or "error", 300)
         return f"the run failed: {msg}"
     return ""
 
@@ -95,7 +95,7 @@ class TextPrinter(Printer):
         m = self.model
         delta = m.apply(rec)
         if isinstance(rec, Malformed):
-            print(describe_malformed(rec), file=self.err)
+            print(f"agent-viewer: {describe_malformed(rec)}", file=self.err)
             return
         s = m.sessions[delta.session]
         if delta.flags & Change.SESSIONS and len(m.sessions) > 1:
@@ -106,7 +106,7 @@ class TextPrinter(Printer):
                 print(tool_line(t), file=self.out)
         if delta.flags & Change.RESULT:
             self._finish(s)
-        elif delta.flags & Change.HEALTH and rec.type != "tool_call":
+        elif delta.flags & Change.UNKNOWN:
             print(f"(unknown event {one_line(rec.type or '(no type)', 60)} at line {rec.line})", file=self.out)
         self.out.flush()
 
@@ -120,10 +120,11 @@ class TextPrinter(Printer):
         m = self.model
         m.end()
         cur = m.current
-        if cur is not None:
-            for t in cur.tools:
+        for s in m.sessions:
+            for t in s.tools:
                 if t.status == "unfinished":
                     print(tool_line(t), file=self.out)
+        if cur is not None:
             if cur.result is None:
                 self._finish(cur)
         self.out.flush()
@@ -166,7 +167,7 @@ class JsonPrinter(Printer):
                     dec.events += 1
                     self.events += 1
                     sid = obj.get("session_id")
-                    if sid:
+                    if type(sid) is str and sid:
                         self.current = sid
                     t = obj.get("type")
                     if t == "result":
@@ -181,7 +182,7 @@ class JsonPrinter(Printer):
         if isinstance(rec, Event):
             self.events += 1
             sid = rec.data.get("session_id")
-            if sid:
+            if type(sid) is str and sid:
                 self.current = sid
             if rec.type == "result":
                 self.results[self.current] = rec.data
@@ -195,8 +196,9 @@ class JsonPrinter(Printer):
         elif data is None:
             problem = "the run ended without a result"
         elif data.get("is_error") is True or data.get("subtype") not in ("success", None, ""):
-            msg = one_line(data["result"], 300) if isinstance(data.get("result"), str) else ""
-            problem = f"the run failed: {msg or data.get('subtype') or 'error'}"
+            msg = data.get("result") if isinstance(data.get("result"), str) else ""
+            subtype = data.get("subtype") if isinstance(data.get("subtype"), str) else ""
+            problem = f"the run failed: {one_line(msg or subtype or 'error', 300)}"
         else:
             problem = ""
         if problem:

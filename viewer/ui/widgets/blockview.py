@@ -49,6 +49,14 @@ class BlockView(ScrollView, can_focus=True):
     def render_block(self, index: int, width: int) -> RenderableType | list[Strip]:
         raise NotImplementedError
 
+    def block_height(self, index: int) -> int | None:
+        """The block's height when known without rendering it (one-line blocks), else None."""
+        return None
+
+    def _measure(self, index: int, width: int) -> int:
+        h = self.block_height(index)
+        return len(self._render_strips(index, width)) if h is None else h
+
     # -- measuring -----------------------------------------------------------------
     @property
     def total_lines(self) -> int:
@@ -97,7 +105,7 @@ class BlockView(ScrollView, can_focus=True):
             v = self.block_version(i)
             if v != self._versions[i]:
                 self._versions[i] = v
-                h = len(self._render_strips(i, width))
+                h = self._measure(i, width)
                 if h != self._heights[i]:
                     self._heights[i] = h
                     lowest = min(lowest, i)
@@ -105,7 +113,7 @@ class BlockView(ScrollView, can_focus=True):
                     self.refresh_block(i)
         for i in range(len(self._heights), count):
             self._versions.append(self.block_version(i))
-            self._heights.append(len(self._render_strips(i, width)))
+            self._heights.append(self._measure(i, width))
         if lowest < count or len(self._starts) != count + 1:
             starts = self._starts[: lowest + 1]
             total = starts[-1]

@@ -81,6 +81,17 @@ class Transcript(BlockView):
         if b.kind == "tool":
             self.post_message(self.ToolClicked(b.ref))
 
+    ONE_LINE = frozenset({"tool", "query", "notice", "unknown"})
+
+    def block_height(self, index: int) -> int | None:
+        s = self.session
+        if s is None or index == self.highlight_block:
+            return None
+        kind = s.blocks[index].kind
+        if kind in self.ONE_LINE or (kind == "thinking" and not self.show_thinking):
+            return 1
+        return None
+
     # -- rendering --------------------------------------------------------------------
     def render_block(self, index: int, width: int) -> RenderableType:
         s = self.session
@@ -123,18 +134,18 @@ class Transcript(BlockView):
             if not self.show_thinking:
                 words = len(b.text.split())
                 label = "  ✻ Thinking…" if b.open else f"  ✻ Thought ({words} words, t to show)"
-                return Text(label, style="italic dim")
+                return Text(label, style="italic dim", no_wrap=True, overflow="ellipsis")
             body = b.text.strip() or "(no thinking text)"
             return Padding(
                 Group(Text("✻ Thinking", style="italic dim"), safe_text(body, style="italic dim")),
                 (0, 0, 1, 2),
             )
         if kind == "query":
-            return Text.assemble(("  ? ", "bold yellow"), safe_line(b.text, 400))
+            return _one_line(Text.assemble(("  ? ", "bold yellow"), safe_line(b.text, 400)))
         if kind == "notice":
-            return Text.assemble(("  ↻ ", "dim"), safe_line(b.text, 400, style="dim"))
+            return _one_line(Text.assemble(("  ↻ ", "dim"), safe_line(b.text, 400, style="dim")))
         if kind == "unknown":
-            return Text.assemble(("  ◆ unknown event ", "bold yellow"), safe_line(b.text, 400))
+            return _one_line(Text.assemble(("  ◆ unknown event ", "bold yellow"), safe_line(b.text, 400)))
         if kind == "result":
             return self._result_line(s)
         return safe_text(b.text)  # pragma: no cover - all kinds handled
@@ -153,3 +164,9 @@ class Transcript(BlockView):
         if r.duration_ms is not None:
             parts.append(fmt_duration(r.duration_ms))
         return Text(" · ".join(parts), style="bold green")
+
+
+def _one_line(text: Text) -> Text:
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text

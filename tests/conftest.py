@@ -1,0 +1,185 @@
+"""Shared fixtures for the core and CLI tests.
+
+Real Cursor captures live beside the repository (``../shared/real_streams/cursor``:
+CI clones the repo with ``shared/`` next to it).  Sample streams live in the
+repo (``sample_streams/``).  Either may be missing: tests that need them skip.
+
+Two parametrizing fixtures are generated here (see :func:`pytest_generate_tests`):
+
+* ``real_stream_path`` - one test per real Cursor capture;
+* ``sample_stream_path`` - one test per sample stream.
+
+Helpers are exposed as fixtures (not imported from this module) so the test
+files work whatever pytest import mode is used.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import orjson
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+REAL_CURSOR_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "real_streams" / "cursor"
+REAL_CURSOR: list[Path] = sorted(REAL_CURSOR_DIR.glob("*.ndjson")) if REAL_CURSOR_DIR.is_dir() else []
+SAMPLES_DIR = REPO / "sample_streams"
+
+
+def sample_paths() -> list[Path]:
+    """Sample streams present now (another helper may add them while tests run)."""
+    return sorted(SAMPLES_DIR.glob("*.ndjson")) if SAMPLES_DIR.is_dir() else []
+
+
+SAMPLES: list[Path] = sample_paths()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    for name, paths, what in (
+        ("real_stream_path", REAL_CURSOR, f"no real Cursor streams in {REAL_CURSOR_DIR}"),
+        ("sample_stream_path", sample_paths(), f"no sample streams in {SAMPLES_DIR} yet"),
+    ):
+        if name in metafunc.fixturenames:
+            if paths:
+                metafunc.parametrize(name, paths, ids=[p.stem for p in paths])
+            else:
+                metafunc.parametrize(
+                    name, [pytest.param(None, marks=pytest.mark.skip(reason=what))], ids=["none"]
+                )
+
+
+# -- helpers -----------------------------------------------------------------
+
+
+def decode_bytes(data: bytes, chunks: list[int] | None = None):
+    """Decode ``data`` (optionally fed in chunks of the given sizes).
+
+    Returns ``(records, decoder)``.
+    """
+    from viewer.core.sources import Ingest
+
+    ing = Ingest()
+    recs = []
+    if chunks is None:
+        recs.extend(ing.feed(data))
+    else:
+        pos = 0
+        for size in chunks:
+            recs.extend(ing.feed(data[pos : pos + size]))
+            pos += size
+        recs.extend(ing.feed(data[pos:]))
+    recs.extend(ing.close())
+    return recs, ing.decoder
+
+
+def model_of(data: bytes, end: bool = True):
+    """Decode ``data`` and reduce it: returns ``(model, records, decoder)``."""
+    from viewer.core.model import StreamModel
+
+    recs, dec = decode_bytes(data)
+    m = StreamModel()
+    for r in recs:
+        m.apply(r)
+    if end:
+        m.end()
+    return m, recs, dec
+
+
+def check_accounting(recs, dec) -> None:
+    """Every physical line is an event line, a malformed line or a blank line."""
+    from viewer.core.decode import Event, Malformed
+
+    events = [r for r in recs if isinstance(r, Event)]
+    malformed = [r for r in recs if isinstance(r, Malformed)]
+    assert len(events) + len(malformed) == len(recs)
+    assert sum(e.line_count for e in events) + len(malformed) + dec.blank_lines == dec.lines_seen
+    assert dec.events == len(events)
+    assert dec.malformed == len(malformed)
+
+
+def check_status_counts(model) -> None:
+    """Per session, the status counters agree with the tool list."""
+    from collections import Counter
+
+    for s in model.sessions:
+        assert all(v >= 0 for v in s.status_counts.values()), s.status_counts
+        counted = {k: v for k, v in s.status_counts.items() if v}
+        assert counted == dict(Counter(t.status for t in s.tools))
+        assert s.running == sum(1 for t in s.tools if t.status == "running")
+        assert s.done_tools == sum(1 for t in s.tools if t.done)
+        for i, t in enumerate(s.tools):
+            assert t.index == i
+            assert s.tool_by_id.get(t.call_id) is not None
+
+
+def line(**fields) -> bytes:
+    """One NDJSON line (with its newline) from keyword fields."""
+    return orjson.dumps(fields) + b"\n"
+
+
+def cli_env() -> dict[str, str]:
+    """Environment for CLI subprocesses: no TUI driver, UTF-8 output, the repo importable."""
+    env = dict(os.environ)
+    env.pop("TEXTUAL_DRIVER", None)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+class _Helpers(SimpleNamespace):
+    def __repr__(self) -> str:
+        return "<test helpers>"
+
+
+HELPERS = _Helpers(
+    decode=decode_bytes,
+    model_of=model_of,
+    check_accounting=check_accounting,
+    check_status_counts=check_status_counts,
+    line=line,
+    cli_env=cli_env,
+    python=sys.executable,
+    repo=REPO,
+)
+
+
+@pytest.fixture(scope="session")
+def h() -> SimpleNamespace:
+    """Shared helpers (decode, model_of, line builders, invariant checks)."""
+    return HELPERS
+
+
+@pytest.fixture(scope="session")
+def real_dir() -> Path:
+    if not REAL_CURSOR:
+        pytest.skip(f"no real Cursor streams in {REAL_CURSOR_DIR}")
+    return REAL_CURSOR_DIR
+
+
+@pytest.fixture(scope="session")
+def real(real_dir: Path):
+    """``real("maestro__05_rejected_shell")`` -> the capture's bytes (skips if absent)."""
+
+    def load(stem: str) -> bytes:
+        p = real_dir / f"{stem}.ndjson"
+        if not p.exists():
+            pytest.skip(f"real stream {p.name} not found")
+        return p.read_bytes()
+
+    return load
+
+
+class _Streams(dict):
+    """name -> bytes, with a short repr (hypothesis prints the arguments of failing examples)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} streams: {', '.join(self)}>"
+
+
+@pytest.fixture(scope="session")
+def real_streams(real_dir: Path) -> dict[str, bytes]:
+    """Every real Cursor capture: name -> bytes."""
+    return _Streams((p.stem, p.read_bytes()) for p in REAL_CURSOR)

@@ -1,0 +1,598 @@
+"""The session model (reducer) on real captures, samples and synthetic streams.
+
+Expectations come from shared/stream-json.md (section 1 and the edge cases in
+section 7) and from reading the raw captures, not from the model's output.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import orjson
+import pytest
+
+from viewer.core.decode import Event, Malformed
+from viewer.core.model import Change, StreamModel
+
+SID = "11111111-2222-3333-4444-555555555555"
+
+
+# -- synthetic event builders ------------------------------------------------------
+
+
+def j(**fields) -> bytes:
+    return orjson.dumps(fields) + b"\n"
+
+
+def init(sid=SID, model="Auto"):
+    return j(type="system", subtype="init", apiKeySource="login", cwd="/w", session_id=sid,
+             model=model, permissionMode="default")
+
+
+def user(text="do it", sid=SID):
+    return j(type="user", message={"role": "user", "content": [{"type": "text", "text": text}]},
+             session_id=sid)
+
+
+def assistant(text, sid=SID, mcid=None, ts=None):
+    d = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+         "session_id": sid}
+    if mcid is not None:
+        d["model_call_id"] = mcid
+    if ts is not None:
+        d["timestamp_ms"] = ts
+    return orjson.dumps(d) + b"\n"
+
+
+def tool(phase, cid, sid=SID, kind="shellToolCall", args=None, result=None, ts=1000, extra=None,
+         hook_first=False):
+    body = {}
+    if args is not None:
+        body["args"] = args
+    if result is not None:
+        body["result"] = result
+    tc = {}
+    if hook_first:
+        tc["hookAdditionalContexts"] = []
+        tc["toolCallId"] = cid
+    tc[kind] = body
+    if extra:
+        tc.update(extra)
+    return j(type="tool_call", subtype=phase, call_id=cid, tool_call=tc, model_call_id="req-0-abcd",
+             session_id=sid, timestamp_ms=ts)
+
+
+def shell_started(cid, cmd="ls", sid=SID, ts=1000):
+    return tool("started", cid, sid, args={"command": cmd, "workingDirectory": ""}, ts=ts)
+
+
+def shell_completed(cid, cmd="ls", sid=SID, ts=2000, exit_code=0):
+    return tool("completed", cid, sid, args={"command": cmd},
+                result={"success": {"command": cmd, "exitCode": exit_code, "stdout": "out", "stderr": ""}},
+                ts=ts)
+
+
+def result(text="done", sid=SID, is_error=False, subtype="success"):
+    return j(type="result", subtype=subtype, duration_ms=10, duration_api_ms=10, is_error=is_error,
+             result=text, session_id=sid, request_id="req")
+
+
+def apply_all(data: bytes, h, end=True):
+    recs, dec = h.decode(data)
+    m = StreamModel()
+    deltas = [m.apply(r) for r in recs]
+    if end:
+        m.end()
+    return m, deltas, recs
+
+
+def raw_events(data: bytes) -> list[dict]:
+    """The stream parsed independently of the decoder (real captures are clean NDJSON)."""
+    return [json.loads(x) for x in data.splitlines() if x.strip()]
+
+
+# -- real captures -------------------------------------------------------------------
+
+
+def test_every_real_stream_decodes_cleanly(h, real_stream_path):
+    data = real_stream_path.read_bytes()
+    m, recs, dec = h.model_of(data)
+    assert m.malformed == []
+    assert dec.malformed == 0
+    assert m.events == len(raw_events(data))
+    assert m.lines_accounted(dec.blank_lines) == dec.lines_seen
+    assert m.unknown_events == 0
+    h.check_status_counts(m)
+    for s in m.sessions:
+        assert s.state != "live"  # the input ended
+        assert all(t.status != "running" for t in s.tools)
+
+
+def test_real_streams_tool_calls_match_the_raw_events(h, real_stream_path):
+    """One tool call per distinct call_id; completed calls are done, others unfinished."""
+    data = real_stream_path.read_bytes()
+    m, _, _ = h.model_of(data)
+    raw = raw_events(data)
+    ids = [e["call_id"] for e in raw if e.get("type") == "tool_call"]
+    completed = {e["call_id"] for e in raw if e.get("type") == "tool_call" and e.get("subtype") == "completed"}
+    tools = [t for s in m.sessions for t in s.tools]
+    assert [t.call_id for t in tools] == list(dict.fromkeys(ids))
+    for t in tools:
+        if t.call_id in completed:
+            assert t.done, t
+        else:
+            assert t.status == "unfinished", t
+
+
+def test_real_streams_results(h, real_stream_path):
+    data = real_stream_path.read_bytes()
+    m, _, _ = h.model_of(data)
+    raw_results = [e for e in raw_events(data) if e.get("type") == "result"]
+    got = [s.result for s in m.sessions if s.result is not None]
+    assert len(got) == len(raw_results)
+    for r, raw in zip(got, raw_results, strict=True):
+        assert r.text == raw["result"]
+        assert r.is_error is raw["is_error"]
+        assert r.duration_ms == raw["duration_ms"]
+
+
+def test_sample_streams(h, sample_stream_path):
+    data = sample_stream_path.read_bytes()
+    m, recs, dec = h.model_of(data)
+    h.check_accounting(recs, dec)
+    assert m.lines_accounted(dec.blank_lines) == dec.lines_seen
+    h.check_status_counts(m)
+    for s in m.sessions:
+        assert s.state in ("succeeded", "failed", "ended")
+        assert all(t.status != "running" for t in s.tools)
+
+
+def test_rejected_shell_target_comes_from_started(h, real):
+    data = real("maestro__05_rejected_shell")
+    raw = raw_events(data)
+    completed = [e for e in raw if e.get("type") == "tool_call" and e["subtype"] == "completed"]
+    assert len(completed) == 2 and all("args" not in e["tool_call"]["shellToolCall"] for e in completed)
+    m, _, _ = h.model_of(data)
+    (s,) = m.sessions
+    assert len(s.tools) == 2
+    for t in s.tools:
+        assert t.kind_key == "shellToolCall"
+        assert t.label == "Ran terminal command"
+        assert t.status == "rejected"
+        assert t.outcome == "rejected"
+        assert t.target == "uname -a"
+    assert s.tools[0].turn_id != s.tools[1].turn_id  # two model turns
+    assert s.state == "succeeded"
+
+
+def test_completed_without_args_keeps_started_target(h):
+    # The rejection payload here does not echo the command: only `started` knows it.
+    data = (
+        init() + user()
+        + shell_started("c1", cmd="rm -rf build")
+        + tool("completed", "c1", result={"rejected": {"reason": "", "isReadonly": False}})
+        + result()
+    )
+    m, _, _ = apply_all(data, h)
+    (t,) = m.sessions[0].tools
+    assert t.target == "rm -rf build"
+    assert t.status == "rejected"
+
+
+def test_parallel_shell_calls(h, real):
+    data = real("cursor-hack__parallel-sleep")
+    m, _, _ = h.model_of(data)
+    (s,) = m.sessions
+    assert [t.target for t in s.tools] == ["sleep 6", "sleep 4"]
+    a, b = s.tools
+    # Both started before either completed: they ran in parallel, in the same model turn.
+    assert max(a.start_line, b.start_line) < min(a.end_line, b.end_line)
+    assert a.turn_id and a.turn_id == b.turn_id
+    assert b.end_line < a.end_line  # completions arrive in finish order
+    assert 6100 <= a.duration_ms <= 6300
+    assert 4100 <= b.duration_ms <= 4300
+    assert all(t.status == "success" for t in s.tools)
+
+
+def test_duration_prefers_tool_reported_times(h, real):
+    data = real("maestro__02_shell_tool_call")
+    tc = [e for e in raw_events(data) if e.get("type") == "tool_call"]
+    started_ms = int(tc[-1]["tool_call"]["startedAtMs"])
+    completed_ms = int(tc[-1]["tool_call"]["completedAtMs"])
+    assert completed_ms - started_ms != tc[1]["timestamp_ms"] - tc[0]["timestamp_ms"]
+    m, _, _ = h.model_of(data)
+    (t,) = m.sessions[0].tools
+    assert t.duration_ms == completed_ms - started_ms
+    assert t.detail == "exit 0"
+
+
+def test_truncated_stream_ends_with_unfinished_calls(h, real):
+    data = real("agentic-automation__head")
+    m, _, _ = h.model_of(data, end=False)
+    (s,) = m.sessions
+    assert s.state == "live"
+    assert [t.status for t in s.tools] == ["running", "running"]
+    m.end()
+    assert s.state == "ended"
+    assert s.result is None
+    assert [t.status for t in s.tools] == ["unfinished", "unfinished"]
+    assert [t.kind_key for t in s.tools] == ["readToolCall", "lsToolCall"]
+    assert not any(t.done for t in s.tools)
+    assert s.running == 0 and s.done_tools == 0
+
+
+def test_completed_without_started_creates_the_call(h, real):
+    data = real("agentic-automation__tail")
+    first = raw_events(data)[0]
+    assert (first["type"], first["subtype"]) == ("tool_call", "completed")
+    m, _, _ = h.model_of(data)
+    s = m.sessions[0]
+    t = s.tools[0]
+    assert t.call_id == first["call_id"]
+    assert t.kind_key == "grepToolCall"
+    assert t.status == "success"
+    assert t.start_line == 0 and t.end_line == 1
+    assert s.blocks[t.block].kind == "tool" and s.blocks[t.block].ref == 0
+    assert s.state == "succeeded"
+
+
+@pytest.mark.parametrize("stem", ["maestro__04_partial_output", "maestro__06_ask_question"])
+def test_partial_output_segments_are_not_doubled(h, real, stem):
+    data = real(stem)
+    m, _, _ = h.model_of(data)
+    (s,) = m.sessions
+    final = [e for e in raw_events(data) if e.get("type") == "assistant"][-1]
+    final_text = final["message"]["content"][0]["text"]
+    assert "".join(s.assistant_segments) == s.result.text
+    assert s.result_mismatch is False
+    assert len(s.assistant_segments) == 2
+    assert s.assistant_segments[-1] == final_text
+    assert s.final_text() == final_text
+    assert not any(b.open for b in s.blocks)
+
+
+def test_whole_segments_are_separate_blocks(h, real):
+    data = real("maestro__02_shell_tool_call")
+    m, _, _ = h.model_of(data)
+    s = m.sessions[0]
+    texts = [e["message"]["content"][0]["text"] for e in raw_events(data) if e.get("type") == "assistant"]
+    assert s.assistant_segments == texts
+    assert "".join(texts) == s.result.text and not s.result_mismatch
+    # Transcript order: first segment, the tool, then the final segment.
+    kinds = [b.kind for b in s.blocks if b.kind in ("assistant", "tool")]
+    assert kinds == ["assistant", "tool", "assistant"]
+
+
+def test_partial_deltas_then_resend_before_tool(h):
+    data = (
+        init() + user()
+        + assistant("Look", ts=1) + assistant("ing.", ts=2)
+        + assistant("Looking.", ts=3, mcid="req-0-aaaa")
+        + shell_started("c1") + shell_completed("c1")
+        + assistant("Do", ts=4) + assistant("ne", ts=5) + assistant("Done")
+        + result("Looking.Done")
+    )
+    m, _, _ = apply_all(data, h)
+    s = m.sessions[0]
+    assert s.assistant_segments == ["Looking.", "Done"]
+    assert not s.result_mismatch
+
+
+def test_result_text_mismatch_is_flagged(h):
+    data = init() + user() + assistant("Hello") + result("Something else")
+    m, _, _ = apply_all(data, h)
+    assert m.sessions[0].result_mismatch is True
+
+
+# -- synthetic ----------------------------------------------------------------------
+
+
+def test_reused_call_id_after_completion_is_a_new_call(h):
+    data = (
+        init() + user()
+        + shell_started("c1", "echo one") + shell_completed("c1", "echo one")
+        + shell_started("c1", "echo two")
+    )
+    m, _, _ = apply_all(data, h)
+    s = m.sessions[0]
+    assert [(t.target, t.status) for t in s.tools] == [("echo one", "success"), ("echo two", "unfinished")]
+    h.check_status_counts(m)
+
+
+def test_duplicate_started_and_completed_do_not_double_calls(h):
+    lines = [
+        init(), user(),
+        shell_started("c1", "sleep 1"), shell_started("c2", "sleep 2"),
+        shell_completed("c2", "sleep 2"), shell_completed("c1", "sleep 1", exit_code=3),
+        result(),
+    ]
+    data = b"".join(x + x for x in lines[2:6])  # only the tool events doubled
+    m, _, _ = apply_all(lines[0] + lines[1] + data + lines[6], h)
+    (s,) = m.sessions
+    assert [(t.call_id, t.status) for t in s.tools] == [("c1", "failed"), ("c2", "success")]
+    assert [t.duplicates for t in s.tools] == [2, 2]
+    h.check_status_counts(m)
+    assert s.state == "succeeded"
+
+
+@pytest.mark.parametrize("stem", ["maestro__02_shell_tool_call", "cursor-hack__parallel-sleep",
+                                  "maestro__05_rejected_shell"])
+def test_doubled_real_stream_does_not_double_tool_calls(h, real, stem):
+    """`2>&1` with stderr mirroring stdout: every line arrives twice (stream-json.md 7.8)."""
+    data = real(stem)
+    doubled = b"".join(x + x for x in data.splitlines(keepends=True))
+    base, _, _ = h.model_of(data)
+    m, _, _ = h.model_of(doubled)
+    h.check_status_counts(m)
+    tools = [(t.call_id, t.status, t.target) for s in m.sessions for t in s.tools]
+    assert tools == [(t.call_id, t.status, t.target) for t in base.sessions[0].tools]
+    assert m.sessions[-1].state == base.sessions[0].state
+
+
+def test_doubled_real_stream_reads_like_the_original(h, real):
+    data = real("maestro__02_shell_tool_call")
+    doubled = b"".join(x + x for x in data.splitlines(keepends=True))
+    base, _, _ = h.model_of(data)
+    m, _, _ = h.model_of(doubled)
+    assert len(m.sessions) == 1
+    assert m.sessions[0].assistant_segments == base.sessions[0].assistant_segments
+    assert m.sessions[0].result_mismatch is False
+
+
+def test_new_init_with_same_session_id_starts_a_second_run(h):
+    data = (
+        init() + user("first") + assistant("one") + result("one")
+        + init() + user("second") + shell_started("c1") + shell_completed("c1") + assistant("two")
+        + result("two")
+    )
+    m, deltas, _ = apply_all(data, h)
+    assert len(m.sessions) == 2
+    a, b = m.sessions
+    assert a.session_id == b.session_id == SID
+    assert (a.prompt, b.prompt) == ("first", "second")
+    assert (len(a.tools), len(b.tools)) == (0, 1)
+    assert a.state == b.state == "succeeded"
+    assert a.result.text == "one" and b.result.text == "two"
+    assert sum(1 for d in deltas if d.flags & Change.SESSIONS) == 2
+
+
+def test_interleaved_sessions_route_back(h):
+    A, B = "aaaa", "bbbb"
+    data = (
+        init(A) + user("task A", A)
+        + init(B) + user("task B", B)
+        + shell_started("a1", "make a", A)
+        + shell_started("b1", "make b", B)
+        + shell_completed("a1", "make a", A)
+        + result("A done", A)
+        + shell_completed("b1", "make b", B, exit_code=1)
+        + result("B failed", B, is_error=True, subtype="error")
+    )
+    m, deltas, _ = apply_all(data, h)
+    assert [s.session_id for s in m.sessions] == [A, B]
+    a, b = m.sessions
+    assert [t.call_id for t in a.tools] == ["a1"] and [t.call_id for t in b.tools] == ["b1"]
+    assert a.tools[0].status == "success" and b.tools[0].status == "failed"
+    assert (a.prompt, b.prompt) == ("task A", "task B")
+    assert a.state == "succeeded" and b.state == "failed"
+    # Deltas name the session the event went to.
+    assert [d.session for d in deltas] == [0, 0, 1, 1, 0, 1, 0, 0, 1, 1]
+    h.check_status_counts(m)
+
+
+def test_events_without_init_make_a_session(h):
+    data = shell_started("c1") + shell_completed("c1") + result()
+    m, _, _ = apply_all(data, h)
+    (s,) = m.sessions
+    assert s.session_id == SID and s.init is None
+    assert s.state == "succeeded"
+
+
+@pytest.mark.parametrize(
+    ("is_error", "subtype", "state"),
+    [(True, "error", "failed"), (True, "success", "failed"), (False, "success", "succeeded")],
+)
+def test_result_state(h, is_error, subtype, state):
+    data = init() + user() + result("Model not available", is_error=is_error, subtype=subtype)
+    m, _, _ = apply_all(data, h)
+    s = m.sessions[0]
+    assert s.state == state
+    assert s.result.is_error is is_error
+
+
+def test_tool_kind_found_after_hook_contexts(h):
+    data = init() + tool(
+        "started", "c1", hook_first=True, args={"command": "git status"},
+        extra={"startedAtMs": "1786676122259"},
+    ) + tool(
+        "completed", "c1", hook_first=True, args={"command": "git status"},
+        result={"success": {"exitCode": 0, "stdout": ""}},
+        extra={"startedAtMs": "1786676122259", "completedAtMs": "1786676123500"},
+    )
+    first_key = next(iter(orjson.loads(data.splitlines()[1])["tool_call"]))
+    assert first_key == "hookAdditionalContexts"
+    m, _, _ = apply_all(data, h)
+    (t,) = m.sessions[0].tools
+    assert t.kind_key == "shellToolCall"
+    assert t.label == "Ran terminal command"
+    assert t.target == "git status"
+    assert t.duration_ms == 1241
+
+
+def test_unknown_tool_kind_is_labelled_from_its_key(h):
+    data = init() + tool("started", "c1", kind="fooBarToolCall", args={"path": "/x/y"}) + tool(
+        "completed", "c1", kind="fooBarToolCall", result={"success": {}})
+    m, _, _ = apply_all(data, h)
+    (t,) = m.sessions[0].tools
+    assert t.kind_key == "fooBarToolCall"
+    assert t.label == "Foo bar"
+    assert t.target == "/x/y"
+    assert t.status == "success"
+
+
+def test_unknown_outcome_is_kept_verbatim(h):
+    data = init() + shell_started("c1") + tool("completed", "c1", result={"stillPending": {"x": 1}})
+    m, _, _ = apply_all(data, h)
+    (t,) = m.sessions[0].tools
+    assert t.outcome == "stillPending"
+    assert t.status not in ("success", "running")
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [("error", "failed"), ("timeout", "failed"), ("rejected", "rejected"), ("success", "success")],
+)
+def test_outcome_status(h, outcome, status):
+    data = init() + shell_started("c1") + tool("completed", "c1", result={outcome: {"reason": "r"}})
+    m, _, _ = apply_all(data, h)
+    assert m.sessions[0].tools[0].status == status
+
+
+def test_shell_nonzero_exit_is_a_failure(h):
+    data = init() + shell_started("c1", "false") + shell_completed("c1", "false", exit_code=1)
+    m, _, _ = apply_all(data, h)
+    t = m.sessions[0].tools[0]
+    assert t.outcome == "success" and t.status == "failed"
+    assert "1" in t.detail
+
+
+def test_unknown_event_types_are_kept_as_notices(h):
+    data = (
+        init() + user()
+        + j(type="rate_limit_event", session_id=SID, status="ok")
+        + j(type="brand_new_thing", subtype="x", session_id=SID)
+        + j(type="retry", subtype="starting", attempt=1, session_id=SID)
+        + j(session_id=SID, hello="no type")
+        + result()
+    )
+    m, deltas, _ = apply_all(data, h)
+    s = m.sessions[0]
+    assert m.unknown_events == 3
+    assert [(n.event_type, n.known) for n in s.notices] == [
+        ("rate_limit_event", False), ("brand_new_thing", False), ("retry", True), ("", False)]
+    assert [b.kind for b in s.blocks if b.kind in ("unknown", "notice")] == [
+        "unknown", "unknown", "notice", "unknown"]
+    assert m.event_types["rate_limit_event"] == 1
+    assert deltas[2].flags & Change.HEALTH and not deltas[4].flags & Change.HEALTH
+    assert s.state == "succeeded"
+
+
+def test_interaction_query_pairs_into_one_block(h, real):
+    m, _, _ = h.model_of(real("maestro__06_ask_question"))
+    s = m.sessions[0]
+    queries = [b for b in s.blocks if b.kind == "query"]
+    assert len(queries) == 1
+    assert "Payments feature clarification" in queries[0].text
+    assert "rejected" in queries[0].text
+
+
+# -- deltas ----------------------------------------------------------------------
+
+
+def test_delta_flags(h):
+    lines = [
+        init(),                                              # 0
+        user(),                                              # 1
+        j(type="thinking", subtype="delta", text="hmm", session_id=SID, timestamp_ms=1),  # 2
+        assistant("Plan.", mcid="req-0-a", ts=2),            # 3
+        shell_started("c1"),                                 # 4
+        shell_started("c2"),                                 # 5
+        shell_completed("c2"),                               # 6
+        b"not json\n",                                       # 7
+        shell_completed("c1"),                               # 8
+        assistant("Done."),                                  # 9
+        result("Plan.Done."),                                # 10
+    ]
+    m, deltas, recs = apply_all(b"".join(lines), h, end=False)
+    assert isinstance(recs[7], Malformed)
+    d = deltas
+    assert d[0].flags & Change.SESSIONS and d[0].session == 0
+    assert not d[1].flags & Change.SESSIONS
+    assert d[1].flags & Change.TRANSCRIPT and m.sessions[0].blocks[d[1].block].kind == "prompt"
+    assert d[2].flags & Change.THINKING
+    assert d[3].flags & Change.TRANSCRIPT and m.sessions[0].blocks[d[3].block].text == "Plan."
+    assert d[4].flags & Change.TOOLS and d[4].tool == 0
+    assert d[5].flags & Change.TOOLS and d[5].tool == 1
+    assert d[6].flags & Change.TOOLS and d[6].tool == 1
+    assert d[7].flags & Change.HEALTH and d[7].tool == -1
+    assert d[8].flags & Change.TOOLS and d[8].tool == 0
+    assert d[9].flags & Change.TRANSCRIPT and not d[9].flags & Change.TOOLS
+    assert d[10].flags & Change.RESULT
+    for i in (0, 1, 2, 3, 9, 10):
+        assert d[i].tool == -1
+    assert len(m.malformed) == 1
+    end = m.end()
+    assert end.flags & Change.TOOLS
+
+
+# -- status counts ------------------------------------------------------------------
+
+
+def _random_stream(rng: random.Random) -> bytes:
+    ids = [f"c{i}" for i in range(4)]
+    sids = ["s1", "s2"]
+    out = []
+    for _ in range(rng.randint(0, 40)):
+        sid = rng.choice(sids)
+        cid = rng.choice(ids)
+        kind = rng.randrange(7)
+        if kind == 0:
+            out.append(init(sid))
+        elif kind == 1:
+            out.append(shell_started(cid, sid=sid))
+        elif kind == 2:
+            out.append(shell_completed(cid, sid=sid, exit_code=rng.choice([0, 1])))
+        elif kind == 3:
+            out.append(tool("completed", cid, sid, result={rng.choice(["rejected", "error", "odd"]): {}}))
+        elif kind == 4:
+            out.append(result(sid=sid, is_error=rng.random() < 0.3))
+        elif kind == 5:
+            out.append(assistant("x", sid=sid, ts=rng.choice([None, 5])))
+        else:
+            out.append(b"garbage\n")
+    return b"".join(out)
+
+
+def test_status_counts_match_tools_after_every_event(h):
+    rng = random.Random(7)
+    for _ in range(150):
+        data = _random_stream(rng)
+        recs, _ = h.decode(data)
+        m = StreamModel()
+        for r in recs:
+            m.apply(r)
+            h.check_status_counts(m)
+        m.end()
+        h.check_status_counts(m)
+        for s in m.sessions:
+            assert s.running == 0
+
+
+def test_status_counts_on_real_streams(h, real_streams):
+    for name, data in real_streams.items():
+        m, _, _ = h.model_of(data)
+        h.check_status_counts(m)
+        total = Counter()
+        for s in m.sessions:
+            total.update(t.status for t in s.tools)
+        assert sum(total.values()) == sum(len(s.tools) for s in m.sessions), name
+
+
+def test_model_accepts_records_from_any_source(h):
+    m = StreamModel()
+    ev = Event(1, 1, 0, 10, {"type": "system", "subtype": "init", "session_id": "x"})
+    m.apply(ev)
+    m.apply(Malformed(2, 11, 3, "invalid JSON", "abc"))
+    assert len(m.sessions) == 1 and len(m.malformed) == 1
+    assert m.lines_accounted() == 2
+
+
+def test_interleaved_session_is_live_while_it_still_receives_events(h):
+    A, B = "aaaa", "bbbb"
+    data = init(A) + user("task A", A) + init(B) + user("task B", B) + shell_started("a1", "make a", A)
+    m, _, _ = apply_all(data, h, end=False)
+    a = m.sessions[0]
+    assert a.tools[0].status == "running"
+    assert a.state == "live"

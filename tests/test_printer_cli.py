@@ -1,0 +1,638 @@
+"""The command line and its --print modes, in-process and as a real subprocess.
+
+Expected outputs are derived from the raw captures (parsed here with the
+standard ``json`` module) and from the format reference, not copied from a
+run of the viewer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+import time
+
+import orjson
+import pytest
+
+RESULT_KEYS = ["type", "subtype", "is_error", "duration_ms", "duration_api_ms", "result", "session_id",
+               "request_id"]
+SID = "s-1"
+
+
+def j(**fields) -> bytes:
+    return orjson.dumps(fields) + b"\n"
+
+
+def raw_events(data: bytes) -> list[dict]:
+    return [json.loads(x) for x in data.splitlines() if x.strip()]
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    """Run ``viewer.cli.main`` in-process; returns (exit code, stdout, stderr)."""
+    from viewer.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    code = exc.value.code
+    return (0 if code is None else code), out, err
+
+
+def run_cli(h, *args: str, input: bytes | None = None, timeout: float = 20) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "viewer", *args], input=input, capture_output=True,
+        env=h.cli_env(), cwd=h.repo, timeout=timeout,
+        stdin=None if input is not None else subprocess.DEVNULL,
+    )
+
+
+def shell_commands(data: bytes) -> list[str]:
+    """Commands of the shell calls, in completion order (what text mode prints as they finish)."""
+    cmd = {}
+    done = []
+    for e in raw_events(data):
+        if e.get("type") != "tool_call":
+            continue
+        body = e["tool_call"].get("shellToolCall")
+        if body is None:
+            continue
+        if e["subtype"] == "started":
+            cmd[e["call_id"]] = body["args"]["command"]
+        else:
+            # `completed` may lack args (rejected shell): the result echoes the command.
+            outcome = next(iter(body.get("result", {}).values()), {})
+            done.append(cmd.get(e["call_id"]) or body.get("args", {}).get("command") or outcome.get("command"))
+    return done
+
+
+def is_tool_line(line: str, prefix: str) -> bool:
+    """``prefix`` alone, or followed by a parenthesized note such as ``(rejected)``."""
+    return line == prefix or line.startswith(prefix + " (")
+
+
+def final_assistant_text(data: bytes) -> str | None:
+    """The last assistant segment, when nothing but the result follows it."""
+    evs = raw_events(data)
+    last = None
+    for e in evs:
+        if e.get("type") == "tool_call":
+            last = None
+        elif e.get("type") == "assistant" and "timestamp_ms" not in e:
+            last = e["message"]["content"][0]["text"]
+    return last
+
+
+# -- text -----------------------------------------------------------------------
+
+
+def test_text_mode_on_real_streams(capsys, real_stream_path):
+    data = real_stream_path.read_bytes()
+    code, out, err = run_main(capsys, "--print", str(real_stream_path))
+    assert "Traceback" not in err
+    lines = out.splitlines()
+    for cmd in shell_commands(data):
+        assert cmd
+        assert any(is_tool_line(x, f"Ran terminal command {cmd}") for x in lines), cmd
+    assert sum(1 for x in lines if x.startswith("Ran terminal command")) == len(shell_commands(data))
+    has_result = any(e.get("type") == "result" for e in raw_events(data))
+    final = final_assistant_text(data)
+    if final:
+        assert final.strip() in out
+        # The final text comes after every tool line.
+        assert out.rindex(final.strip()) > max((out.rfind(x) for x in lines if x.startswith("Ran ")), default=-1)
+    if has_result:
+        assert code == 0, err
+        assert err == ""
+    else:
+        assert code != 0
+        assert "result" in err
+
+
+def test_text_mode_rejected_and_truncated(capsys, real_dir):
+    code, out, err = run_main(capsys, "--print", str(real_dir / "maestro__05_rejected_shell.ndjson"))
+    assert code == 0
+    rejected = [x for x in out.splitlines() if x.startswith("Ran terminal command uname -a")]
+    assert len(rejected) == 2 and all("rejected" in x for x in rejected)
+
+    code, out, err = run_main(capsys, "--print", str(real_dir / "agentic-automation__head.ndjson"))
+    assert code != 0
+    tool_lines = [x for x in out.splitlines() if "unfinished" in x]
+    assert len(tool_lines) == 2
+    assert tool_lines[0].startswith("Read file specs/001-github-agent-automation/tasks.md")
+    assert tool_lines[1].startswith("Listed directory specs/001-github-agent-automation")
+    assert err.strip().splitlines()[-1].startswith("agent-viewer:")
+
+
+def test_text_mode_failed_run(capsys, tmp_path):
+    p = tmp_path / "failed.ndjson"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id=SID)
+        + j(type="result", subtype="error", is_error=True, result="Model quota exceeded", session_id=SID)
+    )
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code != 0
+    assert "Model quota exceeded" in err
+
+
+def test_text_mode_sanitizes_terminal_escapes(capsys, tmp_path):
+    p = tmp_path / "evil.ndjson"
+    cmd = "printf '\x1b[2J\x1b]0;pwned\x07'"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id=SID)
+        + j(type="tool_call", subtype="started", call_id="c\n1", session_id=SID,
+            tool_call={"shellToolCall": {"args": {"command": cmd}}})
+        + j(type="tool_call", subtype="completed", call_id="c\n1", session_id=SID,
+            tool_call={"shellToolCall": {"args": {"command": cmd},
+                                         "result": {"success": {"exitCode": 0, "stdout": "\x1b[31m"}}}})
+        + j(type="assistant", session_id=SID,
+            message={"content": [{"type": "text", "text": "Done \x1b]52;c;ZXZpbA==\x07 \u202eevil \x9b2J"}]})
+        + j(type="result", subtype="success", is_error=False, result="x", session_id=SID)
+    )
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "\x9b" not in out
+    assert "Ran terminal command printf" in out
+    assert "Done" in out
+
+
+def test_text_mode_unknown_outcome_shown_verbatim(capsys, tmp_path):
+    p = tmp_path / "odd.ndjson"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id=SID)
+        + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+            tool_call={"shellToolCall": {"args": {"command": "make"}}})
+        + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID,
+            tool_call={"shellToolCall": {"result": {"needsConfirmation": {}}}})
+        + j(type="result", subtype="success", is_error=False, result="", session_id=SID)
+    )
+    code, out, err = run_main(capsys, "--print", str(p))
+    (tool_line,) = [x for x in out.splitlines() if x.startswith("Ran terminal command make")]
+    assert "needsConfirmation" in tool_line
+
+
+def test_text_mode_reports_malformed_lines_on_stderr(capsys, tmp_path):
+    p = tmp_path / "noisy.ndjson"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id=SID)
+        + b"T: You've hit your usage limit\n"
+        + j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": "Hi."}]})
+        + j(type="result", subtype="success", is_error=False, result="Hi.", session_id=SID)
+    )
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0
+    assert "line 2" in err and "usage limit" in err
+    assert "usage limit" not in out
+    assert "Hi." in out
+
+
+def test_text_mode_separates_sessions(capsys, tmp_path):
+    def run(text):
+        return (
+            j(type="system", subtype="init", session_id=SID)
+            + j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": text}]})
+            + j(type="result", subtype="success", is_error=False, result=text, session_id=SID)
+        )
+
+    p = tmp_path / "resumed.ndjson"
+    p.write_bytes(run("First answer.") + run("Second answer."))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0
+    assert out.index("First answer.") < out.index("Second answer.")
+    between = out[out.index("First answer.") : out.index("Second answer.")]
+    assert "session" in between
+
+
+def test_text_mode_doubled_stream_prints_like_the_original(capsys, real_dir, tmp_path):
+    src = real_dir / "maestro__02_shell_tool_call.ndjson"
+    doubled = tmp_path / "doubled.ndjson"
+    doubled.write_bytes(b"".join(x + x for x in src.read_bytes().splitlines(keepends=True)))
+    _, want, _ = run_main(capsys, "--print", str(src))
+    _, got, _ = run_main(capsys, "--print", str(doubled))
+    assert got == want
+
+
+# -- json ------------------------------------------------------------------------
+
+
+def test_json_mode_success(capsys, real_stream_path):
+    data = real_stream_path.read_bytes()
+    results = [e for e in raw_events(data) if e.get("type") == "result"]
+    code, out, err = run_main(capsys, "--print", "--output-format", "json", str(real_stream_path))
+    if not results:
+        assert code != 0
+        assert out == ""
+        assert "result" in err and "Traceback" not in err
+        return
+    assert code == 0, err
+    assert out.endswith("\n") and out.count("\n") == 1
+    obj = json.loads(out)
+    assert list(obj) == RESULT_KEYS
+    for k in RESULT_KEYS:
+        assert obj[k] == results[-1].get(k)  # (trimmed fixtures lack some keys: null)
+
+
+def test_json_mode_key_order_does_not_depend_on_input(capsys, tmp_path):
+    p = tmp_path / "r.ndjson"
+    # Key order is not meaningful on input (Claude puts `type` near the end).
+    p.write_bytes(
+        b'{"request_id":"q","session_id":"s","usage":{"inputTokens":1},"result":"ok",'
+        b'"duration_api_ms":2,"duration_ms":3,"is_error":false,"subtype":"success","type":"result"}\n'
+    )
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code == 0, err
+    obj = json.loads(out)
+    assert list(obj) == RESULT_KEYS
+    assert obj == {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 3,
+                   "duration_api_ms": 2, "result": "ok", "session_id": "s", "request_id": "q"}
+
+
+def test_json_mode_truncated_run(h, real_dir):
+    cp = run_cli(h, "--output-format", "json", str(real_dir / "agentic-automation__head.ndjson"))
+    assert cp.returncode != 0
+    assert cp.stdout == b""
+    err = cp.stderr.decode()
+    assert err.startswith("agent-viewer:")
+    assert "result" in err
+    assert "Traceback" not in err
+
+
+def test_json_mode_failed_run_writes_no_json(capsys, tmp_path):
+    p = tmp_path / "failed.ndjson"
+    p.write_bytes(j(type="result", subtype="error", is_error=True, result="boom", session_id=SID))
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code != 0
+    assert out == ""
+    assert "boom" in err
+
+
+# -- stream-json -----------------------------------------------------------------------
+
+
+def test_stream_json_reemits_every_event(capsys, real_stream_path):
+    data = real_stream_path.read_bytes()
+    events = raw_events(data)
+    code, out, err = run_main(capsys, "--output-format", "stream-json", str(real_stream_path))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert len(lines) == len(events)
+    for line, ev in zip(lines, events, strict=True):
+        assert json.loads(line) == ev
+        assert line == json.dumps(ev, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_stream_json_malformed_lines_on_stderr(h):
+    split = orjson.dumps({"type": "tool_call", "subtype": "started", "call_id": "call_x\nfc_y",
+                          "session_id": SID}).replace(b"\\n", b"\n")
+    data = (
+        j(type="system", subtype="init", session_id=SID)
+        + b"Reading additional input from stdin...\n"
+        + split + b"\n"
+        + b"\n"
+        + j(type="result", subtype="success", is_error=False, result="", session_id=SID)
+        + b'{"type":"assist'
+    )
+    cp = run_cli(h, "--output-format", "stream-json", "-", input=data)
+    out = cp.stdout.decode().splitlines()
+    assert [json.loads(x)["type"] for x in out] == ["system", "tool_call", "result"]
+    assert json.loads(out[1])["call_id"] == "call_x\nfc_y"  # one physical line again, newline escaped
+    err = cp.stderr.decode().splitlines()
+    assert len(err) == 2
+    assert "line 2" in err[0] and "Reading additional input" in err[0]
+    assert "line 7" in err[1]
+    assert "Traceback" not in cp.stderr.decode()
+
+
+# -- how input and mode are chosen ------------------------------------------------------
+
+
+def test_print_mode_inferred_when_stdout_is_not_a_terminal(h, real_dir):
+    path = str(real_dir / "maestro__05_rejected_shell.ndjson")
+    implicit = run_cli(h, path)
+    explicit = run_cli(h, "--print", path)
+    assert implicit.returncode == 0
+    assert implicit.stdout == explicit.stdout
+    assert b"Ran terminal command uname -a" in implicit.stdout
+
+
+@pytest.mark.parametrize("args", [["-"], []], ids=["dash", "no-file"])
+def test_reads_stdin(h, real_dir, args):
+    data = (real_dir / "cursor-hack__parallel-sleep.ndjson").read_bytes()
+    cp = run_cli(h, "--print", *args, input=data)
+    assert cp.returncode == 0, cp.stderr
+    out = cp.stdout.decode().splitlines()
+    assert "Ran terminal command sleep 4" in out and "Ran terminal command sleep 6" in out
+    assert out.index("Ran terminal command sleep 4") < out.index("Ran terminal command sleep 6")
+    assert out[-1] == "done"
+
+
+def test_streams_output_before_stdin_closes(h):
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "viewer", "--print"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=h.cli_env(), cwd=h.repo,
+    )
+    try:
+        first = (
+            j(type="system", subtype="init", session_id=SID)
+            + j(type="user", session_id=SID, message={"content": [{"type": "text", "text": "go"}]})
+            + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+                tool_call={"shellToolCall": {"args": {"command": "make build"}}})
+            + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID,
+                tool_call={"shellToolCall": {"args": {"command": "make build"},
+                                             "result": {"success": {"exitCode": 0}}}})
+            + j(type="tool_call", subtype="started", call_id="c2", session_id=SID,
+                tool_call={"shellToolCall": {"args": {"command": "make test"}}})
+        )
+        proc.stdin.write(first)
+        proc.stdin.flush()
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        got = b""
+        deadline = time.monotonic() + 4.0
+        while b"Ran terminal command make build\n" not in got and time.monotonic() < deadline:
+            if sel.select(timeout=max(0.0, deadline - time.monotonic())):
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                got += chunk
+        sel.close()
+        assert b"Ran terminal command make build\n" in got, "no output while stdin was still open"
+        assert proc.poll() is None  # still waiting for more input
+        assert b"make test" not in got  # the second call has not finished
+        rest = (
+            j(type="tool_call", subtype="completed", call_id="c2", session_id=SID,
+              tool_call={"shellToolCall": {"result": {"success": {"exitCode": 2, "stderr": "1 failed"}}}})
+            + j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": "Tests fail."}]})
+            + j(type="result", subtype="success", is_error=False, result="Tests fail.", session_id=SID)
+        )
+        out, err = proc.communicate(rest, timeout=4)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    full = (got + out).decode()
+    assert proc.returncode == 0, err
+    assert "Ran terminal command make test" in full
+    assert full.rstrip().endswith("Tests fail.")
+    assert time.monotonic() - start < 5
+
+
+# -- errors -----------------------------------------------------------------------------
+
+
+def _check_usage_error(code: int, out: str, err: str) -> None:
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("agent-viewer: error:")
+    assert out == ""
+
+
+@pytest.mark.parametrize(
+    "case", ["unknown-flag", "missing-file", "directory", "bad-output-format", "missing-value", "follow-stdin"]
+)
+def test_error_paths_subprocess(h, tmp_path, case):
+    sample = tmp_path / "ok.ndjson"
+    sample.write_bytes(j(type="result", subtype="success", is_error=False, result="", session_id=SID))
+    args = {
+        "unknown-flag": ["--no-such-flag", str(sample)],
+        "missing-file": [str(tmp_path / "nope.ndjson")],
+        "directory": [str(tmp_path)],
+        "bad-output-format": ["--output-format", "xml", str(sample)],
+        "missing-value": ["--output-format"],
+        "follow-stdin": ["--follow", "-"],
+    }[case]
+    cp = run_cli(h, *args)
+    _check_usage_error(cp.returncode, cp.stdout.decode(), cp.stderr.decode())
+    msg = cp.stderr.decode()
+    if case == "missing-file":
+        assert "nope.ndjson" in msg
+    if case == "directory":
+        assert "directory" in msg
+    if case == "bad-output-format":
+        assert "xml" in msg
+
+
+def test_error_unreadable_file(h, tmp_path):
+    p = tmp_path / "secret.ndjson"
+    p.write_bytes(j(type="result", subtype="success", is_error=False, result="", session_id=SID))
+    p.chmod(0)
+    try:
+        if os.access(p, os.R_OK):
+            pytest.skip("running as a user who can read a chmod 000 file (root)")
+        cp = run_cli(h, str(p))
+        _check_usage_error(cp.returncode, cp.stdout.decode(), cp.stderr.decode())
+        assert "permission" in cp.stderr.decode().lower()
+    finally:
+        p.chmod(0o600)
+
+
+def test_error_unreadable_file_in_process(capsys, tmp_path, monkeypatch):
+    """Same as above, simulated so that it also runs as root."""
+    p = tmp_path / "secret.ndjson"
+    p.write_bytes(b"{}\n")
+    real_open = os.open
+
+    def fake_open(path, flags, *a, **kw):
+        if os.fspath(path) == str(p):
+            raise PermissionError(13, "Permission denied", str(p))
+        return real_open(path, flags, *a, **kw)
+
+    monkeypatch.setattr(os, "open", fake_open)
+    code, out, err = run_main(capsys, "--print", str(p))
+    monkeypatch.undo()
+    _check_usage_error(code, out, err)
+    assert "permission" in err.lower()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--bogus"], ["/definitely/not/here.ndjson"], ["--output-format", "yaml", "x"], ["a", "b"]],
+    ids=["unknown-flag", "missing-file", "bad-format", "extra-arg"],
+)
+def test_error_paths_in_process(capsys, args):
+    code, out, err = run_main(capsys, *args)
+    _check_usage_error(code, out, err)
+
+
+def test_help_and_version(capsys):
+    code, out, err = run_main(capsys, "--help")
+    assert code == 0 and "--output-format" in out
+    code, out, err = run_main(capsys, "--version")
+    assert code == 0 and "agent-viewer" in out
+
+
+def _read_head_then_close(h, path) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "viewer", "--output-format", "stream-json", str(path)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=h.cli_env(),
+        cwd=h.repo,
+    )
+    try:
+        assert proc.stdout.read(100)
+        proc.stdout.close()
+        _, proc.err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc
+
+
+@pytest.fixture
+def big_stream(real_dir, tmp_path):
+    big = tmp_path / "big.ndjson"
+    big.write_bytes((real_dir / "cursor-hack__direct-sleep.ndjson").read_bytes() * 50)  # > a pipe buffer
+    return big
+
+
+def test_closed_stdout_is_quiet(h, big_stream):
+    """`agent-viewer --print big.ndjson | head -c 100`: no traceback when the reader goes away."""
+    proc = _read_head_then_close(h, big_stream)
+    assert proc.err == b""
+
+
+def test_closed_stdout_exits_zero(h, big_stream):
+    proc = _read_head_then_close(h, big_stream)
+    assert proc.returncode == 0
+
+
+# -- untrusted text reaching the terminal (stream-json.md 7.17) ------------------------
+
+
+def _tool_pair(kind: str, args: dict, result: dict) -> bytes:
+    return (
+        j(type="tool_call", subtype="started", call_id="c1", session_id=SID, tool_call={kind: {"args": args}})
+        + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID,
+            tool_call={kind: {"args": args, "result": result}})
+    )
+
+
+EVIL = "\x1b]0;owned\x07\x1b[2J\x9b31m"
+
+ESCAPE_CASES = {
+    # An unknown tool kind is labelled from its key, which comes from the stream.
+    "unknown-kind-key": _tool_pair(f"my{EVIL}ToolCall", {"path": "p"}, {"success": {}}),
+    # A failed shell call shows "exit N · <signal>"; the signal string comes from the stream.
+    "shell-signal": _tool_pair("shellToolCall", {"command": "x"}, {"success": {"exitCode": 1, "signal": EVIL}}),
+    # Unknown outcome keys are shown verbatim.
+    "outcome-key": _tool_pair("shellToolCall", {"command": "x"}, {f"odd{EVIL}": {}}),
+}
+
+
+@pytest.mark.parametrize(
+    "case",
+    ESCAPE_CASES,
+)
+def test_text_mode_escapes_everything_from_the_stream(capsys, tmp_path, case):
+    p = tmp_path / "evil.ndjson"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id=SID) + ESCAPE_CASES[case]
+        + j(type="result", subtype="success", is_error=False, result="", session_id=SID)
+    )
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert out.strip()  # the tool line was printed
+    for ch in ("\x1b", "\x07", "\x9b"):
+        assert ch not in out and ch not in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_failed_run_message_is_escaped(capsys, tmp_path, fmt):
+    p = tmp_path / "evil.ndjson"
+    p.write_bytes(j(type="result", subtype=f"error{EVIL}", is_error=True, result="", session_id=SID))
+    code, out, err = run_main(capsys, "--output-format", fmt, str(p))
+    assert code != 0 and "agent-viewer:" in err
+    assert "\x1b" not in err and "\x07" not in err and "\x9b" not in err
+
+
+def test_demo_print(h):
+    from viewer.cli import demo_path
+
+    if not os.path.exists(demo_path()):
+        pytest.skip("the bundled demo stream is not there yet")
+    cp = run_cli(h, "--demo", "--print")
+    assert cp.returncode in (0, 1), cp.stderr
+    assert cp.stdout.strip()
+    assert b"Traceback" not in cp.stderr
+
+
+# -- json mode: which result is printed -------------------------------------------------
+
+
+def _run(text: str, sid: str = SID, result: bool = True) -> bytes:
+    out = (
+        j(type="system", subtype="init", session_id=sid, model="Auto")
+        + j(type="assistant", session_id=sid, message={"content": [{"type": "text", "text": text}]})
+    )
+    if result:
+        out += j(type="result", subtype="success", is_error=False, duration_ms=1, duration_api_ms=1,
+                 result=text, session_id=sid, request_id="r-" + text)
+    return out
+
+
+def test_json_mode_prints_the_last_runs_result(capsys, tmp_path):
+    p = tmp_path / "two-runs.ndjson"
+    p.write_bytes(_run("first") + _run("second"))
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code == 0, err
+    assert json.loads(out)["result"] == "second"
+
+
+def test_json_mode_resumed_run_without_result(capsys, tmp_path):
+    """A --resume run (same session_id, new init) that was cut short has no result of its own."""
+    p = tmp_path / "resumed-cut.ndjson"
+    p.write_bytes(_run("first") + _run("second", result=False))
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code != 0
+    assert out == ""
+    assert "result" in err
+
+
+def test_json_mode_noisy_input(capsys, tmp_path, real_dir):
+    src = (real_dir / "maestro__02_shell_tool_call.ndjson").read_bytes()
+    want = [e for e in raw_events(src) if e.get("type") == "result"][-1]
+    noisy = tmp_path / "noisy.ndjson"
+    lines = src.splitlines(keepends=True)
+    noisy.write_bytes(
+        b"\xef\xbb\xbf" + b"".join(x.replace(b"\n", b"\r\n") + x for x in lines[:-1])
+        + b"T: some warning\n\n" + lines[-1].rstrip(b"\n")
+    )
+    code, out, err = run_main(capsys, "--output-format", "json", str(noisy))
+    assert code == 0, err
+    assert json.loads(out) == {k: want[k] for k in RESULT_KEYS}
+
+
+def test_json_mode_only_garbage(capsys, tmp_path):
+    p = tmp_path / "garbage.ndjson"
+    p.write_bytes(b"not json\nstill not\n")
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code != 0 and out == ""
+    assert err.startswith("agent-viewer:")
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "stream-json"])
+@pytest.mark.parametrize("sid", ['["x"]', '{"a":1}', "7", "null"], ids=["list", "dict", "int", "null"])
+def test_non_string_session_id_does_not_crash(h, fmt, sid):
+    data = (
+        b'{"type":"system","subtype":"init","session_id":%s}\n' % sid.encode()
+        + b'{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":%s}\n'
+        % sid.encode()
+    )
+    cp = run_cli(h, "--output-format", fmt, "-", input=data)
+    assert b"Traceback" not in cp.stderr, cp.stderr.decode()[-300:]
+    assert cp.returncode in (0, 1)
+
+
+def test_json_mode_doubled_stream(capsys, real_dir, tmp_path):
+    """2>&1 doubles every line (stream-json.md 7.8): the result object is still printed once."""
+    src = real_dir / "maestro__02_shell_tool_call.ndjson"
+    doubled = tmp_path / "doubled.ndjson"
+    doubled.write_bytes(b"".join(x + x for x in src.read_bytes().splitlines(keepends=True)))
+    _, want, _ = run_main(capsys, "--output-format", "json", str(src))
+    code, got, err = run_main(capsys, "--output-format", "json", str(doubled))
+    assert code == 0, err
+    assert got == want and got.count("\n") == 1
