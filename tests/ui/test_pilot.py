@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from tests.ui.conftest import first_lines, make_app, sample, settle
+from tests.ui.conftest import make_app, sample, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
 

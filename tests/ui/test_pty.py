@@ -128,3 +128,46 @@ def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path):
         assert elapsed < 3
     finally:
         p.kill()
+
+
+HOSTILE_LINES = [
+    {"type": "system", "subtype": "init", "session_id": "h", "model": "\x1b]0;PWNED-TITLE\x07M", "cwd": "/w"},
+    {"type": "user", "message": {"content": [{"type": "text", "text": "hi \x1b[2J\x1b[H cleared?"}]},
+     "session_id": "h"},
+    {"type": "assistant", "message": {"content": [{"type": "text", "text":
+        "copy \x1b]52;c;cHduZWQ=\x07 link \x1b]8;;http://evil.example\x07click\x1b]8;;\x07 "
+        "[@click=app.quit]quit[/] [bold red]markup[/]"}]}, "session_id": "h"},
+    {"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": "h",
+     "tool_call": {"shellToolCall": {"args": {"command": "printf '\x1b[31mred\x1b[0m'"}}}},
+    {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": "h",
+     "tool_call": {"shellToolCall": {"args": {"command": "printf '\x1b[31mred\x1b[0m'"},
+                                     "result": {"success": {"exitCode": 0, "stdout": "\x1b[31mred\x1b[0m\x1b[1A"}}}}},
+    {"type": "result", "subtype": "success", "is_error": False, "result": "done", "session_id": "h"},
+]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
+def test_hostile_stream_cannot_reach_the_terminal(tmp_path):
+    import json
+
+    stream = tmp_path / "hostile.ndjson"
+    stream.write_text("".join(json.dumps(x) + "\n" for x in HOSTILE_LINES))
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    p = Pty(f"exec {viewer} {stream}")
+    try:
+        assert p.read_until(b"SUCCEEDED", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        p.send(b"\t")  # visit the detail of the shell call too
+        time.sleep(0.5)
+        p.read_until(b"never-there", 0.5)
+        raw = p.buffer
+        # None of the stream's control sequences reached the terminal...
+        for seq in (b"\x1b]0;PWNED", b"\x1b]52;", b"\x1b]8;;http://evil", b"\x1b[2J\x1b[H cleared"):
+            assert seq not in raw, f"{seq!r} was sent to the terminal"
+        shown = ANSI.sub(b"", raw)
+        # ...they are shown as visible text instead, and markup is literal.
+        assert b"\\x1b]0;PWNED-TITLE" in shown
+        assert b"[@click=app.quit]quit[/]" in shown
+        p.send(b"q")
+        assert p.wait_exit(5) == 0
+    finally:
+        p.kill()

@@ -26,6 +26,7 @@ from viewer.ui.widgets.transcript import Transcript
 
 FRAME = 1 / 30  # UI batches model changes at ~30 frames per second
 APPLY_BUDGET = 0.025  # seconds of model work per frame while loading big inputs
+MAX_PENDING = 4096  # records taken from the feed but not yet applied
 
 
 class DeltaBatch:
@@ -114,21 +115,22 @@ class AgentViewerApp(App[int]):
         yield Input(placeholder="search transcript and tool calls, Enter to find, Esc to close", id="search")
         yield Footer()
 
+    # The main panes, found once (App.query_one searches the active screen, which may be a modal).
     @property
     def header(self) -> SessionHeader:
-        return self.query_one(SessionHeader)
+        return self._panes["header"]  # type: ignore[return-value]
 
     @property
     def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
+        return self._panes["transcript"]  # type: ignore[return-value]
 
     @property
     def timeline(self) -> Timeline:
-        return self.query_one(Timeline)
+        return self._panes["timeline"]  # type: ignore[return-value]
 
     @property
     def detail(self) -> DetailView:
-        return self.query_one("#detail", DetailView)
+        return self._panes["detail"]  # type: ignore[return-value]
 
     @property
     def session(self) -> Session | None:
@@ -141,12 +143,23 @@ class AgentViewerApp(App[int]):
         return not self._pending and (self._ended or not self.feed.finished) and self.feed._queue.empty()
 
     def on_mount(self) -> None:
-        self.query_one("#search", Input).cursor_blink = False
+        self._panes = {
+            "header": self.query_one(SessionHeader),
+            "transcript": self.query_one(Transcript),
+            "timeline": self.query_one(Timeline),
+            "detail": self.query_one("#detail", DetailView),
+            "search": self.query_one("#search", Input),
+        }
+        self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
         self.header.model = self.model
         self.timeline.focus()
         if not self.is_headless:
             self._install_signal_handlers()
+        # Start reading after the first paint: the screen comes up at once, whatever the size.
+        self.call_after_refresh(self._start_feed)
+
+    def _start_feed(self) -> None:
         self.feed.start()
         self.pump()
         self.set_interval(self.frame_interval, self.pump)
@@ -167,7 +180,8 @@ class AgentViewerApp(App[int]):
     def pump(self) -> None:
         """Take what arrived, apply it within a time budget, refresh what changed."""
         self._ticks += 1
-        self._pending.extend(self.feed.poll())
+        if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure on the reader
+            self._pending.extend(self.feed.poll(max_batches=4))
         changed = self.apply_pending()
         if self.feed.finished and not self._pending and not self._ended:
             self._ended = True
@@ -369,7 +383,7 @@ class AgentViewerApp(App[int]):
 
     # -- search -----------------------------------------------------------------------------------
     def action_search(self) -> None:
-        box = self.query_one("#search", Input)
+        box = self._panes["search"]
         box.display = True
         box.focus()
 
@@ -382,7 +396,7 @@ class AgentViewerApp(App[int]):
         self.run_search(query)
 
     def on_key(self, event) -> None:
-        box = self.query_one("#search", Input)
+        box = self._panes["search"]
         if event.key == "escape" and box.display:
             box.display = False
             self.timeline.focus()

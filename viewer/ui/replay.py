@@ -95,8 +95,13 @@ class ReplayApp(AgentViewerApp):
     def loaded(self) -> bool:
         return True
 
+    @property
+    def bar(self) -> ReplayBar:
+        return self._panes["bar"]  # type: ignore[return-value]
+
     def on_mount(self) -> None:
         super().on_mount()
+        self._panes["bar"] = self.query_one(ReplayBar)
         self.header.live_source = True
         self.replay.tick(self.clock())
         self._sync_after_seek()
@@ -107,7 +112,7 @@ class ReplayApp(AgentViewerApp):
         self._absorb_deltas(deltas)
         if not deltas:
             self._tick_animations()
-        self.query_one(ReplayBar).refresh()
+        self.bar.refresh()
 
     def _absorb_deltas(self, deltas) -> None:
         if self.replay.generation != self._generation:
@@ -135,24 +140,24 @@ class ReplayApp(AgentViewerApp):
         view = self.view_index if 0 <= self.view_index < n else n - 1
         self.show_session(view)
         self.timeline.action_last()
-        self.query_one(ReplayBar).refresh()
+        self.bar.refresh()
 
     # -- controls ------------------------------------------------------------------------------
     def _seek(self, n: int) -> None:
         self.replay.playing = False
         self._absorb_deltas(self.replay.seek(n))
-        self.query_one(ReplayBar).refresh()
+        self.bar.refresh()
 
     def action_play_pause(self) -> None:
         was_generation = self.replay.generation
         self.replay.toggle(self.clock())
         if self.replay.generation != was_generation:
             self._sync_after_seek()
-        self.query_one(ReplayBar).refresh()
+        self.bar.refresh()
 
     def action_speed(self, step: int) -> None:
         self.replay.faster(step)
-        self.query_one(ReplayBar).refresh()
+        self.bar.refresh()
 
     def action_step(self, n: int) -> None:
         self._seek(self.replay.position + n)

@@ -607,7 +607,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
             add(Section(_s(root.get("absPath")) or path or "Directory", "\n".join(_tree_lines(root)) or "(empty)"))
     elif key == "grepToolCall":
         lines: list[str] = []
-        for root, ws in _d(res.get("workspaceResults")).items():
+        for ws in _d(res.get("workspaceResults")).values():
             ws = _d(ws)
             for m in _d(ws.get("content")).get("matches") or []:
                 m = _d(m)

@@ -35,6 +35,8 @@ class BlockView(ScrollView, can_focus=True):
         self._heights: list[int] = []
         self._versions: list[Hashable] = []
         self._starts: list[int] = [0]
+        self._exact: list[bool] = []  # height measured by rendering (else estimated)
+        self._follow_end = True
         self._width = 0
         self._cache: LRUCache[tuple[int, Hashable, int], list[Strip]] = LRUCache(512)
         self.follow = True
@@ -53,9 +55,62 @@ class BlockView(ScrollView, can_focus=True):
         """The block's height when known without rendering it (one-line blocks), else None."""
         return None
 
-    def _measure(self, index: int, width: int) -> int:
+    def estimate_height(self, index: int, width: int) -> int:
+        """A cheap guess at the block's height, used until it is rendered."""
+        return 1
+
+    def _measure(self, index: int, width: int, exact: bool) -> int:
+        """Height of a block; renders it only when ``exact`` and the height is not known."""
         h = self.block_height(index)
-        return len(self._render_strips(index, width)) if h is None else h
+        if h is not None:
+            self._exact[index] = True
+            return h
+        if exact:
+            self._exact[index] = True
+            return len(self._render_strips(index, width))
+        self._exact[index] = False
+        return self.estimate_height(index, width)
+
+    def _rebuild_starts(self, lowest: int) -> None:
+        starts = self._starts[: lowest + 1]
+        total = starts[-1]
+        for h in self._heights[lowest:]:
+            total += h
+            starts.append(total)
+        self._starts = starts
+        self.virtual_size = Size(self._width, self._starts[-1])
+
+    def _make_visible_exact(self) -> None:
+        """Render the blocks on screen so their heights are exact (estimates elsewhere)."""
+        if not self._heights:
+            return
+        top = self.scroll_offset.y
+        bottom = top + self.size.height
+        i = max(0, self.block_at_line(min(top, self.total_lines - 1)))
+        lowest = -1
+        shift = 0  # growth of blocks that start above the top line: keep the view still
+        n = len(self._heights)
+        while i < n and self._starts[i] < bottom:
+            if not self._exact[i]:
+                h = self._measure(i, self._width, exact=True)
+                if h != self._heights[i]:
+                    if self._starts[i] < top:
+                        shift += h - self._heights[i]
+                    self._heights[i] = h
+                    if lowest < 0:
+                        lowest = i
+            i += 1
+        if lowest >= 0:
+            at_end = self.follow and self._follow_end
+            self._rebuild_starts(lowest)
+            if at_end:
+                self.scroll_end(animate=False, immediate=True, x_axis=False)
+            elif shift:
+                self.scroll_to(y=top + shift, animate=False, immediate=True)
+
+    def render_lines(self, crop):
+        self._make_visible_exact()
+        return super().render_lines(crop)
 
     # -- measuring -----------------------------------------------------------------
     @property
@@ -92,11 +147,15 @@ class BlockView(ScrollView, can_focus=True):
         if reset or count < len(self._heights):
             self._heights.clear()
             self._versions.clear()
+            self._exact.clear()
             self._starts = [0]
             first_dirty = 0
         else:
             first_dirty = len(self._heights)
         was_at_end = self.follow and (self.is_vertical_scroll_end or self.total_lines <= self.size.height)
+        self._follow_end = was_at_end
+        # Few new blocks (live streaming): measure them exactly; a bulk load estimates.
+        exact_new = count - len(self._heights) <= 32
         # Re-measure changed blocks whose version moved.
         lowest = first_dirty
         for i in sorted(changed or ()):
@@ -105,7 +164,7 @@ class BlockView(ScrollView, can_focus=True):
             v = self.block_version(i)
             if v != self._versions[i]:
                 self._versions[i] = v
-                h = self._measure(i, width)
+                h = self._measure(i, width, exact=self._exact[i] or i >= count - 32)
                 if h != self._heights[i]:
                     self._heights[i] = h
                     lowest = min(lowest, i)
@@ -113,15 +172,10 @@ class BlockView(ScrollView, can_focus=True):
                     self.refresh_block(i)
         for i in range(len(self._heights), count):
             self._versions.append(self.block_version(i))
-            self._heights.append(self._measure(i, width))
+            self._exact.append(False)
+            self._heights.append(self._measure(i, width, exact=exact_new))
         if lowest < count or len(self._starts) != count + 1:
-            starts = self._starts[: lowest + 1]
-            total = starts[-1]
-            for h in self._heights[lowest:]:
-                total += h
-                starts.append(total)
-            self._starts = starts
-            self.virtual_size = Size(width, self._starts[-1])
+            self._rebuild_starts(lowest)
             self.refresh()
         if was_at_end and self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)

@@ -92,6 +92,20 @@ class Transcript(BlockView):
             return 1
         return None
 
+    def estimate_height(self, index: int, width: int) -> int:
+        s = self.session
+        if s is None:
+            return 1
+        b = s.blocks[index]
+        text = b.text
+        w = max(1, width - 2)
+        lines = sum(len(line) // w + 1 for line in text.split("\n")) if text else 1
+        if b.kind == "prompt":
+            return lines + 2
+        if b.kind in ("assistant", "thinking"):
+            return lines + 1
+        return lines
+
     # -- rendering --------------------------------------------------------------------
     def render_block(self, index: int, width: int) -> RenderableType:
         s = self.session
