@@ -189,9 +189,16 @@ class AgentViewerApp(App[int]):
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
         self._update_loading()
+        self._check_feed_error()
         self._check_save()
         if not changed:
             self._tick_animations()
+
+    def _check_feed_error(self) -> None:
+        err = self.feed.error or ""
+        if err != self.header.extra and not self._save_error_shown:
+            self.header.extra = err
+            self.header.refresh()
 
     def _check_save(self) -> None:
         rec = self.recorder

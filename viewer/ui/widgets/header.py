@@ -40,6 +40,8 @@ class SessionHeader(Widget):
         height: 2;
         padding: 0 1;
         background: $panel;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 

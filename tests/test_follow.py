@@ -1,0 +1,121 @@
+"""--follow: a growing file, truncated or rotated under the viewer; --save fidelity."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+
+import orjson
+
+from viewer.core.decode import Event
+from viewer.core.feed import FollowFeed, PipeFeed
+
+
+def ev(i: int) -> bytes:
+    return orjson.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": f"m{i}"}]},
+                         "session_id": "s", "timestamp_ms": i}) + b"\n"
+
+
+def collect(feed, want: int, timeout: float = 5.0) -> list:
+    out: list = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and len([r for r in out if isinstance(r, Event)]) < want:
+        out.extend(feed.poll())
+        time.sleep(0.01)
+    return [r for r in out if isinstance(r, Event)]
+
+
+def texts(events) -> list[str]:
+    return [e.data["message"]["content"][0]["text"] for e in events]
+
+
+def test_follow_reads_growth_truncation_and_rotation(tmp_path):
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(ev(0) + ev(1))
+    feed = FollowFeed(str(path))
+    feed._follower._poll = 0.01
+    feed.start()
+    try:
+        assert texts(collect(feed, 2)) == ["m0", "m1"]
+        with open(path, "ab") as f:  # growth, including a line written in two parts
+            line = ev(2)
+            f.write(line[:10])
+            f.flush()
+            time.sleep(0.05)
+            f.write(line[10:])
+        assert texts(collect(feed, 1)) == ["m2"]
+        path.write_bytes(ev(3))  # truncated and rewritten (shorter than before)
+        assert texts(collect(feed, 1)) == ["m3"]
+        os.rename(path, tmp_path / "run.ndjson.1")  # rotated: a new file appears
+        path.write_bytes(ev(4) + ev(5))
+        assert texts(collect(feed, 2)) == ["m4", "m5"]
+        assert feed.resets >= 2
+        os.remove(path)  # deleted: nothing breaks, the feed says it waits for the file
+        deadline = time.monotonic() + 5
+        while not feed.error and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert feed.error and "waiting" in feed.error
+        assert not feed.finished
+        path.write_bytes(ev(6))  # and reads it again when it comes back
+        assert texts(collect(feed, 1)) == ["m6"]
+    finally:
+        feed.stop()
+
+
+def test_pipe_feed_tee_saves_exact_bytes(tmp_path):
+    from viewer.core.record import Recorder
+
+    r, w = os.pipe()
+    out = tmp_path / "saved.ndjson"
+    rec = Recorder(str(out))
+    feed = PipeFeed(r, tee=rec.write)
+    feed.start()
+    payload = b"".join(ev(i) for i in range(200)) + b'{"type":"truncated'  # no final newline
+    os.write(w, payload[:5000])
+    os.write(w, payload[5000:])
+    os.close(w)
+    collect(feed, 200)
+    deadline = time.monotonic() + 5
+    while not feed.finished and time.monotonic() < deadline:
+        feed.poll()
+        time.sleep(0.01)
+    rec.close()
+    assert hashlib.sha256(out.read_bytes()).digest() == hashlib.sha256(payload).digest()
+
+
+def test_save_is_complete_when_the_viewer_stops_mid_stream(tmp_path):
+    """--print --save while the producer is still writing; killing the viewer keeps what arrived."""
+    out = tmp_path / "saved.ndjson"
+    producer = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys,time\n"
+         "for i in range(1000000):\n"
+         "    sys.stdout.write('{\"type\":\"thinking\",\"subtype\":\"delta\",\"text\":\"%d\"}\\n' % i)\n"
+         "    sys.stdout.flush()\n"
+         "    time.sleep(0.001)\n"],
+        stdout=subprocess.PIPE,
+    )
+    viewer = subprocess.Popen(
+        [sys.executable, "-m", "viewer", "--print", "--save", str(out), "-"],
+        stdin=producer.stdout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    producer.stdout.close()
+    time.sleep(1.0)
+    viewer.terminate()
+    viewer.wait(5)
+    producer.kill()
+    producer.wait(5)
+    data = out.read_bytes()
+    assert data, "nothing was saved"
+    lines = data.split(b"\n")
+    complete, last = lines[:-1], lines[-1]
+    # Every complete line is exactly what the producer wrote, in order, none missing.
+    assert complete == [b'{"type":"thinking","subtype":"delta","text":"%d"}' % i for i in range(len(complete))]
+    assert len(complete) > 50
+    timing = (tmp_path / "saved.ndjson.timing").read_text().splitlines()
+    assert timing[0].startswith("# agent-viewer timing")
+    assert int(timing[-1].split("\t")[0]) == len(data)
+    del last
