@@ -636,3 +636,13 @@ def test_json_mode_doubled_stream(capsys, real_dir, tmp_path):
     code, got, err = run_main(capsys, "--output-format", "json", str(doubled))
     assert code == 0, err
     assert got == want and got.count("\n") == 1
+
+
+def test_bundled_demo_is_the_sample_demo():
+    """The package ships a copy of sample_streams/demo_session.ndjson (opened with no input)."""
+    from pathlib import Path
+
+    from viewer.cli import demo_path
+
+    repo = Path(__file__).resolve().parents[1]
+    assert Path(demo_path()).read_bytes() == (repo / "sample_streams" / "demo_session.ndjson").read_bytes()

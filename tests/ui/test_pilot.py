@@ -52,12 +52,12 @@ async def test_follow_mode_tracks_new_calls_until_the_user_moves_away():
     app = AgentViewerApp(feed, clock=lambda: 1000.0)
     async with app.run_test(size=(120, 40)) as pilot:
         half = len(lines) // 2
-        for chunk in (lines[:half], lines[half:]):
+        for part, chunk in enumerate((lines[:half], lines[half:])):
             recs = feed.ingest.feed(b"".join(chunk))
             feed._queue.put(recs)
             await settle(pilot)
             assert app.timeline.selected_index() == len(app.session.tools) - 1
-            if chunk is lines[:half]:
+            if part == 0:
                 calls_before = len(app.session.tools)
                 await pilot.press("up")  # the user looks at an older call: follow stops
                 selected = app.timeline.selected_index()
@@ -210,3 +210,35 @@ async def test_hostile_text_is_shown_literally():
         assert "\\x1b" in text  # the escape is shown, visibly
         assert "[@click=app.quit]" in text  # markup is literal text
         assert app.is_running  # nothing ran the quit action
+
+
+async def test_replay_controls_step_seek_and_speed():
+    from viewer.core.feed import BytesFeed, records_of
+    from viewer.core.replay import Replay, schedule
+    from viewer.ui.replay import ReplayApp
+
+    data = sample("demo_session.ndjson")
+    records = records_of(data)
+    replay = Replay(records, schedule(records), playing=False)
+    app = ReplayApp(replay, BytesFeed(data, eof=False), clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert replay.position == 0
+        await pilot.press("full_stop", "full_stop", "full_stop")
+        assert replay.position == 3
+        await pilot.press("left")
+        assert replay.position == 2
+        await pilot.press("right_square_bracket")  # next tool call: its start is applied
+        assert app.model.current.tools and app.model.current.tools[-1].status == "running"
+        await pilot.press("end")
+        assert replay.at_end
+        assert app.model.current.state == "succeeded"
+        assert app.header.session is app.model.current
+        await pilot.press("home")
+        assert replay.position == 0 and app.model.current is None
+        await pilot.press("plus", "plus")
+        assert replay.speed == 4.0
+        await pilot.press("minus")
+        assert replay.speed == 2.0
+        await pilot.press("space")
+        assert replay.playing

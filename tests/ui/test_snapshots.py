@@ -77,3 +77,17 @@ def test_search(snap_compare):
 
 def test_narrow_80x24(snap_compare):
     assert snap_compare(make_app(sample("demo_session.ndjson")), run_before=settle, terminal_size=(80, 24))
+
+
+def test_replay_paused_mid_run(snap_compare):
+    from viewer.core.feed import BytesFeed, records_of
+    from viewer.core.replay import Replay, schedule
+    from viewer.ui.replay import ReplayApp
+
+    data = sample("demo_session.ndjson")
+    records = records_of(data)
+    replay = Replay(records, schedule(records), speed=4.0, playing=False)
+    replay.seek(len(records) // 2)
+    clock = lambda: 1000.0  # noqa: E731
+    app = ReplayApp(replay, BytesFeed(data, eof=False), clock=clock)
+    assert snap_compare(app, run_before=settle, terminal_size=WIDE)

@@ -240,12 +240,7 @@ class StreamModel:
         if cur is not None and (session_id is None or cur.session_id == session_id):
             # A resumed run (same id) or an anonymous one: the previous run is over.
             # Runs with other ids may still be interleaved with this one; they end with the input.
-            cur.ended = True
-            self._close_open(cur)
-            if cur.status_counts["running"]:
-                for t in cur.tools:
-                    if t.status == "running":
-                        cur.set_status(t, "unfinished")
+            self._finish(cur)
         s = Session(len(self.sessions), session_id)
         self.sessions.append(s)
         self._current = s
@@ -320,13 +315,21 @@ class StreamModel:
         """The input ended: open calls become unfinished, open text closes."""
         self.ended = True
         for s in self.sessions:
-            s.ended = True
-            self._close_open(s)
-            if s.status_counts["running"]:
-                for t in s.tools:
-                    if t.status == "running":
-                        s.set_status(t, "unfinished")
+            self._finish(s)
         return Delta(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, self._current.index if self._current else -1)
+
+    def _finish(self, s: Session) -> None:
+        """No more events for this run: open calls are unfinished, open text closes."""
+        if s.ended:
+            return
+        s.ended = True
+        self._close_open(s)
+        if s.status_counts["running"]:
+            for t in s.tools:
+                if t.status == "running":
+                    s.set_status(t, "unfinished")
+        if s.result is None and s.events:
+            self._add_block(s, "end", s.last_line)  # shown as "ended without a result"
 
     # -- per action ----------------------------------------------------------------
     def _add_block(self, s: Session, kind: str, line: int, text: str = "", ref: int = -1, open_: bool = False) -> int:

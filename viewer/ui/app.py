@@ -156,8 +156,12 @@ class AgentViewerApp(App[int]):
         self.timeline.focus()
         if not self.is_headless:
             self._install_signal_handlers()
+        self.after_mount()
         # Start reading after the first paint: the screen comes up at once, whatever the size.
         self.call_after_refresh(self._start_feed)
+
+    def after_mount(self) -> None:
+        """Hook for subclasses (Textual calls every class's on_mount, so do not override it)."""
 
     def _start_feed(self) -> None:
         self.feed.start()
@@ -362,7 +366,7 @@ class AgentViewerApp(App[int]):
             if n and self.view_index != n - 1:
                 self.show_session(n - 1)
             self.timeline.action_last()
-            self.transcript.scroll_end(animate=False)
+            self.transcript.scroll_end(animate=False, immediate=True, force=True)
         self.notify(f"Follow {'on' if on else 'off'}", timeout=1.5)
 
     def action_cycle_status(self) -> None:

@@ -99,9 +99,9 @@ class ReplayApp(AgentViewerApp):
     def bar(self) -> ReplayBar:
         return self._panes["bar"]  # type: ignore[return-value]
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def after_mount(self) -> None:
         self._panes["bar"] = self.query_one(ReplayBar)
+        self.header.live_label = "▶ REPLAY"
         self.header.live_source = True
         self.replay.tick(self.clock())
         self._sync_after_seek()

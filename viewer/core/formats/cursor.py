@@ -132,15 +132,27 @@ def status_of(outcome: str, payload: dict[str, Any], kind_key: str) -> str:
     return "unknown"
 
 
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _last_line(text: str, limit: int = 200) -> str:
+    """The last non-empty line, without colour codes: where commands print their verdict."""
+    lines = [ln for ln in _SGR.sub("", text).splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    line = lines[-1].strip()
+    return line[:limit] + "…" if len(line) > limit else line
+
+
 def error_text(outcome: str, payload: dict[str, Any]) -> str:
     if outcome in SUCCESS_OUTCOMES:
         if _int(payload.get("exitCode")) not in (None, 0):
-            return _first_line(_s(payload.get("stderr")) or _s(payload.get("stdout")))
+            return _last_line(_s(payload.get("stderr"))) or _last_line(_s(payload.get("stdout")))
         return ""
     for key in ("reason", "error", "message", "stderr", "detail"):
         v = payload.get(key)
         if isinstance(v, str) and v:
-            return _first_line(v)
+            return _last_line(v) if key == "stderr" else _first_line(v)
         if isinstance(v, dict):
             msg = _s(v.get("message"))
             if msg:
@@ -275,9 +287,21 @@ def _glob_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
 
 
 def _todos_target(args: dict[str, Any]) -> str:
-    todos = args.get("todos") if isinstance(args.get("todos"), list) else []
+    """The item being worked on, else the first one sent."""
+    todos = [_d(t) for t in args.get("todos") or [] if isinstance(t, dict)]
+    current = next((t for t in todos if "IN_PROGRESS" in _s(t.get("status"))), None)
+    if current is None and todos:
+        current = todos[0]
+    return _s(current.get("content")) if current else ""
+
+
+def _todos_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
+    """Progress over the whole list: the result has it all, ``args`` may be a merge."""
+    todos = res.get("todos") if isinstance(res.get("todos"), list) else args.get("todos")
+    if not isinstance(todos, list) or not todos:
+        return ""
     done = sum(1 for t in todos if "COMPLETED" in _s(_d(t).get("status")))
-    return f"{len(todos)} todos, {done} done" if todos else ""
+    return f"{done}/{len(todos)} done"
 
 
 def _mcp_target(args: dict[str, Any]) -> str:
@@ -336,8 +360,8 @@ TOOL_KINDS: dict[str, ToolKind] = {
         ToolKind("lsToolCall", "Listed directory", _arg("path"), _ls_detail),
         ToolKind("grepToolCall", "Searched files", _grep_target, _grep_detail),
         ToolKind("globToolCall", "Found files", _glob_target, _glob_detail),
-        ToolKind("updateTodosToolCall", "Updated todos", _todos_target, _no_detail),
-        ToolKind("todoToolCall", "Updated todos", _todos_target, _no_detail),
+        ToolKind("updateTodosToolCall", "Updated todos", _todos_target, _todos_detail),
+        ToolKind("todoToolCall", "Updated todos", _todos_target, _todos_detail),
         ToolKind("readTodosToolCall", "Read todos", _arg("path"), _no_detail),
         ToolKind("mcpToolCall", "Called MCP tool", _mcp_target, _mcp_detail),
         ToolKind("askQuestionToolCall", "Asked question", _ask_target, _no_detail),
@@ -625,7 +649,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         if outcome == "success":
             add(Section("Files", "\n".join(_s(f) for f in files) or "(no files)"))
     elif key in ("updateTodosToolCall", "todoToolCall"):
-        todos = args.get("todos") if isinstance(args.get("todos"), list) else res.get("todos") or []
+        todos = res.get("todos") if isinstance(res.get("todos"), list) else args.get("todos") or []
         marks = {"COMPLETED": "[x]", "IN_PROGRESS": "[~]"}
         lines = []
         for t in todos if isinstance(todos, list) else []:
@@ -670,7 +694,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     if outcome and outcome not in SUCCESS_OUTCOMES:
         add(Section(f"Outcome: {outcome}", _json(res) if res else "(no details)", "json"))
     elif completed is None:
-        add(Section("Status", "No completion event yet."))
+        add(Section("Status", "No completion event in the stream (yet)."))
     elif not outcome:
         add(Section("Outcome", "The completion event carries no result."))
     return out

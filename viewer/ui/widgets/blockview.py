@@ -104,11 +104,13 @@ class BlockView(ScrollView, can_focus=True):
             at_end = self.follow and self._follow_end
             self._rebuild_starts(lowest)
             if at_end:
-                self.scroll_end(animate=False, immediate=True, x_axis=False)
+                self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
             elif shift:
-                self.scroll_to(y=top + shift, animate=False, immediate=True)
+                self.scroll_to(y=top + shift, animate=False, immediate=True, force=True)
 
     def render_lines(self, crop):
+        if self._content_width() != self._width:  # e.g. the scrollbar appeared
+            self.sync(reset=True)
         self._make_visible_exact()
         return super().render_lines(crop)
 
@@ -178,7 +180,7 @@ class BlockView(ScrollView, can_focus=True):
             self._rebuild_starts(lowest)
             self.refresh()
         if was_at_end and self.follow:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
     def refresh_block(self, index: int) -> None:
         if index + 1 >= len(self._starts):
@@ -200,7 +202,7 @@ class BlockView(ScrollView, can_focus=True):
 
     def scroll_to_block(self, index: int, top: bool = True) -> None:
         if 0 <= index < len(self._heights):
-            self.scroll_to(y=self._starts[index] - (0 if top else 2), animate=False)
+            self.scroll_to(y=self._starts[index] - (0 if top else 2), animate=False, immediate=True, force=True)
 
     # -- drawing -------------------------------------------------------------------
     def on_resize(self) -> None:

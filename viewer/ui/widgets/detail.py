@@ -63,7 +63,7 @@ class DetailView(BlockView):
         self._blocks = self._build(tool, loader, sections_fn)
         self.border_title = "Detail" + (" · raw JSON" if self.raw else "")
         if not same_call:
-            self.scroll_to(y=0, animate=False)
+            self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.sync(reset=True)
 
     def _build(self, t: ToolCall | None, loader: Loader, sections_fn) -> list[RenderableType]:

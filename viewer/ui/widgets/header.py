@@ -54,6 +54,7 @@ class SessionHeader(Widget):
         self.loading: tuple[int, int | None] | None = None  # bytes read, total
         self.started_at: float | None = None
         self.extra = ""  # e.g. replay position, follow state
+        self.live_label = ""  # replaces "● LIVE" (the replay says "▶ REPLAY")
 
     def elapsed(self, s: Session) -> str:
         if s.result is not None and s.result.duration_ms is not None:
@@ -75,6 +76,8 @@ class SessionHeader(Widget):
         if state == "live" and not self.live_source and self.loading is None and m.ended:
             state = "ended"
         label, style = STATE_STYLES["loading"] if (self.loading and state == "live") else STATE_STYLES[state]
+        if state == "live" and self.live_label:
+            label = self.live_label
         line1.append(f" {label} ", style=style)
         el = self.elapsed(s)
         if el:

@@ -73,6 +73,8 @@ class Timeline(ScrollView, can_focus=True):
         self.frame = 0
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
+        self._label_w = 4
+        self._scanned = 0
 
     # -- data -------------------------------------------------------------------------
     @property
@@ -110,6 +112,7 @@ class Timeline(ScrollView, can_focus=True):
     def set_session(self, session: Session | None) -> None:
         self.session = session
         self._cache.clear()
+        self._label_w, self._scanned = 4, 0
         self.refilter(keep_selection=False)
 
     def refilter(self, keep_selection: bool = True) -> None:
@@ -198,11 +201,11 @@ class Timeline(ScrollView, can_focus=True):
         h = self.scrollable_content_region.height
         y = self.scroll_offset.y
         if center and not (y <= self.cursor < y + h):
-            self.scroll_to(y=max(0, self.cursor - h // 2), animate=False)
+            self.scroll_to(y=max(0, self.cursor - h // 2), animate=False, immediate=True, force=True)
         elif self.cursor < y:
-            self.scroll_to(y=self.cursor, animate=False)
+            self.scroll_to(y=self.cursor, animate=False, immediate=True, force=True)
         elif self.cursor >= y + h:
-            self.scroll_to(y=self.cursor - h + 1, animate=False)
+            self.scroll_to(y=self.cursor - h + 1, animate=False, immediate=True, force=True)
 
     def _set_follow(self, on: bool) -> None:
         if self.follow != on:
@@ -220,12 +223,12 @@ class Timeline(ScrollView, can_focus=True):
     def action_first(self) -> None:
         self._set_follow(False)
         self.cursor = 0
-        self.scroll_to(y=0, animate=False)
+        self.scroll_to(y=0, animate=False, immediate=True, force=True)
 
     def action_last(self) -> None:
         if self.row_count:
             self.cursor = self.row_count - 1
-            self.scroll_to(y=max(0, self.row_count - self.scrollable_content_region.height), animate=False)
+            self.scroll_to(y=max(0, self.row_count - self.scrollable_content_region.height), animate=False, immediate=True, force=True)
 
     def action_open(self) -> None:
         idx = self.selected_index()
@@ -248,26 +251,39 @@ class Timeline(ScrollView, can_focus=True):
             self.action_last()
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width
         row = self.scroll_offset.y + y
         t = self.tool_at(row)
         if t is None:
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor
         frame = self.frame if t.status == "running" else 0
-        key = (t.index, t.status, t.target, t.detail, t.label, frame, selected, width, self.search, self.has_focus, id(self.session))
+        key = (t.index, t.status, t.target, t.detail, t.label, frame, selected, width, self.search,
+               self.has_focus, id(self.session), self._column_widths())
         strip = self._cache.get(key)
         if strip is None:
             strip = self._render_row(t, width, selected)
             self._cache[key] = strip
         return strip
 
+    def _column_widths(self) -> tuple[int, int]:
+        """Widths of the call-number and label columns, from the calls seen so far."""
+        s = self.session
+        if s is None:
+            return 1, 1
+        tools = s.tools
+        for t in tools[self._scanned:]:
+            self._label_w = max(self._label_w, min(len(t.label), 22))
+        self._scanned = len(tools)
+        return len(str(len(tools))), self._label_w
+
     def _render_row(self, t: ToolCall, width: int, selected: bool) -> Strip:
         glyph, gstyle = status_glyph(t.status, self.frame)
         dur = fmt_duration(t.duration_ms) if t.done or t.status == "unfinished" else ""
-        num = f"{t.index + 1:>4} "
-        label = f"{t.label:<20.20} "
-        right = f" {dur:>8}"
+        num_w, label_w = self._column_widths()
+        num = f"{t.index + 1:>{num_w}} "
+        label = f"{t.label:<{label_w}.{label_w}} "
+        right = f"  {dur:>7}"
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{glyph} ", style=gstyle)
         text.append(num, style="dim")

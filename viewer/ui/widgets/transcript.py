@@ -162,6 +162,9 @@ class Transcript(BlockView):
             return _one_line(Text.assemble(("  ◆ unknown event ", "bold yellow"), safe_line(b.text, 400)))
         if kind == "result":
             return self._result_line(s)
+        if kind == "end":
+            return Text("◌ The stream ended without a result (the agent may have been stopped).",
+                        style="bold yellow")
         return safe_text(b.text)  # pragma: no cover - all kinds handled
 
     @staticmethod
