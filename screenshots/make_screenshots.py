@@ -21,15 +21,22 @@ from viewer.ui.app import AgentViewerApp  # noqa: E402
 
 FIXED = 1_000.0
 
-# name, sample file, lines to feed (None: all), live, size, keys
+def select_edit(app) -> None:
+    """Select the call that edited an existing file (it has a before/after diff)."""
+    call = next(t for t in app.session.tools if t.label == "Edited file")
+    app.timeline.follow = False
+    app.timeline.select_tool(call.index)
+
+
+# name, sample file, fraction of lines to feed (None: all), live, size, keys, setup
 SHOTS = [
-    ("demo-finished", "demo_session.ndjson", None, False, (140, 44), []),
-    ("demo-live", "demo_session.ndjson", 0.55, True, (140, 44), []),
-    ("tool-detail-edit", "demo_session.ndjson", None, False, (140, 44), ["c", "c", "c"]),
-    ("failed-run", "failed_run.ndjson", None, False, (120, 36), []),
-    ("truncated-run", "truncated_run.ndjson", None, False, (120, 36), []),
-    ("help", "demo_session.ndjson", None, False, (120, 36), ["question_mark"]),
-    ("narrow-80x24", "demo_session.ndjson", None, False, (80, 24), []),
+    ("demo-finished", "demo_session.ndjson", None, False, (140, 44), [], None),
+    ("demo-live", "demo_session.ndjson", 0.55, True, (140, 44), [], None),
+    ("tool-detail-edit", "demo_session.ndjson", None, False, (140, 44), [], select_edit),
+    ("failed-run", "failed_run.ndjson", None, False, (120, 36), [], None),
+    ("truncated-run", "truncated_run.ndjson", None, False, (120, 36), [], None),
+    ("help", "demo_session.ndjson", None, False, (120, 36), ["question_mark"], None),
+    ("narrow-80x24", "demo_session.ndjson", None, False, (80, 24), [], None),
 ]
 
 
@@ -40,7 +47,7 @@ def cut(data: bytes, fraction: float | None) -> bytes:
     return b"".join(lines[: int(len(lines) * fraction)])
 
 
-async def shoot(name, sample, fraction, live, size, keys) -> Path:
+async def shoot(name, sample, fraction, live, size, keys, setup) -> Path:
     data = cut((REPO / "sample_streams" / sample).read_bytes(), fraction)
     feed = BytesFeed(data, label=sample, live=live, eof=not live, clock=lambda: FIXED)
     app = AgentViewerApp(feed, clock=lambda: FIXED)
@@ -49,6 +56,9 @@ async def shoot(name, sample, fraction, live, size, keys) -> Path:
             await pilot.pause(0.02)
             if app.loaded:
                 break
+        if setup is not None:
+            setup(app)
+            await pilot.pause()
         for key in keys:
             await pilot.press(key)
         await pilot.pause(0.1)

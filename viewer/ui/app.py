@@ -359,7 +359,7 @@ class AgentViewerApp(App[int]):
 
     def action_toggle_follow(self) -> None:
         on = not self.timeline.follow
-        self.timeline._set_follow(on)
+        self.timeline.follow = on
         self.transcript.follow = on
         if on:
             n = len(self.model.sessions)
@@ -454,7 +454,7 @@ class AgentViewerApp(App[int]):
         tr.scroll_to_block(bi, top=False)
         b = s.blocks[bi]
         if b.kind == "tool":
-            self.timeline._set_follow(False)
+            self.timeline.follow = False
             self.timeline.select_tool(b.ref)
         self.notify(f"Match {self._search_pos + 1}/{len(hits)}", timeout=1.5)
 

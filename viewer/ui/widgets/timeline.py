@@ -69,7 +69,7 @@ class Timeline(ScrollView, can_focus=True):
         self.status_filter = "all"
         self.kind_filter = ""
         self.search = ""
-        self.follow = True
+        self._follow = True
         self.frame = 0
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
@@ -207,21 +207,28 @@ class Timeline(ScrollView, can_focus=True):
         elif self.cursor >= y + h:
             self.scroll_to(y=self.cursor - h + 1, animate=False, immediate=True, force=True)
 
-    def _set_follow(self, on: bool) -> None:
-        if self.follow != on:
-            self.follow = on
-            self._update_title()
+    @property
+    def follow(self) -> bool:
+        """Keep the newest call selected and in view."""
+        return self._follow
+
+    @follow.setter
+    def follow(self, on: bool) -> None:
+        if self._follow != on:
+            self._follow = on
+            if self.is_mounted:
+                self._update_title()
 
     def action_cursor(self, step: int) -> None:
         self.cursor = max(0, min(self.cursor + step, self.row_count - 1))
         self.scroll_to_cursor()
-        self._set_follow(self.cursor >= self.row_count - 1 and step > 0 and self.follow)
+        self.follow = self.cursor >= self.row_count - 1 and step > 0 and self.follow
 
     def action_page(self, step: int) -> None:
         self.action_cursor(step * max(1, self.scrollable_content_region.height - 1))
 
     def action_first(self) -> None:
-        self._set_follow(False)
+        self.follow = False
         self.cursor = 0
         self.scroll_to(y=0, animate=False, immediate=True, force=True)
 
@@ -238,7 +245,7 @@ class Timeline(ScrollView, can_focus=True):
     def on_click(self, event: Click) -> None:
         row = self.scroll_offset.y + event.y
         if 0 <= row < self.row_count:
-            self._set_follow(False)
+            self.follow = False
             if row == self.cursor and event.chain >= 2:
                 self.action_open()
             self.cursor = row
