@@ -171,3 +171,24 @@ def test_hostile_stream_cannot_reach_the_terminal(tmp_path):
         assert p.wait_exit(5) == 0
     finally:
         p.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signals_end_the_viewer_and_restore_the_terminal(sig):
+    stream = REPO / "sample_streams" / "demo_session.ndjson"
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    p = Pty(f"exec {viewer} {stream}")
+    try:
+        assert p.read_until(b"SUCCEEDED", 15)
+        mark = len(p.buffer)
+        os.kill(p.pid, sig)
+        code = p.wait_exit(5)
+        assert code == 128 + sig, f"exit status {code}"
+        tail = p.buffer[mark:]
+        assert b"\x1b[?1049l" in tail, "the alternate screen was not left"
+        # The terminal is back in cooked mode: echo and canonical input are on again.
+        attrs = termios.tcgetattr(p.fd)
+        assert attrs[3] & termios.ECHO and attrs[3] & termios.ICANON
+    finally:
+        p.kill()

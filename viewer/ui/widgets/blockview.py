@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.style import Style
+from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -22,6 +23,13 @@ from textual.strip import Strip
 
 class BlockView(ScrollView, can_focus=True):
     """Subclasses implement ``block_count``, ``block_version`` and ``render_block``."""
+
+    BINDINGS = [
+        Binding("j", "scroll_down", "Down", show=False),
+        Binding("k", "scroll_up", "Up", show=False),
+        Binding("g", "scroll_home", "Top", show=False),
+        Binding("G", "scroll_end", "Bottom", show=False),
+    ]
 
     DEFAULT_CSS = """
     BlockView {

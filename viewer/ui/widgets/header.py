@@ -70,7 +70,16 @@ class SessionHeader(Widget):
         line1 = Text(no_wrap=True, overflow="ellipsis")
         line2 = Text(no_wrap=True, overflow="ellipsis")
         if m is None or s is None:
-            line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
+            if m is not None and m.ended:
+                line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
+                line1.append("  the input ended without a single JSON event")
+                if m.malformed:
+                    line2.append(f"⚠ {len(m.malformed)} lines could not be parsed: press h to see them",
+                                 style="bold yellow")
+            else:
+                line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
+                if m is not None and m.malformed:
+                    line2.append(f"⚠ {len(m.malformed)} malformed lines so far (h)", style="yellow")
             return _two_lines(line1, line2)
         state = s.state
         if state == "live" and not self.live_source and self.loading is None and m.ended:
