@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record
+from viewer.core.formats import Format, get_format
 from viewer.core.model import Delta, StreamModel
 
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
@@ -31,49 +32,18 @@ DEFAULT_EVENT_S = 0.05
 DEFAULT_IDLE_LIMIT = 3.0
 
 
-def _int(v: object) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        try:
-            return int(v)
-        except ValueError:
-            return None
-    return None
-
-
-def natural_ms(ev: Event) -> int | None:
-    """The stream's own time for an event (ms since epoch), if it has one."""
-    d = ev.data
-    if ev.type == "tool_call":
-        tc = d.get("tool_call")
-        if isinstance(tc, dict):
-            key = "completedAtMs" if ev.subtype == "completed" else "startedAtMs"
-            t = _int(tc.get(key))
-            if t is not None:
-                return t
-    return _int(d.get("timestamp_ms"))
-
-
-def _pace(rec: Record, prev: Record | None) -> float:
-    """A plausible time between ``prev`` and ``rec`` when the stream says nothing."""
+def _pace(rec: Record, fmt: Format) -> float:
+    """A plausible time between the previous record and ``rec`` when the stream says nothing."""
     if isinstance(rec, Malformed):
         return DEFAULT_EVENT_S
-    t = rec.type
-    if t == "assistant":
-        msg = rec.data.get("message")
-        content = msg.get("content") if isinstance(msg, dict) else None
-        n = 0
-        if isinstance(content, list):
-            n = sum(len(c.get("text", "")) for c in content if isinstance(c, dict) and isinstance(c.get("text"), str))
-        return max(0.03, n / READING_CHARS_PER_S)
-    if t == "tool_call" and rec.subtype == "completed":
+    action = fmt.interpret(rec)
+    if isinstance(action, A.AssistantText):
+        return max(0.03, len(action.text) / READING_CHARS_PER_S)
+    if isinstance(action, A.ToolCompleted):
         return DEFAULT_TOOL_S
-    if t == "thinking":
+    if isinstance(action, A.Thinking):
         return 0.03
-    if t in ("user", "system"):
+    if isinstance(action, (A.Init, A.UserText)):
         return 0.3
     return DEFAULT_EVENT_S
 
@@ -82,8 +52,10 @@ def schedule(
     records: Sequence[Record],
     timing: list[tuple[int, int]] | None = None,
     idle_limit: float | None = DEFAULT_IDLE_LIMIT,
+    fmt: Format | None = None,
 ) -> list[float]:
     """Play time in seconds for each record (non-decreasing, gaps capped at ``idle_limit``)."""
+    fmt = fmt or get_format()
     raw: list[float] = []
     if timing:
         ends = [e for e, _ in timing]
@@ -94,17 +66,18 @@ def schedule(
     else:
         prev_t = 0.0
         shift: float | None = None
-        prev: Record | None = None
+        first = True
         for rec in records:
-            nat = natural_ms(rec) if isinstance(rec, Event) else None
+            nat = fmt.event_time_ms(rec) if isinstance(rec, Event) else None
+            pace = 0.0 if first else _pace(rec, fmt)
             if nat is not None:
                 if shift is None:
-                    shift = prev_t + (_pace(rec, prev) if prev is not None else 0.0) - nat / 1000
+                    shift = prev_t + pace - nat / 1000
                 t = max(prev_t, nat / 1000 + shift)
             else:
-                t = prev_t + (_pace(rec, prev) if prev is not None else 0.0)
+                t = prev_t + pace
             raw.append(t)
-            prev_t, prev = t, rec
+            prev_t, first = t, False
     out: list[float] = []
     last_raw = raw[0] if raw else 0.0
     now = 0.0

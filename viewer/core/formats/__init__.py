@@ -1,7 +1,8 @@
 """Stream formats, one module per agent CLI.
 
-A format is a module exposing ``NAME``, ``interpret(event) -> Action`` and
-``tool_sections(started, completed) -> list[Section]``.  Today only Cursor's
+A format is a module exposing ``NAME``, ``interpret(event) -> Action``,
+``tool_sections(started, completed) -> list[Section]`` and
+``event_time_ms(event) -> int | None``.  Today only Cursor's
 stream-json is implemented; Claude Code, Gemini CLI and Codex streams will be
 added as sibling modules and registered in ``FORMATS``.
 """
@@ -20,6 +21,8 @@ class Format(Protocol):  # pragma: no cover - typing only
     def interpret(self, ev): ...
 
     def tool_sections(self, started, completed): ...
+
+    def event_time_ms(self, ev): ...
 
 
 FORMATS: dict[str, ModuleType] = {cursor.NAME: cursor}

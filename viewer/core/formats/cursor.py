@@ -544,6 +544,22 @@ def interpret(ev: Event) -> A.Action:
     return A.Notice(sid, t, st, _notice_text(data), known=t in KNOWN_TYPES)
 
 
+def event_time_ms(ev: Event) -> int | None:
+    """When the event happened by the stream's own clock (ms since epoch), if it says.
+
+    Tool calls carry the tool's own start/finish times (``startedAtMs``/``completedAtMs``),
+    which are more accurate than the event's ``timestamp_ms``.
+    """
+    d = ev.data
+    if ev.type == "tool_call":
+        tc = d.get("tool_call")
+        if isinstance(tc, dict):
+            t = _int(tc.get("completedAtMs" if ev.subtype == "completed" else "startedAtMs"))
+            if t is not None:
+                return t
+    return _int(d.get("timestamp_ms"))
+
+
 # -- detail view ----------------------------------------------------------------
 
 

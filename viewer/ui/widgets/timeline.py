@@ -7,13 +7,13 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.events import Click
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
+from viewer.ui.messages import ToolMessage
 from viewer.ui.render import fmt_duration, status_glyph
 
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished"]
@@ -50,17 +50,11 @@ class Timeline(ScrollView, can_focus=True):
 
     cursor = reactive(0, always_update=True, init=False)
 
-    class Selected(Message):
-        """The cursor moved to a tool call (index into session.tools, -1 for none)."""
+    class Selected(ToolMessage):
+        """The cursor moved to a tool call."""
 
-        def __init__(self, tool_index: int) -> None:
-            self.tool_index = tool_index
-            super().__init__()
-
-    class Opened(Message):
-        def __init__(self, tool_index: int) -> None:
-            self.tool_index = tool_index
-            super().__init__()
+    class Opened(ToolMessage):
+        """Enter (or a double click) on a tool call."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -13,9 +13,9 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 from textual.events import Click
-from textual.message import Message
 
 from viewer.core.model import Block, Session
+from viewer.ui.messages import ToolMessage
 from viewer.ui.render import fmt_duration, markdown, safe_line, safe_text, status_glyph
 from viewer.ui.widgets.blockview import BlockView
 
@@ -31,12 +31,8 @@ class Transcript(BlockView):
     }
     """
 
-    class ToolClicked(Message):
+    class ToolClicked(ToolMessage):
         """A tool-call marker was clicked."""
-
-        def __init__(self, tool_index: int) -> None:
-            self.tool_index = tool_index
-            super().__init__()
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
