@@ -27,6 +27,8 @@ from viewer.ui.widgets.transcript import Transcript
 FRAME = 1 / 30  # UI batches model changes at ~30 frames per second
 APPLY_BUDGET = 0.025  # seconds of model work per frame while loading big inputs
 MAX_PENDING = 4096  # records taken from the feed but not yet applied
+LOAD_BUDGET = 0.2  # seconds of model work per frame while a saved file is still loading
+LOAD_REDRAW = 0.25  # and redraw at most this often meanwhile
 
 
 class DeltaBatch:
@@ -97,6 +99,8 @@ class AgentViewerApp(App[int]):
         self.frame_interval = frame_interval
         self.view_index = -1  # session on screen
         self._pending: deque[Record] = deque()
+        self._batch: DeltaBatch | None = None  # deltas applied but not yet shown
+        self._last_absorb = 0.0
         self._ticks = 0
         self._search_hits: list[int] = []  # transcript block indices
         self._search_pos = -1
@@ -140,7 +144,10 @@ class AgentViewerApp(App[int]):
     @property
     def loaded(self) -> bool:
         """Every record that has arrived so far is applied (and the end seen, if any)."""
-        return not self._pending and (self._ended or not self.feed.finished) and self.feed._queue.empty()
+        return (
+            not self._pending and self._batch is None
+            and (self._ended or not self.feed.finished) and self.feed._queue.empty()
+        )
 
     def on_mount(self) -> None:
         self._panes = {
@@ -181,13 +188,28 @@ class AgentViewerApp(App[int]):
         self.feed.stop()
 
     # -- the frame loop ---------------------------------------------------------------
+    @property
+    def bulk_loading(self) -> bool:
+        """Reading a saved file that is not finished: favour reading over redrawing."""
+        return not self.feed.live and not self.feed.finished
+
     def pump(self) -> None:
         """Take what arrived, apply it within a time budget, refresh what changed."""
         self._ticks += 1
-        if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure on the reader
-            self._pending.extend(self.feed.poll(max_batches=4))
-        changed = self.apply_pending()
-        if self.feed.finished and not self._pending and not self._ended:
+        bulk = self.bulk_loading
+        for _ in range(8 if bulk else 1):
+            if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure on the reader
+                self._pending.extend(self.feed.poll(max_batches=4))
+            if not self._pending:
+                break
+            self.apply_pending(LOAD_BUDGET / 8 if bulk else APPLY_BUDGET)
+        changed = self._batch is not None
+        now = time.perf_counter()
+        if self._batch is not None and (not bulk or now - self._last_absorb >= LOAD_REDRAW):
+            batch, self._batch = self._batch, None
+            self._last_absorb = now
+            self.absorb(batch)
+        if self.feed.finished and not self._pending and not self._ended and self._batch is None:
             self._ended = True
             self.model.end()
             changed = True
@@ -211,12 +233,15 @@ class AgentViewerApp(App[int]):
             self.header.extra = "saving stopped"
             self.notify(f"{rec.error}. Viewing continues.", severity="error", timeout=10)
 
-    def apply_pending(self) -> bool:
+    def apply_pending(self, budget: float = APPLY_BUDGET) -> None:
+        """Apply pending records to the model for up to ``budget`` seconds, gathering deltas."""
         if not self._pending:
-            return False
+            return
         m = self.model
-        deadline = time.perf_counter() + APPLY_BUDGET
-        batch = DeltaBatch(self.view_index, self.timeline.follow)
+        deadline = time.perf_counter() + budget
+        if self._batch is None:
+            self._batch = DeltaBatch(self.view_index, self.timeline.follow)
+        batch = self._batch
         n = 0
         pending = self._pending
         while pending:
@@ -224,8 +249,6 @@ class AgentViewerApp(App[int]):
             n += 1
             if n % 256 == 0 and time.perf_counter() > deadline:
                 break
-        self.absorb(batch)
-        return True
 
     def absorb(self, batch: DeltaBatch) -> None:
         """Refresh the widgets for a batch of model deltas."""
