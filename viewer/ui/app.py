@@ -196,7 +196,7 @@ class AgentViewerApp(App[int]):
     def pump(self) -> None:
         """Take what arrived, apply it within a time budget, refresh what changed."""
         self._ticks += 1
-        bulk = self.bulk_loading
+        bulk = self.bulk_loading and self.view_index >= 0  # show the first session at once
         for _ in range(8 if bulk else 1):
             if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure on the reader
                 self._pending.extend(self.feed.poll(max_batches=4))
