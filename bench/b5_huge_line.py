@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""B5 - one 64 MB line (a ``readToolCall`` result) in an otherwise small session.
+
+* ``agent-viewer --print --output-format json FILE`` (and ``--print`` text
+  mode, which builds the session model) must finish and print the result;
+* the headless app must open the file: first paint, fully indexed, and the
+  detail pane shows the huge call (it is the newest call, selected by
+  follow mode) - see b2_open.py for how the app is timed.
+
+Reported: time and peak RSS of each.  Target: no hang, peak RSS <= 4x the
+line size.
+
+    python bench/b5_huge_line.py
+    python bench/b5_huge_line.py --mb 4 --smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+RSS_FACTOR = 4.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=float, default=64.0, help="size of the huge line in MiB")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds before a run counts as hung")
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+    ns = ap.parse_args(argv)
+
+    from b2_open import run_one
+    from common import (
+        append_section,
+        ensure_stream,
+        log,
+        mb,
+        results_path,
+        run_child,
+        verdict,
+        viewer_cmd,
+    )
+
+    tag = f"{ns.mb:g}".replace(".", "_")
+    # 300 events: one ordinary turn, then the huge call as the last tool call, then the answer.
+    path = ensure_stream(f"huge-{tag}mb.ndjson", events=300, huge_mb=ns.mb, huge_at=1.0)
+    size = path.stat().st_size
+    line = max(len(x) for x in path.read_bytes().split(b"\n"))
+    bound = RSS_FACTOR * mb(line)
+    tiny = ensure_stream("stream-tiny.ndjson", events=5)
+    rows, all_ok = [], True
+    for fmt in ("json", "text"):
+        log(f"B5 --print --output-format {fmt} on {path.name}")
+        base = run_child([*viewer_cmd(), "--print", "--output-format", fmt, str(tiny)], timeout=60).maxrss_mb
+        r = run_child([*viewer_cmd(), "--print", "--output-format", fmt, str(path)], timeout=ns.timeout,
+                      keep_stdout=fmt == "json")
+        ok_run = r.rc == 0 and not r.timed_out and (fmt != "json" or r.json_tail().get("type") == "result")
+        ok_rss = r.maxrss_mb <= bound
+        all_ok &= ok_run and ok_rss
+        status = "ok" if ok_run else ("hung (killed)" if r.timed_out else f"exit {r.rc}")
+        rows.append([f"`--print --output-format {fmt}`", status, round(r.wall, 2), "", "",
+                     round(r.maxrss_mb, 1), round(r.maxrss_mb - base, 1), verdict(ok_run and ok_rss)])
+    log(f"B5 headless app on {path.name}")
+    base = run_one(tiny, 60)["rss_mb"]
+    try:
+        res = run_one(path, ns.timeout)
+        ok_run = bool(res.get("ok"))
+        timed_out = False
+    except RuntimeError as exc:
+        res, ok_run, timed_out = {"rss_mb": float("nan"), "wall_s": None}, False, True
+        log(f"B5 app run failed: {exc}")
+    print(json.dumps(res), flush=True)
+    ok_rss = res["rss_mb"] <= bound
+    all_ok &= ok_run and ok_rss
+    rows.append([
+        "headless app (open, index, paint the huge call's detail)",
+        "ok" if ok_run else ("hung (killed)" if timed_out else "did not finish"),
+        None if res.get("settled_s") is None else round(res["settled_s"], 2),
+        res.get("first_paint_s"), res.get("first_paint_from_spawn_s"),
+        round(res["rss_mb"], 1), round(res["rss_mb"] - base, 1), verdict(ok_run and ok_rss),
+    ])
+    headers = ["run", "result", "time s", "first paint s (app)", "first paint s (from spawn)",
+               "peak RSS MB", "RSS − same run on a 5-event file", f"finishes, RSS ≤ {RSS_FACTOR:g}× line ({bound:.0f} MB)"]
+    notes = [
+        f"File: {path.name}, {mb(size):.1f} MB, 300 events; its longest line is {mb(line):.1f} MB "
+        "(a readToolCall result: file content as one JSON string). For --print the time is the whole "
+        "process; for the app it is app start → fully indexed and painted (the huge call is the newest "
+        "call, so follow mode selects it and the detail pane renders it while loading).",
+        f"App fully indexed (model) after {res.get('index_s') or float('nan'):.2f} s.",
+    ]
+    if not ns.no_write:
+        p = append_section(f"B5 · one {ns.mb:g} MB line", headers, rows, notes, path=results_path(ns.smoke))
+        log(f"B5 results appended to {p}")
+    return 1 if ns.strict and not all_ok else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
