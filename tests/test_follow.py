@@ -119,3 +119,25 @@ def test_save_is_complete_when_the_viewer_stops_mid_stream(tmp_path):
     assert timing[0].startswith("# agent-viewer timing")
     assert int(timing[-1].split("\t")[0]) == len(data)
     del last
+
+
+def test_file_feed_gives_the_same_records_as_decoding_in_memory(tmp_path, h):
+    """Lines cross the 1 MiB read size, and the last line has no newline."""
+    from viewer.core.feed import FileFeed
+
+    line = b'{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]}}'
+    data = b"\n".join(line % (b"x" * (i * 997 % 70_000)) for i in range(100))
+    data += b'\n\n{"type":"result","subtype":"success","result":"done"}'
+    assert len(data) > 2 * (1 << 20)
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(data)
+    feed = FileFeed(str(path))
+    feed.start()
+    got = feed.wait(timeout=20)
+    assert feed.finished
+    want, _ = h.decode(data)
+    assert [(type(r), r.line, r.offset, r.length) for r in got] == [
+        (type(r), r.line, r.offset, r.length) for r in want
+    ]
+    assert got[-1].data["type"] == "result"
+    assert feed.bytes_read == len(data)

@@ -596,3 +596,28 @@ def test_interleaved_session_is_live_while_it_still_receives_events(h):
     a = m.sessions[0]
     assert a.tools[0].status == "running"
     assert a.state == "live"
+
+
+def thinking(text, sid=SID):
+    return j(type="thinking", subtype="delta", text=text, session_id=sid, timestamp_ms=1000)
+
+
+def thinking_text(s):
+    return "".join(b.text for b in s.blocks if b.kind == "thinking")
+
+
+def test_mirrored_stream_a_third_identical_line_is_a_real_event(h):
+    """With 2>&1 every line comes twice; a line the agent itself sent twice comes four times."""
+    lines = [init(), user(), thinking("hm "), thinking("hm "), result()]
+    m, _, _ = apply_all(b"".join(x + x for x in lines), h)
+    (s,) = m.sessions
+    assert m.mirrored
+    assert thinking_text(s) == "hm hm "
+    assert m.duplicates == len(lines)
+
+
+def test_identical_lines_are_kept_when_the_stream_is_not_mirrored(h):
+    m, _, _ = apply_all(init() + user() + thinking("hm ") * 3 + result(), h)
+    (s,) = m.sessions
+    assert not m.mirrored and m.duplicates == 0
+    assert thinking_text(s) == "hm hm hm "

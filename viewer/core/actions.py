@@ -15,6 +15,8 @@ from typing import Any
 @dataclass(slots=True)
 class Action:
     session_id: str | None
+    #: When the event happened by the stream's own clock (ms since the epoch), if it says.
+    time_ms: int | None = field(default=None, kw_only=True)
 
 
 @dataclass(slots=True)

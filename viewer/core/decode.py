@@ -39,7 +39,7 @@ _LONE_SURROGATE = re.compile(
 class Event:
     """One parsed JSON object from the stream."""
 
-    __slots__ = ("line", "line_count", "offset", "length", "data", "arrival", "type", "subtype")
+    __slots__ = ("line", "line_count", "offset", "length", "data", "arrival", "type", "subtype", "repeat")
 
     def __init__(
         self, line: int, line_count: int, offset: int, length: int, data: dict[str, Any],
@@ -55,6 +55,8 @@ class Event:
         self.type: str = t if type(t) is str else ""
         t = data.get("subtype")
         self.subtype: str = t if type(t) is str else ""
+        #: The line is byte-for-byte the previous physical line (e.g. stderr merged into stdout).
+        self.repeat = False
 
     @property
     def end_line(self) -> int:
@@ -160,31 +162,51 @@ class Decoder:
         # Lines that failed to parse and may be the start of a split event.
         self._pending: list[tuple[int, int, bytes, str]] = []  # (line, offset, raw, reason)
         self._pending_bytes = 0
+        self._prev_raw: bytes | None = None  # last line handled by the fast path
 
     # -- public API -----------------------------------------------------
     def feed_many(self, lines: Iterable[tuple[int, bytes]], arrival: float | None = None) -> list[Record]:
-        """Feed many physical lines; the common case (a whole JSON object) stays inline."""
+        """Feed many physical lines given as ``(offset, raw)`` pairs."""
+        out: list[Record] = []
+        for off, raw in lines:
+            out.extend(self.feed(raw, off, arrival))
+        return out
+
+    def feed_run(self, offset: int, pieces: list[bytes], arrival: float | None = None) -> list[Record]:
+        """Feed consecutive physical lines, the first starting at ``offset``.
+
+        This is the hot path of every source: a line that is one whole JSON
+        object is handled inline; anything else (the first line, blank or broken
+        lines, a pending split event) goes through :meth:`feed`.
+        """
         out: list[Record] = []
         append = out.append
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-        for off, raw in lines:
-            if self._pending or not self.lines_seen:
+        off = offset
+        for raw in pieces:
+            n = len(raw)
+            if self._pending or not self.lines_seen or not n:
                 out.extend(self.feed(raw, off, arrival))
+                off += n + 1
                 continue
             try:
                 obj = loads(raw)
             except JSONDecodeError:
                 out.extend(self.feed(raw, off, arrival))
+                off += n + 1
                 continue
             if type(obj) is not dict:
                 out.extend(self.feed(raw, off, arrival))
+                off += n + 1
                 continue
             self.lines_seen += 1
             self.events += 1
-            n = len(raw)
-            if raw.endswith(b"\r"):
-                n -= 1
-            append(Event(self.lines_seen, 1, off, n, obj, arrival))
+            ev = Event(self.lines_seen, 1, off, n - 1 if raw[-1] == 13 else n, obj, arrival)
+            if raw == self._prev_raw:
+                ev.repeat = True
+            self._prev_raw = raw
+            append(ev)
+            off += n + 1
         return out
 
     def feed(self, raw: bytes, offset: int, arrival: float | None = None) -> list[Record]:
@@ -198,6 +220,7 @@ class Decoder:
         out: list[Record] = []
 
         if not raw.strip():
+            self._prev_raw = None
             out.extend(self._flush_pending(arrival))
             self.blank_lines += 1
             return out
@@ -209,6 +232,7 @@ class Decoder:
                 obj, _ = parse_line(b"\\n".join([p[2] for p in tail] + [raw]))
                 if obj is None:
                     continue
+                self._prev_raw = None
                 head = self._pending[:k]
                 self._pending = head
                 out.extend(self._flush_pending(arrival))
@@ -227,8 +251,12 @@ class Decoder:
         if obj is not None:
             out.extend(self._flush_pending(arrival))
             self.events += 1
-            out.append(Event(line_no, 1, offset, len(raw), obj, arrival))
+            ev = Event(line_no, 1, offset, len(raw), obj, arrival)
+            ev.repeat = raw == self._prev_raw
+            self._prev_raw = raw
+            out.append(ev)
             return out
+        self._prev_raw = None
 
         # Failed alone. Keep it pending when it could be part of a split event.
         if self._pending and (

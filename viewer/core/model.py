@@ -49,7 +49,11 @@ class Block:
     ref: int = -1  # tool index for kind == "tool"
     open: bool = False  # still receiving deltas
     version: int = 0
+    size: int = 0  # len(text), kept without joining the parts
     _text: str | None = None
+
+    def __post_init__(self) -> None:
+        self.size = sum(map(len, self.parts))
 
     @property
     def text(self) -> str:
@@ -60,11 +64,13 @@ class Block:
 
     def append(self, s: str) -> None:
         self.parts.append(s)
+        self.size += len(s)
         self._text = None
         self.version += 1
 
     def replace(self, s: str) -> None:
         self.parts = [s] if s else []
+        self.size = len(s)
         self._text = s
         self.version += 1
 
@@ -218,6 +224,7 @@ class StreamModel:
 
     def __init__(self, fmt: Format | None = None) -> None:
         self.format = fmt or get_format("cursor")
+        self._interpret = self.format.interpret
         self.sessions: list[Session] = []
         self.malformed: list[Malformed] = []
         self.unknown_events = 0
@@ -277,7 +284,9 @@ class StreamModel:
         self.events += 1
         self.lines_in_events += ev.line_count
         prev, self._prev = self._prev, ev
-        if prev is not None and prev.length == ev.length and prev.data == ev.data:
+        if prev is not None and (
+            ev.repeat if ev.line_count == 1 else prev.length == ev.length and prev.data == ev.data
+        ):
             # The same event twice in a row.  An init is never repeated by the CLI itself:
             # when it is, stderr was merged into stdout (2>&1) and every event comes twice.
             if ev.type == "system" and ev.subtype == "init":
@@ -286,26 +295,29 @@ class StreamModel:
                 self.duplicates += 1
                 self._prev = None  # a third copy is a real event again
                 return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
-        action = self.format.interpret(ev)
+        action = self._interpret(ev)
         self.event_types[ev.type or "(no type)"] += 1
-        session, created = self._route(action.session_id, type(action) is A.Init)
+        cur = self._current
+        sid = action.session_id
+        if cur is not None and (sid is None or sid == cur.session_id) and type(action) is not A.Init:
+            session, created = cur, False  # the common case, inline
+        else:
+            session, created = self._route(sid, type(action) is A.Init)
         session.events += 1
         if not session.first_line:
             session.first_line = ev.line
         session.last_line = ev.line + ev.line_count - 1
-        data = ev.data
-        if "timestamp_ms" in data:
-            ts = data["timestamp_ms"]
-            if type(ts) is int:
-                if session.first_ms is None:
-                    session.first_ms = ts
-                if session.last_ms is None or ts > session.last_ms:
-                    session.last_ms = ts
+        ts = action.time_ms
+        if ts is not None:
+            if session.first_ms is None:
+                session.first_ms = ts
+            if session.last_ms is None or ts > session.last_ms:
+                session.last_ms = ts
         if ev.arrival is not None:
             if session.first_arrival is None:
                 session.first_arrival = ev.arrival
             session.last_arrival = ev.arrival
-        delta = self._dispatch(session, action, ev)
+        delta = self._handlers[type(action)](self, session, action, ev)
         if created:
             delta.flags |= Change.SESSIONS
         delta.session = session.index
@@ -346,9 +358,6 @@ class StreamModel:
             s._open_thinking.open = False
             s._open_thinking = None
 
-    def _dispatch(self, s: Session, a: A.Action, ev: Event) -> Delta:
-        return self._handlers[type(a)](self, s, a, ev)
-
     def _init(self, s: Session, a: A.Init, ev: Event) -> Delta:
         s.init = a
         s.init_line = ev.line
@@ -377,7 +386,9 @@ class StreamModel:
         if not a.text:
             s.empty_deltas += 1
             return Delta(Change.NONE)
-        if open_b is not None and (a.consolidated or a.text == open_b.text) and not a.delta_only:
+        if open_b is not None and not a.delta_only and (
+            a.consolidated or (len(a.text) == open_b.size and a.text == open_b.text)
+        ):
             # The CLI re-sent the whole buffered segment: replace the deltas with it.
             open_b.replace(a.text)
             open_b.open = False

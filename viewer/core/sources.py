@@ -35,29 +35,33 @@ class LineSplitter:
         self._parts: list[bytes] = []
         self._partial_len = 0
 
-    def feed(self, chunk: bytes) -> list[tuple[int, bytes]]:
-        out: list[tuple[int, bytes]] = []
+    def split(self, chunk: bytes) -> tuple[int, list[bytes]]:
+        """The complete lines in ``chunk`` (with what was left over before) and
+        the offset of the first one; consecutive lines are one byte apart."""
         if not chunk:
-            return out
+            return self.offset, []
         pieces = chunk.split(b"\n")
         last = pieces.pop()
+        start = self.offset
         if pieces:
-            first = pieces[0]
             if self._parts:
-                self._parts.append(first)
-                first = b"".join(self._parts)
+                self._parts.append(pieces[0])
+                pieces[0] = b"".join(self._parts)
                 self._parts.clear()
-            off = self.offset
-            out.append((off, first))
-            off += len(first) + 1
-            for p in pieces[1:]:
-                out.append((off, p))
-                off += len(p) + 1
-            self.offset = off
+            self.offset = start + len(chunk) + self._partial_len - len(last)
             self._partial_len = 0
         if last:
             self._parts.append(last)
             self._partial_len += len(last)
+        return start, pieces
+
+    def feed(self, chunk: bytes) -> list[tuple[int, bytes]]:
+        """Like :meth:`split`, as ``(offset, line)`` pairs."""
+        off, pieces = self.split(chunk)
+        out = []
+        for p in pieces:
+            out.append((off, p))
+            off += len(p) + 1
         return out
 
     @property
@@ -146,7 +150,8 @@ class Ingest:
     def feed(self, chunk: bytes) -> list[Record]:
         self.bytes_read += len(chunk)
         now = self._clock() if self._clock else None
-        return self.decoder.feed_many(self.splitter.feed(chunk), now)
+        offset, pieces = self.splitter.split(chunk)
+        return self.decoder.feed_run(offset, pieces, now)
 
     def close(self) -> list[Record]:
         now = self._clock() if self._clock else None

@@ -475,63 +475,50 @@ def interpret(ev: Event) -> A.Action:
     sid = data.get("session_id")
     if type(sid) is not str or not sid:
         sid = None
+    ts = data.get("timestamp_ms")
+    if type(ts) is not int:
+        ts = _int(ts) if ts is not None else None
+    a: A.Action
     # Most frequent first: thinking and assistant deltas come by the thousand.
     if t == "thinking":
         if st == "completed":
-            return A.Thinking(sid, "", done=True)
-        text = data.get("text")
-        return A.Thinking(sid, text if type(text) is str else "")
-    if t == "assistant":
+            a = A.Thinking(sid, "", done=True)
+        else:
+            text = data.get("text")
+            a = A.Thinking(sid, text if type(text) is str else "")
+    elif t == "assistant":
         turn = _s(data.get("model_call_id"))
-        return A.AssistantText(
+        a = A.AssistantText(
             sid,
             message_text(data.get("message")),
             consolidated=bool(turn) or "timestamp_ms" not in data,
             turn_id=turn,
         )
-    if t == "system":
-        if st == "init":
-            return A.Init(
-                sid,
-                model=_s(data.get("model")),
-                cwd=_s(data.get("cwd")),
-                api_key_source=_s(data.get("apiKeySource")),
-                permission_mode=_s(data.get("permissionMode")),
-            )
-        return A.Notice(sid, t, st, _notice_text(data))
-    if t == "user":
-        return A.UserText(sid, message_text(data.get("message")))
-    if t == "tool_call" and st in ("started", "completed"):
+    elif t == "system" and st == "init":
+        a = A.Init(
+            sid,
+            model=_s(data.get("model")),
+            cwd=_s(data.get("cwd")),
+            api_key_source=_s(data.get("apiKeySource")),
+            permission_mode=_s(data.get("permissionMode")),
+        )
+    elif t == "user":
+        a = A.UserText(sid, message_text(data.get("message")))
+    elif t == "tool_call" and st in ("started", "completed"):
         call_id = _s(data.get("call_id")) or _s(_d(data.get("tool_call")).get("toolCallId"))
         cls = A.ToolStarted if st == "started" else A.ToolCompleted
-        return cls(
+        a = cls(
             sid,
             call_id=call_id,
             info=tool_info(data, completed=st == "completed"),
-            timestamp_ms=_int(data.get("timestamp_ms")),
+            timestamp_ms=ts,
             turn_id=_s(data.get("model_call_id")),
         )
-    if t == "interaction_query":
-        qtype = _s(data.get("query_type"))
-        body = _d(data.get("query")) if st == "request" else _d(data.get("response"))
-        inner = next((v for k, v in body.items() if k != "id" and isinstance(v, dict)), {})
-        args = _d(inner.get("args"))
-        title = _s(args.get("title")) or _s(args.get("searchTerm")) or _s(args.get("url"))
-        if st == "response":
-            outcome, payload = split_result(inner.get("result"))
-            reason = _s(payload.get("reason"))
-            title = outcome + (f": {reason}" if reason else "") if outcome else ""
-        return A.Query(
-            sid,
-            phase=st,
-            query_type=qtype,
-            query_id=_s(body.get("id")),
-            title=title,
-            call_id=_s(args.get("toolCallId")),
-        )
-    if t == "result":
+    elif t == "interaction_query":
+        a = _query(data, sid, st)
+    elif t == "result":
         usage = data.get("usage")
-        return A.Result(
+        a = A.Result(
             sid,
             subtype=st,
             is_error=data.get("is_error") is True,
@@ -541,7 +528,30 @@ def interpret(ev: Event) -> A.Action:
             request_id=_s(data.get("request_id")),
             usage=usage if isinstance(usage, dict) else None,
         )
-    return A.Notice(sid, t, st, _notice_text(data), known=t in KNOWN_TYPES)
+    else:
+        a = A.Notice(sid, t, st, _notice_text(data), known=t in KNOWN_TYPES)
+    a.time_ms = ts
+    return a
+
+
+def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
+    qtype = _s(data.get("query_type"))
+    body = _d(data.get("query")) if st == "request" else _d(data.get("response"))
+    inner = next((v for k, v in body.items() if k != "id" and isinstance(v, dict)), {})
+    args = _d(inner.get("args"))
+    title = _s(args.get("title")) or _s(args.get("searchTerm")) or _s(args.get("url"))
+    if st == "response":
+        outcome, payload = split_result(inner.get("result"))
+        reason = _s(payload.get("reason"))
+        title = outcome + (f": {reason}" if reason else "") if outcome else ""
+    return A.Query(
+        sid,
+        phase=st,
+        query_type=qtype,
+        query_id=_s(body.get("id")),
+        title=title,
+        call_id=_s(args.get("toolCallId")),
+    )
 
 
 def event_time_ms(ev: Event) -> int | None:
