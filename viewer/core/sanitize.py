@@ -11,6 +11,8 @@ UI never parses stream text as markup (it builds ``Text``/``Content``).
 
 from __future__ import annotations
 
+import re
+
 _CONTROLS = [*range(0, 9), 11, 12, 13, *range(14, 32), 127, *range(0x80, 0xA0)]
 _INVISIBLE = [
     *range(0x200B, 0x2010),  # zero-width space/joiners, LRM, RLM
@@ -27,9 +29,16 @@ _ONE_LINE[10] = "⏎"
 _ONE_LINE[9] = " "
 
 
+_NEEDS_ESCAPE = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]")
+
+
 def clean(text: str) -> str:
     """Escape control and invisible characters; keep newlines and tabs."""
-    return text.translate(_TABLE)
+    # str.translate with a dict costs ~150 ns a character on non-ASCII text; finding the
+    # (usually zero) characters to escape is 30x faster, so only rewrite around them.
+    if _NEEDS_ESCAPE.search(text) is None:
+        return text
+    return _NEEDS_ESCAPE.sub(lambda m: _TABLE[ord(m.group())], text)
 
 
 def one_line(text: str, limit: int | None = None) -> str:

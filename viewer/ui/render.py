@@ -18,9 +18,12 @@ from rich.text import Text
 
 from viewer.core.sanitize import clean, one_line
 
-#: Longest body the detail view renders in full (lines); the rest is summarised.
-MAX_DETAIL_LINES = 3000
-MAX_DETAIL_CHARS = 400_000
+#: The detail view renders a body in chunks of at most this many lines and characters, so
+#: only the chunks on screen are highlighted and wrapped (a 10 MB file opens at once).
+CHUNK_LINES = 200
+CHUNK_CHARS = 16_384
+#: Longest body the detail view shows at all; the rest is summarised.
+MAX_DETAIL_CHARS = 32 << 20
 CODE_THEME = "monokai"
 
 STATUS_GLYPHS = {
@@ -75,18 +78,40 @@ def markdown(text: str) -> Markdown:
 
 def truncate_body(body: str) -> tuple[str, str]:
     """(body to render, note about what was left out)."""
-    note = ""
-    if len(body) > MAX_DETAIL_CHARS:
-        cut = body[:MAX_DETAIL_CHARS]
-        rest = body.count("\n", MAX_DETAIL_CHARS) + 1
-        note = f"… {len(body) - MAX_DETAIL_CHARS:,} more characters ({rest:,} lines) not shown"
-        body = cut
+    if len(body) <= MAX_DETAIL_CHARS:
+        return body, ""
+    rest = body.count("\n", MAX_DETAIL_CHARS) + 1
+    return body[:MAX_DETAIL_CHARS], f"… {len(body) - MAX_DETAIL_CHARS:,} more characters ({rest:,} lines) not shown"
+
+
+def chunk_lines(body: str) -> list[tuple[int, str]]:
+    """Cut a body into ``(first line number, text)`` chunks of at most CHUNK_LINES lines
+    and about CHUNK_CHARS characters; a line longer than that is cut into pieces, each
+    numbered with the line it belongs to."""
     lines = body.split("\n")
-    if len(lines) > MAX_DETAIL_LINES:
-        extra = len(lines) - MAX_DETAIL_LINES
-        body = "\n".join(lines[:MAX_DETAIL_LINES])
-        note = f"… {extra:,} more lines not shown" + (f"; {note[2:]}" if note else "")
-    return body, note
+    out: list[tuple[int, str]] = []
+    for first in range(0, len(lines), CHUNK_LINES):
+        group = lines[first : first + CHUNK_LINES]
+        if sum(map(len, group)) + len(group) <= CHUNK_CHARS:  # the usual case, no loop in Python
+            out.append((first + 1, "\n".join(group)))
+            continue
+        buf: list[str] = []
+        size = 0
+        start = first + 1
+        for n, line in enumerate(group, first + 1):
+            if buf and size + len(line) > CHUNK_CHARS:
+                out.append((start, "\n".join(buf)))
+                buf, size = [], 0
+            if not buf:
+                start = n
+            if len(line) > CHUNK_CHARS:
+                out.extend((n, line[i : i + CHUNK_CHARS]) for i in range(0, len(line), CHUNK_CHARS))
+                continue
+            buf.append(line)
+            size += len(line) + 1
+        if buf:
+            out.append((start, "\n".join(buf)))
+    return out
 
 
 def lexer_for(name: str, code: str) -> str:
@@ -107,10 +132,10 @@ def lexer_for(name: str, code: str) -> str:
         return "text"
 
 
-def code(body: str, name: str, line_numbers: bool = True) -> Syntax:
+def code(body: str, name: str, line_numbers: bool = True, start_line: int = 1, lexer: str = "") -> Syntax:
     return Syntax(
-        clean(body), lexer_for(name, body), theme=CODE_THEME, line_numbers=line_numbers,
-        word_wrap=True, background_color="default",
+        clean(body), lexer or lexer_for(name, body), theme=CODE_THEME, line_numbers=line_numbers,
+        word_wrap=True, background_color="default", start_line=start_line,
     )
 
 

@@ -24,6 +24,10 @@ from textual.strip import Strip
 class BlockView(ScrollView, can_focus=True):
     """Subclasses implement ``block_count``, ``block_version`` and ``render_block``."""
 
+    #: Up to this many new blocks are measured by rendering them; more (a bulk load) are
+    #: estimated until they come on screen.
+    EXACT_NEW = 32
+
     BINDINGS = [
         Binding("j", "scroll_down", "Down", show=False),
         Binding("k", "scroll_up", "Up", show=False),
@@ -165,7 +169,7 @@ class BlockView(ScrollView, can_focus=True):
         was_at_end = self.follow and (self.is_vertical_scroll_end or self.total_lines <= self.size.height)
         self._follow_end = was_at_end
         # Few new blocks (live streaming): measure them exactly; a bulk load estimates.
-        exact_new = count - len(self._heights) <= 32
+        exact_new = count - len(self._heights) <= self.EXACT_NEW
         # Re-measure changed blocks whose version moved.
         lowest = first_dirty
         for i in sorted(changed or ()):

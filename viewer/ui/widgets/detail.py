@@ -7,15 +7,18 @@ from typing import Any
 
 import orjson
 from rich.console import Group, RenderableType
+from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
 from viewer.core.detail import Section
 from viewer.core.model import Session, ToolCall
 from viewer.ui.render import (
+    chunk_lines,
     code,
     diff,
     fmt_duration,
+    lexer_for,
     safe_line,
     safe_text,
     status_glyph,
@@ -31,6 +34,7 @@ class DetailView(BlockView):
     """Shows the selected tool call; ``r`` toggles the raw JSON of both events."""
 
     BORDER_TITLE = "Detail"
+    EXACT_NEW = 0  # a call's chunks are drawn when they come on screen
 
     DEFAULT_CSS = """
     DetailView {
@@ -78,11 +82,31 @@ class DetailView(BlockView):
                     blocks.append(Text(f"({title}: not in the stream)", style="dim"))
                     continue
                 body = orjson.dumps(ev, option=orjson.OPT_INDENT_2).decode()
-                blocks.append(self._section(Section(title, body, "json")))
+                blocks.extend(self._section(Section(title, body, "json")))
             return blocks
         for sec in sections_fn(started, completed):
-            blocks.append(self._section(sec))
+            blocks.extend(self._section(sec))
         return blocks
+
+    @staticmethod
+    def _section(sec: Section) -> list[RenderableType]:
+        """A title, then the body in chunks (each drawn only when on screen), then a note."""
+        body, note = truncate_body(sec.body)
+        parts: list[RenderableType] = [safe_line(sec.title, 200, style="bold underline")]
+        chunks = chunk_lines(body)
+        if sec.kind == "code":
+            lexer = lexer_for(sec.lang, body)
+            parts.extend(code(text, sec.lang, start_line=n, lexer=lexer) for n, text in chunks)
+        elif sec.kind == "diff":
+            parts.extend(diff(text) for _, text in chunks)
+        elif sec.kind == "json":
+            parts.extend(code(text, "json", line_numbers=False, lexer="json") for _, text in chunks)
+        else:
+            parts.extend(safe_text(text) for _, text in chunks)
+        if note:
+            parts.append(Text(note, style="italic yellow"))
+        parts.append(Text(""))
+        return parts
 
     @staticmethod
     def _facts(t: ToolCall) -> RenderableType:
@@ -110,24 +134,6 @@ class DetailView(BlockView):
             grid.add_row("duplicates", f"{t.duplicates} repeated event(s)")
         return Group(head, grid, Text(""))
 
-    @staticmethod
-    def _section(sec: Section) -> RenderableType:
-        body, note = truncate_body(sec.body)
-        title = safe_line(sec.title, 200, style="bold underline")
-        if sec.kind == "code":
-            inner: RenderableType = code(body, sec.lang)
-        elif sec.kind == "diff":
-            inner = diff(body)
-        elif sec.kind == "json":
-            inner = code(body, "json", line_numbers=False)
-        else:
-            inner = safe_text(body)
-        parts: list[RenderableType] = [title, inner]
-        if note:
-            parts.append(Text(note, style="italic yellow"))
-        parts.append(Text(""))
-        return Group(*parts)
-
     def block_count(self) -> int:
         return len(self._blocks)
 
@@ -136,3 +142,15 @@ class DetailView(BlockView):
 
     def render_block(self, index: int, width: int) -> RenderableType:
         return self._blocks[index]
+
+    def estimate_height(self, index: int, width: int) -> int:
+        """Lines of a chunk plus a guess at wrapping (exact once the chunk is drawn)."""
+        block = self._blocks[index]
+        if isinstance(block, Syntax):
+            text = block.code
+        elif isinstance(block, Text) and "\n" in block.plain:
+            text = block.plain
+        else:  # the facts table, titles, notes: small, draw them
+            return len(self._render_strips(index, width))
+        w = max(1, width - (8 if isinstance(block, Syntax) and block.line_numbers else 0))
+        return text.count("\n") + 1 + len(text) // w

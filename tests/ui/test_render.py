@@ -1,0 +1,49 @@
+"""The pure pieces of the UI's rendering: sanitizing and chunking long bodies."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from viewer.core.sanitize import _TABLE, clean
+from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, chunk_lines
+
+LINE = st.one_of(
+    st.text(alphabet="ab\t", max_size=12),
+    st.integers(0, 3 * CHUNK_CHARS).map(lambda n: "x" * n),
+)
+
+
+@given(st.lists(LINE, max_size=3 * CHUNK_LINES))
+def test_chunks_hold_every_character_with_the_right_line_numbers(lines):
+    body = "\n".join(lines)
+    chunks = chunk_lines(body)
+    rebuilt: list[str] = []
+    for first, text in chunks:
+        parts = text.split("\n")
+        assert len(parts) <= CHUNK_LINES
+        assert len(text) <= CHUNK_CHARS
+        for k, part in enumerate(parts):
+            n = first + k
+            if len(rebuilt) < n:
+                rebuilt.append(part)
+            else:  # a piece of a long line
+                assert len(rebuilt) == n and k == 0
+                rebuilt[-1] += part
+    assert rebuilt == body.split("\n")
+
+
+def test_a_short_body_is_one_chunk():
+    assert chunk_lines("a\nb") == [(1, "a\nb")]
+    assert chunk_lines("") == [(1, "")]
+
+
+@given(st.text())
+def test_clean_escapes_exactly_what_translate_would(text):
+    assert clean(text) == text.translate(_TABLE)
+
+
+def test_clean_leaves_ordinary_text_alone_and_shows_escapes():
+    plain = "naïve café — 日本語 🎉\n\tindented"
+    assert clean(plain) is plain
+    assert clean("\x1b]0;pwned\x07 \u202e") == "\\x1b]0;pwned\\x07 \\u202e"
