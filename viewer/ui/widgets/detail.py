@@ -148,9 +148,11 @@ class DetailView(BlockView):
         block = self._blocks[index]
         if isinstance(block, Syntax):
             text = block.code
-        elif isinstance(block, Text) and "\n" in block.plain:
+        elif isinstance(block, Text):
             text = block.plain
-        else:  # the facts table, titles, notes: small, draw them
+        else:  # the facts table
+            text = ""
+        if len(text) < 4096:  # small: drawing it is cheap and exact
             return len(self._render_strips(index, width))
         w = max(1, width - (8 if isinstance(block, Syntax) and block.line_numbers else 0))
         return text.count("\n") + 1 + len(text) // w
