@@ -30,6 +30,7 @@ MAX_JOIN_BYTES = 4 * 1024 * 1024
 PREVIEW_CHARS = 240
 
 _BOM = b"\xef\xbb\xbf"
+_OBJECT_START = re.compile(rb"\s*\{")  # matched in place: a line can be 64 MB
 _LONE_SURROGATE = re.compile(
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
@@ -219,7 +220,7 @@ class Decoder:
         raw = _clean(raw)
         out: list[Record] = []
 
-        if not raw.strip():
+        if not raw or raw.isspace():
             self._prev_raw = None
             out.extend(self._flush_pending(arrival))
             self.blank_lines += 1
@@ -264,7 +265,7 @@ class Decoder:
             or self._pending_bytes + len(raw) > MAX_JOIN_BYTES
         ):
             out.extend(self._flush_pending(arrival))
-        if self._pending or (raw.lstrip().startswith(b"{") and len(raw) <= MAX_JOIN_BYTES):
+        if self._pending or (len(raw) <= MAX_JOIN_BYTES and _OBJECT_START.match(raw)):
             self._pending.append((line_no, offset, raw, reason))
             self._pending_bytes += len(raw)
         else:
@@ -284,7 +285,7 @@ class Decoder:
         self, line: int, offset: int, raw: bytes, reason: str, arrival: float | None
     ) -> Malformed:
         self.malformed += 1
-        if raw.lstrip().startswith(b"{") and reason.startswith("invalid JSON"):
+        if reason.startswith("invalid JSON") and _OBJECT_START.match(raw):
             reason = "invalid JSON (truncated or split object?)"
         return Malformed(line, offset, len(raw), reason, preview_of(raw), arrival)
 
