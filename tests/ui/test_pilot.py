@@ -242,3 +242,61 @@ async def test_replay_controls_step_seek_and_speed():
         assert replay.speed == 2.0
         await pilot.press("space")
         assert replay.playing
+
+
+async def test_transcript_stays_where_the_user_scrolls_while_the_run_streams():
+    data = sample("demo_session.ndjson")
+    lines = data.splitlines(keepends=True)
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        half = len(lines) // 2
+        feed._queue.put(feed.ingest.feed(b"".join(lines[:half])))
+        await settle(pilot)
+        tr = app.transcript
+        assert tr.is_vertical_scroll_end and tr.scroll_offset.y > 0  # following the newest text
+        app.set_focus(tr)
+        await pilot.press("home")
+        await pilot.pause()
+        assert tr.scroll_offset.y == 0
+        assert "› You" in _plain(app, tr)
+        for step in range(half, len(lines), 20):  # the rest of the run arrives in bursts
+            feed._queue.put(feed.ingest.feed(b"".join(lines[step : step + 20])))
+            await settle(pilot)
+            assert tr.scroll_offset.y == 0, f"view moved after line {step}"
+        await pilot.press("end")
+        await pilot.pause()
+        assert tr.is_vertical_scroll_end
+
+
+async def test_first_home_in_a_finished_transcript_goes_to_the_top():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tr = app.transcript
+        app.set_focus(tr)
+        await pilot.press("home")
+        await pilot.pause()
+        await pilot.pause()
+        assert tr.scroll_offset.y == 0
+        assert "› You" in _plain(app, tr)
+
+
+async def test_toggling_thinking_keeps_the_view_at_the_same_place():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tr = app.transcript
+        app.set_focus(tr)
+        await pilot.press("home")
+        await pilot.pause()
+        for shown in (True, False):
+            await pilot.press("t")
+            await pilot.pause()
+            await pilot.pause()
+            assert tr.show_thinking is shown
+            assert tr.scroll_offset.y == 0
+            assert "› You" in _plain(app, tr)
+        await pilot.press("t", "home")
+        await pilot.pause()
+        assert tr.scroll_offset.y == 0

@@ -48,7 +48,6 @@ class BlockView(ScrollView, can_focus=True):
         self._versions: list[Hashable] = []
         self._starts: list[int] = [0]
         self._exact: list[bool] = []  # height measured by rendering (else estimated)
-        self._follow_end = True
         self._width = 0
         self._cache: LRUCache[tuple[int, Hashable, int], list[Strip]] = LRUCache(512)
         self.follow = True
@@ -113,8 +112,10 @@ class BlockView(ScrollView, can_focus=True):
                         lowest = i
             i += 1
         if lowest >= 0:
-            at_end = self.follow and self._follow_end
+            at_end = self.follow and self.is_vertical_scroll_end
             self._rebuild_starts(lowest)
+            if self.app.animator.is_being_animated(self, "scroll_y"):
+                return  # the user is scrolling (Home, PgUp, …): do not undo it
             if at_end:
                 self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
             elif shift:
@@ -158,7 +159,13 @@ class BlockView(ScrollView, can_focus=True):
             reset = True
             self._width = width
         count = self.block_count()
+        was_at_end = self.follow and (self.is_vertical_scroll_end or self.total_lines <= self.size.height)
+        anchor = -1  # after a reset, keep the block at the top of the view where it is
         if reset or count < len(self._heights):
+            top = self.scroll_offset.y
+            anchor = self.block_at_line(top)
+            if anchor >= 0:
+                anchor_offset = top - self._starts[anchor]
             self._heights.clear()
             self._versions.clear()
             self._exact.clear()
@@ -166,8 +173,6 @@ class BlockView(ScrollView, can_focus=True):
             first_dirty = 0
         else:
             first_dirty = len(self._heights)
-        was_at_end = self.follow and (self.is_vertical_scroll_end or self.total_lines <= self.size.height)
-        self._follow_end = was_at_end
         # Few new blocks (live streaming): measure them exactly; a bulk load estimates.
         exact_new = count - len(self._heights) <= self.EXACT_NEW
         # Re-measure changed blocks whose version moved.
@@ -191,8 +196,11 @@ class BlockView(ScrollView, can_focus=True):
         if lowest < count or len(self._starts) != count + 1:
             self._rebuild_starts(lowest)
             self.refresh()
-        if was_at_end and self.follow:
+        if was_at_end:
             self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+        elif 0 <= anchor < count:
+            y = self._starts[anchor] + min(anchor_offset, max(0, self._heights[anchor] - 1))
+            self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     def refresh_block(self, index: int) -> None:
         if index + 1 >= len(self._starts):
