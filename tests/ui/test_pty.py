@@ -173,6 +173,48 @@ def test_hostile_stream_cannot_reach_the_terminal(tmp_path):
         p.kill()
 
 
+HOSTILE_KIND = "x\x1b]0;KIND\x07[@click=app.quit]k[/]ToolCall"
+HOSTILE_KEYS = [
+    {"type": "system", "subtype": "init", "session_id": "h", "model": "m", "cwd": "/w"},
+    {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": "h",
+     "tool_call": {"shellToolCall": {"args": {"command": "ls"}}}},
+    {"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": "h",
+     "tool_call": {"shellToolCall": {"result": {"success": {"exitCode": 1, "signal": "\x1b[2J\x1b]0;SIG\x07"}}}}},
+    {"type": "tool_call", "subtype": "completed", "call_id": "d", "session_id": "h",
+     "tool_call": {HOSTILE_KIND: {"result": {"o\x1b]0;OUT\x07": {}}}}},
+    {"type": "result", "subtype": "e\x1b]0;SUB\x07", "is_error": True, "result": "x", "session_id": "h"},
+]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
+def test_hostile_kinds_outcomes_and_subtypes_cannot_reach_the_terminal(tmp_path):
+    """Keys and ids are stream text too: a tool kind, an outcome, a signal, a result subtype."""
+    import json
+
+    stream = tmp_path / "hostile-keys.ndjson"
+    stream.write_text("".join(json.dumps(x) + "\n" for x in HOSTILE_KEYS))
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    p = Pty(f"exec {viewer} {stream}")
+    try:
+        assert p.read_until(b"FAILED", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        p.send(b"k")  # select the first call (exit 1, hostile signal) in the detail view
+        time.sleep(0.3)
+        p.send(b"cc")  # filter by kind until the hostile kind is in the list's title
+        time.sleep(0.5)
+        p.read_until(b"never-there", 0.5)
+        raw = p.buffer
+        for marker in (b"KIND", b"OUT", b"SIG", b"SUB"):
+            assert b"\x1b]0;" + marker not in raw, f"the {marker.decode()} title escape reached the terminal"
+        assert b"\x1b[2J\x1b]0;SIG" not in raw
+        shown = ANSI.sub(b"", raw)
+        assert b"\\x1b]0;SUB" in shown  # the failed run's subtype, shown as text
+        assert b"[@click=app.quit]" in shown  # the kind key's markup is literal
+        p.send(b"q")
+        assert p.wait_exit(5) == 0  # nothing in the stream turned into a quit action before
+    finally:
+        p.kill()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signals_end_the_viewer_and_restore_the_terminal(sig):

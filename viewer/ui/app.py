@@ -13,12 +13,14 @@ from typing import Any
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel
+from viewer.core.sanitize import one_line
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.header import SessionHeader
@@ -506,9 +508,11 @@ class AgentViewerApp(App[int]):
             )
         s = self.session
         if s is not None:
-            for kind in sorted({t.kind_key for t in s.tools}):
+            kinds = {t.kind_key: t.label for t in s.tools}
+            for kind in sorted(kinds):
+                name = escape(one_line(f"{kinds[kind]} ({kind})", 80))
                 yield SystemCommand(
-                    f"Filter: kind {kind}", f"Only {kind} calls", lambda k=kind: self._set_kind_filter(k)
+                    f"Filter: kind {name}", f"Only {name} calls", lambda k=kind: self._set_kind_filter(k)
                 )
         for s2 in self.model.sessions:
             yield SystemCommand(

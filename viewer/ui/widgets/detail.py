@@ -13,6 +13,7 @@ from rich.text import Text
 
 from viewer.core.detail import Section
 from viewer.core.model import Session, ToolCall
+from viewer.core.sanitize import one_line
 from viewer.ui.render import (
     chunk_lines,
     code,
@@ -111,13 +112,13 @@ class DetailView(BlockView):
     @staticmethod
     def _facts(t: ToolCall) -> RenderableType:
         glyph, style = status_glyph(t.status)
-        head = Text.assemble((f"{glyph} ", style), (t.label, "bold"), " ")
+        head = Text.assemble((f"{glyph} ", style), (one_line(t.label, 100), "bold"), " ")
         head.append_text(safe_line(t.target, 500, style="cyan"))
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True)
         grid.add_column()
         status = t.status + (f" ({t.outcome})" if t.outcome and t.outcome not in (t.status, "success") else "")
-        grid.add_row("status", Text(status, style=style))
+        grid.add_row("status", safe_line(status, 200, style=style))
         if t.detail:
             grid.add_row("summary", safe_line(t.detail, 300))
         dur = fmt_duration(t.duration_ms)
@@ -125,7 +126,7 @@ class DetailView(BlockView):
             grid.add_row("duration", dur)
         if t.error_text:
             grid.add_row("message", safe_text(t.error_text, style="red"))
-        grid.add_row("kind", t.kind_key)
+        grid.add_row("kind", safe_line(t.kind_key, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
         lines = f"{t.start_line}" if t.start_line else "?"
         lines += f" → {t.end_line}" if t.end_line else " → (no completion yet)"

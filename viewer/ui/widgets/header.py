@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from viewer.core.model import Session, StreamModel
+from viewer.core.sanitize import one_line
 from viewer.ui.render import fmt_clock, fmt_duration, safe_line
 
 STATE_STYLES = {
@@ -112,16 +113,20 @@ class SessionHeader(Widget):
 
         counts = s.status_counts
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
-        done = s.done_tools
-        line2.append("tools ", style="dim")
+        done = s.done_tools - failed - rejected  # each call counted once: the parts add up
+        line2.append(f"{len(s.tools)} tools: ", style="dim")
         line2.append(f"{running} running", style="yellow" if running else "dim")
         line2.append(" · ")
-        line2.append(f"{done} done", style="green" if done else "dim")
+        line2.append(f"{done} ok", style="green" if done else "dim")
         line2.append(" · ")
         line2.append(f"{failed} failed", style="bold red" if failed else "dim")
         if rejected:
             line2.append(" · ")
             line2.append(f"{rejected} rejected", style="magenta")
+        unfinished = counts["unfinished"]
+        if unfinished:
+            line2.append(" · ")
+            line2.append(f"{unfinished} unfinished", style="bright_black")
         r = s.result
         if r is not None and r.usage:
             u = r.usage
@@ -143,5 +148,5 @@ class SessionHeader(Widget):
             pct = f" {read * 100 // total}%" if total else ""
             line2.append(f"   loading{pct}", style="cyan")
         if self.extra:
-            line2.append(f"   {self.extra}", style="cyan")
+            line2.append(f"   {one_line(self.extra, 200)}", style="cyan")
         return _two_lines(line1, line2)

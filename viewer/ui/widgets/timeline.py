@@ -7,6 +7,7 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.events import Click
 from textual.geometry import Size
+from textual.markup import escape
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -137,10 +138,12 @@ class Timeline(ScrollView, can_focus=True):
         if self.status_filter != "all":
             notes.append(f"status: {self.status_filter}")
         if self.kind_filter:
-            notes.append(f"kind: {self.kind_filter.removesuffix('ToolCall')}")
+            kind = next((t.label for t in s.tools if t.kind_key == self.kind_filter), self.kind_filter) if s else ""
+            notes.append(f"kind: {one_line(kind, 40)}")
         if self.follow:
             notes.append("following")
-        self.border_title = title + (" · " + " · ".join(notes) if notes else "")
+        # A border title is Textual markup: stream text in it must be escaped.
+        self.border_title = escape(title + (" · " + " · ".join(notes) if notes else ""))
 
     def calls_added_or_changed(self, changed: set[int]) -> None:
         """New calls were appended and/or ``changed`` calls moved (session tool indices)."""
@@ -283,7 +286,7 @@ class Timeline(ScrollView, can_focus=True):
         dur = fmt_duration(t.duration_ms) if t.done or t.status == "unfinished" else ""
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
-        label = f"{t.label:<{label_w}.{label_w}} "
+        label = f"{one_line(t.label, label_w):<{label_w}.{label_w}} "
         right = f"  {dur:>7}"
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{glyph} ", style=gstyle)

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.events import Click
 
 from viewer.core.model import Block, Session
+from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import fmt_duration, markdown, safe_line, safe_text, status_glyph
 from viewer.ui.widgets.blockview import BlockView
@@ -122,12 +123,12 @@ class Transcript(BlockView):
             glyph, style = status_glyph(t.status, self.frame)
             line = Text("  ")
             line.append(glyph, style=style)
-            line.append(f" {t.label}", style="bold")
+            line.append(f" {one_line(t.label, 100)}", style="bold")
             if t.target:
                 line.append(" ")
                 line.append_text(safe_line(t.target, 300, style="cyan"))
             if t.detail:
-                line.append(f" · {t.detail}", style="dim")
+                line.append(f" · {one_line(t.detail, 200)}", style="dim")
             dur = fmt_duration(t.duration_ms)
             if dur and t.done:
                 line.append(f" · {dur}", style="dim")
@@ -169,7 +170,7 @@ class Transcript(BlockView):
         if r is None:
             return Text("")
         if s.state == "failed":
-            head = Text(f"✗ Run failed ({r.subtype or 'error'})", style="bold red")
+            head = Text(f"✗ Run failed ({one_line(r.subtype or 'error', 80)})", style="bold red")
             if r.text:
                 return Group(head, safe_text(r.text, style="red"))
             return head
