@@ -103,7 +103,10 @@ def test_save_is_complete_when_the_viewer_stops_mid_stream(tmp_path):
         stdin=producer.stdout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     producer.stdout.close()
-    time.sleep(1.0)
+    deadline = time.monotonic() + 20  # start-up can be slow on a loaded machine
+    while time.monotonic() < deadline and (not out.exists() or out.read_bytes().count(b"\n") <= 50):
+        time.sleep(0.05)
+    time.sleep(0.2)
     viewer.terminate()
     viewer.wait(5)
     producer.kill()
