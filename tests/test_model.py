@@ -621,3 +621,37 @@ def test_identical_lines_are_kept_when_the_stream_is_not_mirrored(h):
     (s,) = m.sessions
     assert not m.mirrored and m.duplicates == 0
     assert thinking_text(s) == "hm hm hm "
+
+
+def _fingerprint(m):
+    """Everything a view can show of a model."""
+    return [
+        (s.session_id, s.state, s.events, s.first_line, s.last_line, s.first_ms, s.last_ms,
+         dict(s.status_counts), s.result_mismatch, len(s.notices),
+         [(b.kind, b.text, b.open, b.ref) for b in s.blocks],
+         [(t.call_id, t.kind_key, t.label, t.target, t.detail, t.status, t.duplicates, t.duration_ms,
+           t.end_ref) for t in s.tools])
+        for s in m.sessions
+    ] + [len(m.malformed), m.events, m.duplicates, dict(m.event_types), m.mirrored]
+
+
+@pytest.mark.parametrize("cut", [0.1, 0.35, 0.5, 0.8, 0.97])
+def test_a_clone_is_independent_and_complete(h, sample_stream_path, cut):
+    """Replay checkpoints are clones: applying more to the original must not leak into a
+    clone, and the clone must carry on exactly as the original would."""
+    data = sample_stream_path.read_bytes()
+    recs, _ = h.decode(data)
+    k = int(len(recs) * cut)
+    m = StreamModel()
+    for r in recs[:k]:
+        m.apply(r)
+    clone = m.clone()
+    at_k = _fingerprint(clone)
+    for r in recs[k:]:
+        m.apply(r)
+    m.end()
+    assert _fingerprint(clone) == at_k, "the original's later events changed the clone"
+    for r in recs[k:]:
+        clone.apply(r)
+    clone.end()
+    assert _fingerprint(clone) == _fingerprint(m)

@@ -234,8 +234,16 @@ async def test_replay_controls_step_seek_and_speed():
         assert replay.at_end
         assert app.model.current.state == "succeeded"
         assert app.header.session is app.model.current
+        await pilot.press("end")
+        await pilot.pause()
+        assert "Run succeeded" in _plain(app, app.transcript)
         await pilot.press("home")
         assert replay.position == 0 and app.model.current is None
+        await pilot.pause()
+        assert _plain(app, app.transcript).strip() == ""
+        # Measured anew, so the terminal is redrawn (not left with the finished run).
+        assert app.transcript.virtual_size.height == 0, "the finished run is still on screen"
+        assert _plain(app, app.timeline).strip() == ""
         await pilot.press("plus", "plus")
         assert replay.speed == 4.0
         await pilot.press("minus")

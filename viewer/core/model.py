@@ -8,6 +8,7 @@ format-neutral :mod:`~viewer.core.actions` only.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -208,6 +209,25 @@ class Session:
     def is_empty(self) -> bool:
         return self.events == 0
 
+    def clone(self) -> Session:
+        """An independent copy, cheap enough to take every few thousand events (replay
+        checkpoints).  What can still change is copied: every tool call (a late or repeated
+        completion may update any of them), open text blocks and query blocks (a response
+        rewrites them).  Finished blocks are shared: nothing changes them any more."""
+        c = copy.copy(self)
+        c.blocks = [copy.copy(b) if b.open or b.kind == "query" else b for b in self.blocks]
+        for b in c.blocks:
+            if b.open:
+                b.parts = list(b.parts)
+        c.tools = [copy.copy(t) for t in self.tools]
+        c.tool_by_id = dict(self.tool_by_id)
+        c.notices = list(self.notices)
+        c.status_counts = Counter(self.status_counts)
+        c._queries = dict(self._queries)
+        c._open_text = c.blocks[self._open_text_idx] if self._open_text is not None else None
+        c._open_thinking = c.blocks[self._open_thinking_idx] if self._open_thinking is not None else None
+        return c
+
     def final_text(self) -> str:
         """Assistant text after the last tool call (what a text-mode run prints last)."""
         out: list[str] = []
@@ -236,6 +256,15 @@ class StreamModel:
         self.duplicates = 0  # events skipped as mirrored copies
         self._prev: Event | None = None
         self._current: Session | None = None
+
+    def clone(self) -> StreamModel:
+        """An independent copy of the whole state (see :meth:`Session.clone`)."""
+        c = copy.copy(self)
+        c.sessions = [s.clone() for s in self.sessions]
+        c.malformed = list(self.malformed)
+        c.event_types = Counter(self.event_types)
+        c._current = c.sessions[self._current.index] if self._current is not None else None
+        return c
 
     # -- routing -----------------------------------------------------------------
     @property

@@ -162,6 +162,7 @@ class BlockView(ScrollView, can_focus=True):
         was_at_end = self.follow and (self.is_vertical_scroll_end or self.total_lines <= self.size.height)
         anchor = -1  # after a reset, keep the block at the top of the view where it is
         if reset or count < len(self._heights):
+            reset = True
             top = self.scroll_offset.y
             anchor = self.block_at_line(top)
             if anchor >= 0:
@@ -193,7 +194,7 @@ class BlockView(ScrollView, can_focus=True):
             self._versions.append(self.block_version(i))
             self._exact.append(False)
             self._heights.append(self._measure(i, width, exact=exact_new))
-        if lowest < count or len(self._starts) != count + 1:
+        if (lowest < count or len(self._starts) != count + 1 or reset):
             self._rebuild_starts(lowest)
             self.refresh()
         if was_at_end:
