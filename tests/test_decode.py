@@ -399,3 +399,19 @@ def test_event_split_over_three_lines(h):
     ev = events(recs)[1]
     assert ev.data == obj and (ev.line, ev.line_count) == (2, 3)
     assert events(recs)[2].line == 5
+
+
+def test_split_events_are_rejoined_after_megabytes_of_earlier_rejoins(h):
+    """The join budget is per split event, not spent for good by earlier ones."""
+
+    def split(i: int, pad: int, newlines: int) -> bytes:
+        text = "p" * pad + "".join(f"\nl{k}" for k in range(newlines))  # raw newlines: split lines
+        return b'{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]},"n":%d}\n' % (
+            text.encode(), i)
+
+    data = b"".join(split(i, 100_000, 1) for i in range(45)) + split(99, 10, 2)
+    recs, dec = h.decode(data)
+    h.check_accounting(recs, dec)
+    assert not malformed(recs)
+    assert [e.data["n"] for e in events(recs)] == [*range(45), 99]
+    assert events(recs)[-1].line_count == 3

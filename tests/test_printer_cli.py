@@ -451,8 +451,10 @@ def test_error_unreadable_file_in_process(capsys, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     "args",
-    [["--bogus"], ["/definitely/not/here.ndjson"], ["--output-format", "yaml", "x"], ["a", "b"]],
-    ids=["unknown-flag", "missing-file", "bad-format", "extra-arg"],
+    [["--bogus"], ["/definitely/not/here.ndjson"], ["--output-format", "yaml", "x"], ["a", "b"],
+     ["--replay", "--speed", "nan", "x"], ["--replay", "--idle-limit", "nan", "x"],
+     ["--replay", "--speed", "inf", "x"]],
+    ids=["unknown-flag", "missing-file", "bad-format", "extra-arg", "speed-nan", "idle-nan", "speed-inf"],
 )
 def test_error_paths_in_process(capsys, args):
     code, out, err = run_main(capsys, *args)

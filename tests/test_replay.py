@@ -163,6 +163,8 @@ def test_start_at_accepts_events_and_times():
     assert parse_start_at("1:30", times) == 4
     with pytest.raises(ValueError):
         parse_start_at("soon", times)
+    with pytest.raises(ValueError):
+        parse_start_at("1:99", times)  # seconds of a minute
 
 
 def test_speed_steps_are_bounded():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -25,6 +26,12 @@ def demo_path() -> str:
 def fail(message: str, code: int = EXIT_USAGE) -> None:
     click.echo(f"{PROG}: error: {message}", err=True)
     sys.exit(code)
+
+
+def _finite(param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):  # FloatRange lets nan through (no comparison holds)
+        raise click.BadParameter(f"{value} is not a number", param=param)
+    return value
 
 
 def _read_chunks(fd: int, follow_path: str | None = None, poll: float = 0.2):
@@ -117,10 +124,11 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               help="Save the live input byte for byte to PATH (plus PATH.timing for --replay).")
 @click.option("--replay", is_flag=True, help="Play FILE back as if it were live.")
 @click.option("--speed", type=click.FloatRange(0.25, 64), default=1.0, show_default=True,
-              help="Replay speed (0.25 to 64).")
+              callback=lambda ctx, param, v: _finite(param, v), help="Replay speed (0.25 to 64).")
 @click.option("--start-at", metavar="EVENT|TIME", help="Replay from an event number (120) or a time (90s, 1:30).")
 @click.option("--paused", is_flag=True, help="Start the replay paused.")
 @click.option("--idle-limit", type=click.FloatRange(0), default=3.0, show_default=True, metavar="SECONDS",
+              callback=lambda ctx, param, v: _finite(param, v),
               help="Replay: cap idle gaps to this many seconds.")
 @click.version_option(__version__, "-V", "--version", prog_name=PROG)
 def cli(

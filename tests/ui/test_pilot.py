@@ -308,3 +308,22 @@ async def test_toggling_thinking_keeps_the_view_at_the_same_place():
         await pilot.press("t", "home")
         await pilot.pause()
         assert tr.scroll_offset.y == 0
+
+
+async def test_a_filter_that_hides_the_selected_call_moves_the_detail_too():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tools = app.session.tools
+        await pilot.press("home", "down")  # the second call
+        await pilot.pause()
+        hidden = tools[1]
+        assert app.detail.tool is hidden
+        await pilot.press("c")  # a kind filter that leaves the selected call out
+        while app.timeline.kind_filter == hidden.kind_key:
+            await pilot.press("c")
+        await pilot.pause()
+        await pilot.pause()
+        shown = app.timeline.selected_index()
+        assert shown >= 0 and tools[shown].kind_key == app.timeline.kind_filter
+        assert app.detail.tool is tools[shown], "the detail still shows a call the list hides"

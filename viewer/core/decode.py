@@ -291,6 +291,7 @@ class Decoder:
 
     def _flush_pending(self, arrival: float | None) -> list[Record]:
         if not self._pending:
+            self._pending_bytes = 0  # also after a rejoin that used every pending line
             return []
         out: list[Record] = [
             self._malformed(line, off, raw, reason, arrival)

@@ -96,7 +96,7 @@ def parse_start_at(value: str, times: Sequence[float]) -> int:
     if re.fullmatch(r"\d+", v):
         return max(0, min(int(v), len(times)))
     m = re.fullmatch(r"(?:(\d+):)?(\d+(?:\.\d+)?)(s?)", v)
-    if m and (m.group(1) is not None or m.group(3)):
+    if m and (m.group(1) is not None or m.group(3)) and (m.group(1) is None or float(m.group(2)) < 60):
         seconds = float(m.group(2)) + 60 * int(m.group(1) or 0)
         return bisect_right(times, seconds)
     raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")

@@ -118,12 +118,16 @@ class Timeline(ScrollView, can_focus=True):
         else:
             self.rows = [t.index for t in s.tools if self._matches(t)]
         self._update_size()
-        if selected >= 0:
-            self.select_tool(selected, scroll=True)
-        elif self.follow:
-            self.action_last()
-        else:
-            self.cursor = min(self.cursor, max(0, self.row_count - 1))
+        if not (selected >= 0 and self.select_tool(selected, scroll=True)):
+            if self.follow:
+                self.action_last()
+            else:
+                self.cursor = min(self.cursor, max(0, self.row_count - 1))
+        # The same cursor row can be another call now: the detail view must follow.
+        idx = self.selected_index()
+        if idx != self._last_selected:
+            self._last_selected = idx
+            self.post_message(self.Selected(idx))
         self.refresh()
         self._update_title()
 
