@@ -655,3 +655,38 @@ def test_a_clone_is_independent_and_complete(h, sample_stream_path, cut):
         clone.apply(r)
     clone.end()
     assert _fingerprint(clone) == _fingerprint(m)
+
+
+def _other_agent(name: str) -> bytes:
+    from tests.conftest import REAL_CURSOR_DIR
+
+    p = REAL_CURSOR_DIR.parent / name
+    if not p.exists():
+        pytest.skip(f"{p} not found")
+    return p.read_bytes()
+
+
+def test_another_agents_content_is_shown_as_unknown_not_dropped(h):
+    """Claude Code's stream looks like Cursor's, but its tool calls are message content."""
+    m, _, _ = h.model_of(_other_agent("claude/maestro__03_tool_use_denied.ndjson"))
+    assert len(m.sessions) == 1  # the hooks before the init belong to the same run
+    (s,) = m.sessions
+    unknown = [b.text for b in s.blocks if b.kind == "unknown"]
+    assert any("content tool_use" in t and "Write" in t for t in unknown)
+    assert any("content tool_result" in t for t in unknown)
+    assert not any(b.kind == "prompt" and not b.text for b in s.blocks)  # no empty "You"
+    assert not m.foreign
+
+
+@pytest.mark.parametrize("name", ["codex/agentcmd__stream-output-1.ndjson",
+                                  "gemini/gke-labs-issue-740__message-deltas.ndjson"])
+def test_a_stream_of_only_unknown_events_is_called_foreign(h, name):
+    m, recs, _ = h.model_of(_other_agent(name))
+    assert m.foreign
+    assert m.unknown_types == m.events == len(recs)
+    assert all(b.kind in ("unknown", "end") for s in m.sessions for b in s.blocks)
+
+
+def test_cursor_streams_are_not_foreign(h, real_stream_path):
+    m, _, _ = h.model_of(real_stream_path.read_bytes())
+    assert not m.foreign

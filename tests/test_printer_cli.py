@@ -648,3 +648,13 @@ def test_bundled_demo_is_the_sample_demo():
 
     repo = Path(__file__).resolve().parents[1]
     assert Path(demo_path()).read_bytes() == (repo / "sample_streams" / "demo_session.ndjson").read_bytes()
+
+
+def test_text_mode_says_when_the_stream_is_another_agents(capsys, tmp_path):
+    p = tmp_path / "codex.ndjson"
+    p.write_bytes(b'{"type":"thread.started","thread_id":"t"}\n{"type":"turn.started"}\n'
+                  b'{"type":"item.completed","item":{"type":"agent_message","text":"4"}}\n')
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 1
+    assert "(unknown at line 1: thread.started" in out
+    assert "none of the 3 events is Cursor stream-json" in err

@@ -31,6 +31,8 @@ class Init(Action):
 @dataclass(slots=True)
 class UserText(Action):
     text: str = ""
+    #: Message content the format does not know (e.g. another agent's tool_use), one line each.
+    unknown_parts: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -41,6 +43,7 @@ class AssistantText(Action):
     #: The format knows this line is a delta (never the consolidated copy).
     delta_only: bool = False
     turn_id: str = ""
+    unknown_parts: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

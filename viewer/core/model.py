@@ -247,7 +247,8 @@ class StreamModel:
         self._interpret = self.format.interpret
         self.sessions: list[Session] = []
         self.malformed: list[Malformed] = []
-        self.unknown_events = 0
+        self.unknown_events = 0  # unknown events and unknown content inside known ones
+        self.unknown_types = 0  # events whose type the format does not know at all
         self.event_types: Counter[str] = Counter()
         self.events = 0
         self.lines_in_events = 0
@@ -287,7 +288,9 @@ class StreamModel:
         if cur is None:
             return self._new_session(session_id), True
         if is_init:
-            if cur.init is None and cur.is_empty and cur.session_id in (None, session_id):
+            if cur.init is None and cur.session_id in (None, session_id) and (
+                cur.is_empty or (not cur.tools and cur.result is None and not cur.prompt)
+            ):  # only notices so far (e.g. hooks that run before the init): the same run
                 cur.session_id = session_id
                 return cur, False
             return self._new_session(session_id), True
@@ -394,13 +397,27 @@ class StreamModel:
 
     def _user(self, s: Session, a: A.UserText, ev: Event) -> Delta:
         self._close_open(s)
+        if a.unknown_parts:
+            if a.text:
+                self._add_block(s, "prompt", ev.line, a.text)
+            return self._unknown_parts(s, a.unknown_parts, ev, Change.TRANSCRIPT)
         return Delta(Change.TRANSCRIPT, block=self._add_block(s, "prompt", ev.line, a.text))
+
+    def _unknown_parts(self, s: Session, parts: list[str], ev: Event, flags: int) -> Delta:
+        """Content the format could not read: shown as unknown, never dropped."""
+        idx = -1
+        for text in parts:
+            self.unknown_events += 1
+            s.notices.append(NoticeRecord(ev.line, ev.type, "content", text, False))
+            idx = self._add_block(s, "unknown", ev.line, f"{ev.type or '(no type)'} {text}")
+        return Delta(flags | Change.TRANSCRIPT | Change.HEALTH | Change.UNKNOWN | Change.HEADER, block=idx)
 
     def _notice(self, s: Session, a: A.Notice, ev: Event) -> Delta:
         s.notices.append(NoticeRecord(ev.line, a.event_type, a.subtype, a.text, a.known))
         flags = Change.TRANSCRIPT | Change.HEADER
         if not a.known:
             self.unknown_events += 1
+            self.unknown_types += 1
             flags |= Change.HEALTH | Change.UNKNOWN
         kind = "notice" if a.known else "unknown"
         label = a.event_type + (f"/{a.subtype}" if a.subtype else "") or "(no type)"
@@ -408,6 +425,13 @@ class StreamModel:
         return Delta(flags, block=self._add_block(s, kind, ev.line, text))
 
     def _assistant(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
+        if a.unknown_parts:
+            d = self._assistant_text(s, a, ev) if a.text else Delta(Change.NONE)
+            self._close_open(s)  # an unknown part ends the text segment, like a tool call
+            return self._unknown_parts(s, a.unknown_parts, ev, d.flags)
+        return self._assistant_text(s, a, ev)
+
+    def _assistant_text(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
         if s._open_thinking is not None:
             s._open_thinking.open = False
             s._open_thinking = None
@@ -557,5 +581,10 @@ class StreamModel:
     }
 
     # -- queries for views -----------------------------------------------------------
+    @property
+    def foreign(self) -> bool:
+        """Events arrived, and the format knows none of their types: another agent's stream."""
+        return self.events > self.duplicates and self.unknown_types >= self.events - self.duplicates
+
     def lines_accounted(self, blank_lines: int = 0) -> int:
         return self.lines_in_events + len(self.malformed) + blank_lines

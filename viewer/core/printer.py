@@ -107,7 +107,9 @@ class TextPrinter(Printer):
         if delta.flags & Change.RESULT:
             self._finish(s)
         elif delta.flags & Change.UNKNOWN:
-            print(f"(unknown event {one_line(rec.type or '(no type)', 60)} at line {rec.line})", file=self.out)
+            b = s.blocks[delta.block] if 0 <= delta.block < len(s.blocks) else None
+            what = b.text if b is not None and b.kind == "unknown" else rec.type or "(no type)"
+            print(f"(unknown at line {rec.line}: {one_line(what, 160)})", file=self.out)
         self.out.flush()
 
     def _finish(self, s: Session) -> None:
@@ -129,6 +131,9 @@ class TextPrinter(Printer):
                 self._finish(cur)
         self.out.flush()
         problem = session_problem(cur)
+        if m.foreign:
+            problem = (f"none of the {m.events} events is {m.format.NAME.capitalize()} stream-json "
+                       "(another agent's format?); each is listed as unknown")
         if problem:
             print(f"agent-viewer: {problem}", file=self.err)
             return EXIT_RUN_FAILED

@@ -74,8 +74,11 @@ def human_bytes(n: int | None) -> str:
     return f"{n} B"  # pragma: no cover
 
 
-def message_text(message: Any) -> str:
-    """Text of a ``message{content:[{type:text,text}]}`` (or a bare string)."""
+def message_text(message: Any, unknown: list[str] | None = None) -> str:
+    """Text of a ``message{content:[{type:text,text}]}`` (or a bare string).
+
+    Content items that are not text (Cursor sends none; other agents send ``tool_use``,
+    ``tool_result``, images) are described one line each into ``unknown``."""
     if isinstance(message, str):
         return message
     content = _d(message).get("content")
@@ -89,7 +92,24 @@ def message_text(message: Any) -> str:
             parts.append(_s(item.get("text")))
         elif isinstance(item, str):
             parts.append(item)
+        elif unknown is not None:
+            unknown.append(_describe_item(item))
     return "".join(parts)
+
+
+def _describe_item(item: Any) -> str:
+    if not isinstance(item, dict):
+        return f"content item {_first_line(_json_line(item), 200)}"
+    kind = _s(item.get("type")) or "(no type)"
+    rest = {k: v for k, v in item.items() if k != "type"}
+    return f"content {kind}: {_first_line(_json_line(rest), 300)}"
+
+
+def _json_line(v: Any) -> str:
+    try:
+        return orjson.dumps(v).decode()
+    except TypeError:  # pragma: no cover - data came from JSON
+        return repr(v)
 
 
 # -- outcomes ------------------------------------------------------------------
@@ -488,11 +508,13 @@ def interpret(ev: Event) -> A.Action:
             a = A.Thinking(sid, text if type(text) is str else "")
     elif t == "assistant":
         turn = _s(data.get("model_call_id"))
+        unknown: list[str] = []
         a = A.AssistantText(
             sid,
-            message_text(data.get("message")),
+            message_text(data.get("message"), unknown),
             consolidated=bool(turn) or "timestamp_ms" not in data,
             turn_id=turn,
+            unknown_parts=unknown,
         )
     elif t == "system" and st == "init":
         a = A.Init(
@@ -503,7 +525,8 @@ def interpret(ev: Event) -> A.Action:
             permission_mode=_s(data.get("permissionMode")),
         )
     elif t == "user":
-        a = A.UserText(sid, message_text(data.get("message")))
+        unknown = []
+        a = A.UserText(sid, message_text(data.get("message"), unknown), unknown_parts=unknown)
     elif t == "tool_call" and st in ("started", "completed"):
         call_id = _s(data.get("call_id")) or _s(_d(data.get("tool_call")).get("toolCallId"))
         cls = A.ToolStarted if st == "started" else A.ToolCompleted

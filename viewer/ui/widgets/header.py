@@ -17,6 +17,7 @@ STATE_STYLES = {
     "failed": ("✗ FAILED", "bold white on red"),
     "ended": ("◌ ENDED WITHOUT RESULT", "bold black on bright_black"),
     "loading": ("… LOADING", "bold black on cyan"),
+    "foreign": ("? UNKNOWN FORMAT", "bold black on yellow"),
 }
 
 
@@ -85,6 +86,8 @@ class SessionHeader(Widget):
         state = s.state
         if state == "live" and not self.live_source and self.loading is None and m.ended:
             state = "ended"
+        if m.foreign and state in ("live", "ended"):
+            state = "foreign"
         label, style = STATE_STYLES["loading"] if (self.loading and state == "live") else STATE_STYLES[state]
         if state == "live" and self.live_label:
             label = self.live_label
@@ -141,6 +144,9 @@ class SessionHeader(Widget):
         if bad or unknown:
             line2.append("   ⚠ ", style="bold yellow")
             line2.append(f"{bad} malformed · {unknown} unknown (h)", style="yellow")
+        if state == "foreign":
+            line2.append(f"   no {m.format.NAME.capitalize()} stream-json events: another agent's stream?",
+                         style="bold yellow")
         if len(m.sessions) > 1:
             line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
         if self.loading is not None:
