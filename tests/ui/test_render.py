@@ -47,3 +47,14 @@ def test_clean_leaves_ordinary_text_alone_and_shows_escapes():
     plain = "naïve café — 日本語 🎉\n\tindented"
     assert clean(plain) is plain
     assert clean("\x1b]0;pwned\x07 \u202e") == "\\x1b]0;pwned\\x07 \\u202e"
+
+
+def test_terminal_output_keeps_colours_and_escapes_everything_else():
+    from viewer.ui.render import terminal_text
+
+    t = terminal_text("\x1b[31mFAILED\x1b[0m x \x1b[1A\x1b]0;title\x07\x1b[2J\n\x1b[1;32m3 passed\x1b[0m")
+    assert t.plain == "FAILED x \\x1b[1A\\x1b]0;title\\x07\\x1b[2J\n3 passed"
+    styled = {t.plain[s.start : s.end]: s.style for s in t.spans}
+    assert styled["FAILED"].color.name == "color(1)"  # red
+    assert styled["3 passed"].bold and styled["3 passed"].color.name == "color(2)"
+    assert "\x1b" not in t.plain

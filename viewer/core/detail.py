@@ -12,7 +12,8 @@ class Section:
     ``kind`` tells the UI how to render ``body``:
     ``code`` (syntax-highlighted, ``lang`` is a file name or language),
     ``diff`` (unified diff), ``text`` (literal text, may be long output),
-    ``json`` (pretty JSON), ``markdown`` (agent-written Markdown).
+    ``json`` (pretty JSON), ``markdown`` (agent-written Markdown), ``terminal`` (a
+    command's output: its colours are shown, every other escape sequence is escaped).
     """
 
     title: str

@@ -12,6 +12,8 @@ Rules, applied everywhere in the UI:
 
 from __future__ import annotations
 
+import re
+
 from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.text import Text
@@ -66,6 +68,25 @@ def fmt_clock(seconds: float) -> str:
 
 def safe_text(text: str, style: str = "") -> Text:
     return Text(clean(text), style=style)
+
+
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def terminal_text(text: str) -> Text:
+    """A command's output: SGR colour codes become styles; every other escape sequence
+    and control character is shown escaped (``\\x1b[2J``), as everywhere else."""
+    if "\x1b[" not in text:
+        return safe_text(text)
+    pieces: list[str] = []
+    pos = 0
+    for m in _SGR.finditer(text):
+        pieces.append(clean(text[pos : m.start()]))
+        pieces.append(m.group())
+        pos = m.end()
+    pieces.append(clean(text[pos:]))
+    # Only SGR sequences are left unescaped: the decoder turns them into styles.
+    return Text.from_ansi("".join(pieces), end="")
 
 
 def safe_line(text: str, limit: int | None = None, style: str = "") -> Text:

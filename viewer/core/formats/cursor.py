@@ -649,9 +649,9 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         if outcome == "success":
             stdout, stderr = _s(res.get("stdout")), _s(res.get("stderr"))
             if stdout or not stderr:
-                add(Section("stdout", stdout or _s(res.get("interleavedOutput")) or "(no output)"))
+                add(Section("stdout", stdout or _s(res.get("interleavedOutput")) or "(no output)", "terminal"))
             if stderr:
-                add(Section("stderr", stderr))
+                add(Section("stderr", stderr, "terminal"))
     elif key == "readToolCall":
         if outcome == "success":
             if "data" in res and not res.get("content"):

@@ -23,6 +23,7 @@ from viewer.ui.render import (
     safe_line,
     safe_text,
     status_glyph,
+    terminal_text,
     truncate_body,
 )
 from viewer.ui.widgets.blockview import BlockView
@@ -100,6 +101,8 @@ class DetailView(BlockView):
             parts.extend(code(text, sec.lang, start_line=n, lexer=lexer) for n, text in chunks)
         elif sec.kind == "diff":
             parts.extend(diff(text) for _, text in chunks)
+        elif sec.kind == "terminal":
+            parts.extend(terminal_text(text) for _, text in chunks)
         elif sec.kind == "json":
             parts.extend(code(text, "json", line_numbers=False, lexer="json") for _, text in chunks)
         else:
