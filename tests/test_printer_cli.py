@@ -658,3 +658,37 @@ def test_text_mode_says_when_the_stream_is_another_agents(capsys, tmp_path):
     assert code == 1
     assert "(unknown at line 1: thread.started" in out
     assert "none of the 3 events is Cursor stream-json" in err
+
+
+def test_text_mode_lets_go_of_text_it_will_not_print():
+    """Memory stays flat on an endless run: thinking is never stored, and assistant text
+    before a tool call is dropped once the call starts (only the final text is printed)."""
+    import io
+
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    sid = "s"
+    lines = [j(type="system", subtype="init", session_id=sid, model="m"),
+             j(type="user", message={"content": [{"type": "text", "text": "go"}]}, session_id=sid)]
+    for i in range(300):
+        lines += [j(type="thinking", subtype="delta", text="hmm " * 50, session_id=sid, timestamp_ms=i)] * 20
+        lines.append(j(type="assistant", message={"content": [{"type": "text", "text": f"step {i} " * 100}]},
+                       session_id=sid))
+        call = {"shellToolCall": {"args": {"command": f"echo {i}"}}}
+        lines.append(j(type="tool_call", subtype="started", call_id=f"c{i}", tool_call=call, session_id=sid))
+        done = {"shellToolCall": {"args": {"command": f"echo {i}"},
+                                  "result": {"success": {"exitCode": 0, "stdout": f"{i}"}}}}
+        lines.append(j(type="tool_call", subtype="completed", call_id=f"c{i}", tool_call=done, session_id=sid))
+    lines.append(j(type="assistant", message={"content": [{"type": "text", "text": "All done."}]}, session_id=sid))
+    lines.append(j(type="result", subtype="success", is_error=False, result="...", session_id=sid))
+    out = io.StringIO()
+    p = TextPrinter(out, io.StringIO())
+    sp = LineSplitter()
+    p.feed_lines(sp.feed(b"".join(lines)))
+    assert p.finish() == 0
+    printed = out.getvalue().splitlines()
+    assert printed[:2] == ["Ran terminal command echo 0", "Ran terminal command echo 1"]
+    assert printed[-1] == "All done." and len(printed) == 302
+    kept = sum(len(b.text) for s in p.model.sessions for b in s.blocks)
+    assert kept < 100, f"{kept} characters of text kept"

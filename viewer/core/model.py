@@ -173,6 +173,7 @@ class Session:
         self._open_thinking_idx = -1
         self._open_thinking: Block | None = None
         self._queries: dict[str, int] = {}  # query id -> block index
+        self._kept_from = 0  # keep_text=False: blocks before this one hold no text any more
 
     # -- derived -------------------------------------------------------------
     @property
@@ -242,7 +243,11 @@ class Session:
 class StreamModel:
     """All sessions of one input stream, plus what could not be parsed."""
 
-    def __init__(self, fmt: Format | None = None) -> None:
+    def __init__(self, fmt: Format | None = None, keep_text: bool = True) -> None:
+        """``keep_text=False`` (``--print`` text mode) keeps only the text a printer still
+        needs: thinking is counted, not stored, and assistant text before a tool call is
+        let go once the call starts, so memory stays flat on endless runs."""
+        self.keep_text = keep_text
         self.format = fmt or get_format("cursor")
         self._interpret = self.format.interpret
         self.sessions: list[Session] = []
@@ -468,16 +473,21 @@ class StreamModel:
         if not a.text:
             s.empty_deltas += 1
         if s._open_thinking is None:
-            idx = self._add_block(s, "thinking", ev.line, a.text, open_=True)
+            idx = self._add_block(s, "thinking", ev.line, a.text if self.keep_text else "", open_=True)
             s._open_thinking = s.blocks[idx]
             s._open_thinking_idx = idx
             return Delta(Change.THINKING, block=idx)
-        if a.text:
+        if a.text and self.keep_text:
             s._open_thinking.append(a.text)
         return Delta(Change.THINKING, block=s._open_thinking_idx)
 
     def _new_tool(self, s: Session, call_id: str, ev: Event) -> ToolCall:
         self._close_open(s)
+        if not self.keep_text:
+            for b in s.blocks[s._kept_from :]:
+                if b.kind == "assistant":
+                    b.replace("")
+            s._kept_from = len(s.blocks)
         t = ToolCall(len(s.tools), call_id)
         s.tools.append(t)
         s.status_counts["running"] += 1
@@ -563,7 +573,7 @@ class StreamModel:
             a.subtype, a.is_error, a.duration_ms, a.duration_api_ms, a.text, a.request_id,
             a.usage, ev.line, a.session_id,
         )
-        if a.text and not a.is_error:
+        if a.text and not a.is_error and self.keep_text:
             s.result_mismatch = a.text != "".join(s.assistant_segments)
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else "")
         return Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
