@@ -250,6 +250,14 @@ async def test_replay_controls_step_seek_and_speed():
         assert replay.speed == 2.0
         await pilot.press("space")
         assert replay.playing
+        await pilot.pause()
+        assert app.header.live_label == "▶ REPLAY"
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.header.live_label == "❚❚ PAUSED"
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert ("Space", "play / pause") in app.screen.rows  # the help lists the replay keys
 
 
 async def test_transcript_stays_where_the_user_scrolls_while_the_run_streams():

@@ -49,7 +49,10 @@ def make_feed(path: str | None, follow: bool, tee: Callable[[bytes], None] | Non
 def terminal_stdout():
     """The UI draws on stderr but sizes itself from stdout: point stdout at the terminal."""
     if not os.isatty(2) and not os.environ.get("TEXTUAL_DRIVER"):
-        raise SourceError("the TUI needs a terminal; use --print for plain output")
+        raise SourceError(
+            "the TUI draws on standard error, which is not a terminal (redirected with 2>?); "
+            "keep stderr on the terminal, or use --print for plain output"
+        )
     saved = None
     if not os.isatty(1) and not os.environ.get("TEXTUAL_DRIVER"):
         saved = os.dup(1)

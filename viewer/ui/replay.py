@@ -17,6 +17,7 @@ from viewer.core.model import Change
 from viewer.core.replay import Replay, is_error, is_tool_start
 from viewer.ui.app import AgentViewerApp, DeltaBatch
 from viewer.ui.render import fmt_clock
+from viewer.ui.screens import HelpScreen
 
 
 class ReplayBar(Widget):
@@ -63,6 +64,17 @@ class ReplayBar(Widget):
             self.post_message(self.Seek((event.x - start + 0.5) / (end - start)))
 
 
+REPLAY_HELP = [
+    ("Replay", ""),
+    ("Space", "play / pause"),
+    ("+ -", "faster / slower (0.25× to 64×)"),
+    (". →  ←", "one event forward / back"),
+    ("] }", "next tool call / next error"),
+    ("Home End", "start / end of the run"),
+    ("click the bar", "seek"),
+]
+
+
 class ReplayApp(AgentViewerApp):
     """Plays a saved stream through the same model and UI as a live run."""
 
@@ -106,8 +118,15 @@ class ReplayApp(AgentViewerApp):
         self.replay.tick(self.clock())
         self._sync_after_seek()
 
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(REPLAY_HELP))
+
     def pump(self) -> None:
         self._ticks += 1
+        label = "▶ REPLAY" if self.replay.playing else "❚❚ PAUSED"
+        if label != self.header.live_label:
+            self.header.live_label = label
+            self.header.refresh()
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
         if not deltas:

@@ -50,11 +50,15 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
+    def __init__(self, extra_rows: list[tuple[str, str]] | None = None) -> None:
+        super().__init__()
+        self.rows = (extra_rows or []) + HELP_ROWS
+
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
-        for key, what in HELP_ROWS:
+        for key, what in self.rows:
             if not what:
                 table.add_row(Text(key, style="bold underline"), "")
             else:

@@ -61,6 +61,10 @@ def _first_line(text: str, limit: int = 200) -> str:
     return line + (" …" if more else "")
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def human_bytes(n: int | None) -> str:
     if n is None:
         return ""
@@ -213,10 +217,10 @@ def _read_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
     parts = []
     total = _int(res.get("totalLines"))
     if total is not None:
-        parts.append(f"{total} lines")
+        parts.append(_plural(total, "line"))
     elif "content" in res:
         content = _s(res.get("content"))
-        parts.append(f"{content.count(chr(10)) + (1 if content and not content.endswith(chr(10)) else 0)} lines")
+        parts.append(_plural(content.count(chr(10)) + (1 if content and not content.endswith(chr(10)) else 0), "line"))
     size = _int(res.get("fileSize")) or _int(res.get("totalChars"))
     if size is not None:
         parts.append(human_bytes(size))
@@ -236,7 +240,7 @@ def _write_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> st
     size = _int(res.get("fileSize"))
     if size is None and text:
         size = len(text.encode())
-    return " · ".join(p for p in (f"{lines} lines" if lines is not None else "", human_bytes(size)) if p)
+    return " · ".join(p for p in (_plural(lines, "line") if lines is not None else "", human_bytes(size)) if p)
 
 
 def _edit_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
@@ -263,7 +267,7 @@ def _ls_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
     n = _int(root.get("numFiles"))
     if n is None and root:
         n = len(root.get("childrenFiles") or [])
-    return f"{n} files" if n is not None else ""
+    return _plural(n, "file") if n is not None else ""
 
 
 def _grep_target(args: dict[str, Any]) -> str:
@@ -291,7 +295,7 @@ def _grep_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
         if count:
             total += sum(_int(_d(c).get("count")) or 0 for c in count.get("counts") or [])
             found = True
-    return f"{total} matches" if found else ""
+    return (f"{total} match" if total == 1 else f"{total} matches") if found else ""
 
 
 def _glob_target(args: dict[str, Any]) -> str:
@@ -303,7 +307,7 @@ def _glob_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
     n = _int(res.get("totalFiles"))
     if n is None and isinstance(res.get("files"), list):
         n = len(res["files"])
-    return f"{n} files" if n is not None else ""
+    return _plural(n, "file") if n is not None else ""
 
 
 def _todos_target(args: dict[str, Any]) -> str:
@@ -336,7 +340,8 @@ def _ask_target(args: dict[str, Any]) -> str:
     title = _s(args.get("title"))
     qs = args.get("questions") if isinstance(args.get("questions"), list) else []
     if qs:
-        return f"{title} ({len(qs)} questions)" if title else f"{len(qs)} questions"
+        n = _plural(len(qs), "question")
+        return f"{title} ({n})" if title else n
     return title
 
 
@@ -348,7 +353,7 @@ def _fetch_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> st
 def _semsearch_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
     results = _s(res.get("results"))
     n = results.count("<search_result")
-    return f"{n} results" if results else ""
+    return _plural(n, "result") if results else ""
 
 
 def _delete_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:

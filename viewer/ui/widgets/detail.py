@@ -61,7 +61,9 @@ class DetailView(BlockView):
         )
         if key == self._key:
             return
-        same_call = self._key is not None and self._key[:2] == key[:2]
+        # The same call updated (a completion arrived): keep the place; another call or the
+        # raw view toggled: start at the top.
+        same_call = self._key is not None and self._key[:2] == key[:2] and self._key[-1] == key[-1]
         self._key = key
         self.session, self.tool = session, tool
         self._generation += 1
