@@ -28,11 +28,19 @@ def select_edit(app) -> None:
     app.timeline.select_tool(call.index)
 
 
+def select_failed_shell(app) -> None:
+    """Select the failing test run: its output keeps pytest's colours."""
+    call = next(t for t in app.session.tools if t.kind_key == "shellToolCall" and t.status == "failed")
+    app.timeline.follow = False
+    app.timeline.select_tool(call.index)
+
+
 # name, sample file, fraction of lines to feed (None: all), live, size, keys, setup
 SHOTS = [
     ("demo-finished", "demo_session.ndjson", None, False, (140, 44), [], None),
     ("demo-live", "demo_session.ndjson", 0.55, True, (140, 44), [], None),
     ("tool-detail-edit", "demo_session.ndjson", None, False, (140, 44), [], select_edit),
+    ("shell-output", "demo_session.ndjson", None, False, (140, 44), [], select_failed_shell),
     ("failed-run", "failed_run.ndjson", None, False, (120, 36), [], None),
     ("truncated-run", "truncated_run.ndjson", None, False, (120, 36), [], None),
     ("help", "demo_session.ndjson", None, False, (120, 36), ["question_mark"], None),
