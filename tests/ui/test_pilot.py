@@ -335,3 +335,24 @@ async def test_a_filter_that_hides_the_selected_call_moves_the_detail_too():
         shown = app.timeline.selected_index()
         assert shown >= 0 and tools[shown].kind_key == app.timeline.kind_filter
         assert app.detail.tool is tools[shown], "the detail still shows a call the list hides"
+
+
+async def test_home_stops_following_even_while_everything_still_fits():
+    """At the start of a run the transcript fits the pane: top and bottom are the same line.
+    Home (the user moving up) must still stop the view from following the newest text."""
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        feed._queue.put(feed.ingest.feed(b"".join(lines[:40])))
+        await settle(pilot)
+        tr = app.transcript
+        app.set_focus(tr)
+        await pilot.press("home")
+        for step in range(40, len(lines), 10):
+            feed._queue.put(feed.ingest.feed(b"".join(lines[step : step + 10])))
+            await settle(pilot)
+            assert tr.scroll_offset.y == 0, f"the view moved after line {step}"
+        await pilot.press("end")  # follow again
+        await pilot.pause()
+        assert tr.follow and tr.is_vertical_scroll_end

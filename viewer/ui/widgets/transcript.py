@@ -12,7 +12,7 @@ from collections.abc import Hashable
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
-from textual.events import Click
+from textual.events import Click, MouseScrollUp
 
 from viewer.core.model import Block, Session
 from viewer.core.sanitize import one_line
@@ -41,6 +41,29 @@ class Transcript(BlockView):
         self.show_thinking = False
         self.frame = 0  # spinner frame for running tool markers
         self.highlight_block = -1  # a search hit
+
+    # -- following ------------------------------------------------------------------
+    # Moving up stops following the newest text (so streaming never pulls the view away);
+    # End (or f) starts it again.
+    def action_scroll_up(self) -> None:
+        self.follow = False
+        super().action_scroll_up()
+
+    def action_page_up(self) -> None:
+        self.follow = False
+        super().action_page_up()
+
+    def action_scroll_home(self) -> None:
+        self.follow = False
+        super().action_scroll_home()
+
+    def _on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        self.follow = False
+        super()._on_mouse_scroll_up(event)
+
+    def action_scroll_end(self) -> None:
+        self.follow = True
+        super().action_scroll_end()
 
     # -- data -----------------------------------------------------------------------
     def set_session(self, session: Session | None) -> None:
