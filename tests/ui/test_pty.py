@@ -142,6 +142,8 @@ HOSTILE_LINES = [
     {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": "h",
      "tool_call": {"shellToolCall": {"args": {"command": "printf '\x1b[31mred\x1b[0m'"},
                                      "result": {"success": {"exitCode": 0, "stdout": "\x1b[31mred\x1b[0m\x1b[1A"}}}}},
+    {"type": "assistant", "message": {"content": [{"type": "text", "text":
+        "rtl \u202eevil.exe\u202c zw a\u200bb $HOME ${PATH} 日本語 🎉 cafe\u0301"}]}, "session_id": "h"},
     {"type": "result", "subtype": "success", "is_error": False, "result": "done", "session_id": "h"},
 ]
 
@@ -167,6 +169,10 @@ def test_hostile_stream_cannot_reach_the_terminal(tmp_path):
         # ...they are shown as visible text instead, and markup is literal.
         assert b"\\x1b]0;PWNED-TITLE" in shown
         assert b"[@click=app.quit]quit[/]" in shown
+        # Reordering and invisible characters are shown as escapes; wide text and $vars as is.
+        assert "\u202e".encode() not in raw and "\u200b".encode() not in raw
+        assert b"\\u202eevil.exe" in shown and b"a\\u200bb" in shown
+        assert "$HOME ${PATH} 日本語 🎉".encode() in shown
         p.send(b"q")
         assert p.wait_exit(5) == 0
     finally:
