@@ -9,6 +9,13 @@ from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
 
 
+def live_demo():
+    """(the demo's lines, a live feed that never ends, an app on it): tests push lines in."""
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    return sample("demo_session.ndjson").splitlines(keepends=True), feed, app
+
+
 def _plain(app, widget) -> str:
     """What a widget shows, as plain text."""
     return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
@@ -46,10 +53,7 @@ async def test_enter_opens_full_screen_detail_and_escape_closes_it():
 
 
 async def test_follow_mode_tracks_new_calls_until_the_user_moves_away():
-    data = sample("demo_session.ndjson")
-    lines = data.splitlines(keepends=True)
-    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
-    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
         half = len(lines) // 2
         for part, chunk in enumerate((lines[:half], lines[half:])):
@@ -69,10 +73,7 @@ async def test_follow_mode_tracks_new_calls_until_the_user_moves_away():
 
 
 async def test_moving_up_stops_follow_so_new_calls_do_not_steal_the_cursor():
-    data = sample("demo_session.ndjson")
-    lines = data.splitlines(keepends=True)
-    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
-    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
         half = len(lines) // 2
         feed._queue.put(feed.ingest.feed(b"".join(lines[:half])))
@@ -261,10 +262,7 @@ async def test_replay_controls_step_seek_and_speed():
 
 
 async def test_transcript_stays_where_the_user_scrolls_while_the_run_streams():
-    data = sample("demo_session.ndjson")
-    lines = data.splitlines(keepends=True)
-    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
-    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
         half = len(lines) // 2
         feed._queue.put(feed.ingest.feed(b"".join(lines[:half])))
@@ -285,7 +283,7 @@ async def test_transcript_stays_where_the_user_scrolls_while_the_run_streams():
         assert tr.is_vertical_scroll_end
 
 
-async def test_first_home_in_a_finished_transcript_goes_to_the_top():
+async def test_the_first_home_goes_to_the_top_and_thinking_toggles_keep_it_there():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -296,16 +294,6 @@ async def test_first_home_in_a_finished_transcript_goes_to_the_top():
         await pilot.pause()
         assert tr.scroll_offset.y == 0
         assert "› You" in _plain(app, tr)
-
-
-async def test_toggling_thinking_keeps_the_view_at_the_same_place():
-    app = make_app(sample("demo_session.ndjson"))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        tr = app.transcript
-        app.set_focus(tr)
-        await pilot.press("home")
-        await pilot.pause()
         for shown in (True, False):
             await pilot.press("t")
             await pilot.pause()
@@ -340,9 +328,7 @@ async def test_a_filter_that_hides_the_selected_call_moves_the_detail_too():
 async def test_home_stops_following_even_while_everything_still_fits():
     """At the start of a run the transcript fits the pane: top and bottom are the same line.
     Home (the user moving up) must still stop the view from following the newest text."""
-    lines = sample("demo_session.ndjson").splitlines(keepends=True)
-    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
-    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    lines, feed, app = live_demo()
     async with app.run_test(size=(120, 36)) as pilot:
         feed._queue.put(feed.ingest.feed(b"".join(lines[:40])))
         await settle(pilot)

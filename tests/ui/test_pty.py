@@ -148,14 +148,19 @@ HOSTILE_LINES = [
 ]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
-def test_hostile_stream_cannot_reach_the_terminal(tmp_path):
+def _view_events(tmp_path, events: list[dict]) -> Pty:
+    """The real console script in a pty, opening a file of these events."""
     import json
 
-    stream = tmp_path / "hostile.ndjson"
-    stream.write_text("".join(json.dumps(x) + "\n" for x in HOSTILE_LINES))
+    stream = tmp_path / "stream.ndjson"
+    stream.write_text("".join(json.dumps(x) + "\n" for x in events))
     viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
-    p = Pty(f"exec {viewer} {stream}")
+    return Pty(f"exec {viewer} {stream}")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
+def test_hostile_stream_cannot_reach_the_terminal(tmp_path):
+    p = _view_events(tmp_path, HOSTILE_LINES)
     try:
         assert p.read_until(b"SUCCEEDED", 15), ANSI.sub(b"", p.buffer)[-2000:]
         p.send(b"\t")  # visit the detail of the shell call too
@@ -195,12 +200,7 @@ HOSTILE_KEYS = [
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
 def test_hostile_kinds_outcomes_and_subtypes_cannot_reach_the_terminal(tmp_path):
     """Keys and ids are stream text too: a tool kind, an outcome, a signal, a result subtype."""
-    import json
-
-    stream = tmp_path / "hostile-keys.ndjson"
-    stream.write_text("".join(json.dumps(x) + "\n" for x in HOSTILE_KEYS))
-    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
-    p = Pty(f"exec {viewer} {stream}")
+    p = _view_events(tmp_path, HOSTILE_KEYS)
     try:
         assert p.read_until(b"FAILED", 15), ANSI.sub(b"", p.buffer)[-2000:]
         p.send(b"k")  # select the first call (exit 1, hostile signal) in the detail view
