@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import orjson
 
 from tests.ui.conftest import make_app, sample, settle
@@ -160,12 +162,24 @@ async def test_search_finds_tool_calls_and_transcript_text():
         await pilot.press("slash", *"pytest", "enter")
         await pilot.pause()
         s = app.session
-        assert app._search_hits
-        first = s.blocks[app._search_hits[0]]
-        if first.kind == "tool":
-            assert app.timeline.selected_index() == first.ref
-        await pilot.press("n")
-        assert app._search_pos == (1 if len(app._search_hits) > 1 else 0)
+        hits = [s.blocks[i] for i in app._search_hits]
+        kinds = {b.kind for b in hits}
+        assert "tool" in kinds and "assistant" in kinds  # both the calls and the text
+        first = hits[0]
+        assert first.kind == "tool" and "pytest" in s.tools[first.ref].target
+        assert app.timeline.selected_index() == first.ref  # the call is selected...
+        await pilot.pause()
+        assert "▶ search match" in _plain(app, app.transcript)  # ...and marked in the transcript
+        for k in range(1, len(hits)):
+            await pilot.press("n")
+            assert app._search_pos == k
+            if hits[k].kind == "assistant":
+                await pilot.pause()
+                shown = _plain(app, app.transcript)
+                assert "▶ search match" in shown and "pytest" in shown
+                break
+        else:
+            raise AssertionError("no text hit reached with n")
 
 
 async def test_unknown_events_and_malformed_lines_are_visible():
@@ -176,9 +190,13 @@ async def test_unknown_events_and_malformed_lines_are_visible():
         assert len(app.model.malformed) == 1
         assert app.model.unknown_events == 1
         assert any(b.kind == "unknown" and "brand_new" in b.text for b in app.session.blocks)
+        assert "unknown event brand_new/thing" in _plain(app, app.transcript)
+        assert "1 malformed · 1 unknown" in _plain(app, app.header)
         await pilot.press("h")
         await pilot.pause()
         assert type(app.screen).__name__ == "HealthScreen"
+        shown = html.unescape(app.export_screenshot()).replace("\xa0", " ")
+        assert "not json at all" in shown and "brand_new" in shown
 
 
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J[bold red]boom[/] [@click=app.quit]click[/] \u202eevil"
