@@ -105,23 +105,23 @@ def truncate_body(body: str) -> tuple[str, str]:
     return body[:MAX_DETAIL_CHARS], f"… {len(body) - MAX_DETAIL_CHARS:,} more characters ({rest:,} lines) not shown"
 
 
-def chunk_lines(body: str) -> list[tuple[int, str]]:
-    """Cut a body into ``(first line number, text)`` chunks of at most CHUNK_LINES lines
-    and about CHUNK_CHARS characters; a line longer than that is cut into pieces, each
-    numbered with the line it belongs to."""
+def chunk_lines(body: str) -> list[tuple[int, str | list[str]]]:
+    """Cut a body into chunks of at most CHUNK_LINES lines and about CHUNK_CHARS characters:
+    ``(first line number, lines)``, joined only when the chunk is drawn.  A line longer than
+    CHUNK_CHARS is cut into pieces (plain strings), each numbered with the line it belongs to."""
     lines = body.split("\n")
-    out: list[tuple[int, str]] = []
+    out: list[tuple[int, str | list[str]]] = []
     for first in range(0, len(lines), CHUNK_LINES):
         group = lines[first : first + CHUNK_LINES]
         if sum(map(len, group)) + len(group) <= CHUNK_CHARS:  # the usual case, no loop in Python
-            out.append((first + 1, "\n".join(group)))
+            out.append((first + 1, group))
             continue
         buf: list[str] = []
         size = 0
         start = first + 1
         for n, line in enumerate(group, first + 1):
             if buf and size + len(line) > CHUNK_CHARS:
-                out.append((start, "\n".join(buf)))
+                out.append((start, buf))
                 buf, size = [], 0
             if not buf:
                 start = n
@@ -131,8 +131,12 @@ def chunk_lines(body: str) -> list[tuple[int, str]]:
             buf.append(line)
             size += len(line) + 1
         if buf:
-            out.append((start, "\n".join(buf)))
+            out.append((start, buf))
     return out
+
+
+def chunk_text(part: str | list[str]) -> str:
+    return part if isinstance(part, str) else "\n".join(part)
 
 
 def lexer_for(name: str, code: str) -> str:

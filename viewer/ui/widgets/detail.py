@@ -7,7 +7,6 @@ from typing import Any
 
 import orjson
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -16,6 +15,7 @@ from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.render import (
     chunk_lines,
+    chunk_text,
     code,
     diff,
     fmt_duration,
@@ -50,7 +50,7 @@ class DetailView(BlockView):
         self.raw = False
         self.tool: ToolCall | None = None
         self.session: Session | None = None
-        self._blocks: list[RenderableType] = []
+        self._blocks: list[RenderableType | _Chunk] = []
         self._key: Hashable = None
         self._generation = 0
 
@@ -93,22 +93,12 @@ class DetailView(BlockView):
         return blocks
 
     @staticmethod
-    def _section(sec: Section) -> list[RenderableType]:
+    def _section(sec: Section) -> list[RenderableType | _Chunk]:
         """A title, then the body in chunks (each drawn only when on screen), then a note."""
         body, note = truncate_body(sec.body)
-        parts: list[RenderableType] = [safe_line(sec.title, 200, style="bold underline")]
-        chunks = chunk_lines(body)
-        if sec.kind == "code":
-            lexer = lexer_for(sec.lang, body)
-            parts.extend(code(text, sec.lang, start_line=n, lexer=lexer) for n, text in chunks)
-        elif sec.kind == "diff":
-            parts.extend(diff(text) for _, text in chunks)
-        elif sec.kind == "terminal":
-            parts.extend(terminal_text(text) for _, text in chunks)
-        elif sec.kind == "json":
-            parts.extend(code(text, "json", line_numbers=False, lexer="json") for _, text in chunks)
-        else:
-            parts.extend(safe_text(text) for _, text in chunks)
+        parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
+        lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
+        parts.extend(_Chunk(sec.kind, n, part, sec.lang, lexer) for n, part in chunk_lines(body))
         if note:
             parts.append(Text(note, style="italic yellow"))
         parts.append(Text(""))
@@ -147,18 +137,36 @@ class DetailView(BlockView):
         return self._generation
 
     def render_block(self, index: int, width: int) -> RenderableType:
-        return self._blocks[index]
+        block = self._blocks[index]
+        return block.renderable() if isinstance(block, _Chunk) else block
 
     def estimate_height(self, index: int, width: int) -> int:
         """Lines of a chunk plus a guess at wrapping (exact once the chunk is drawn)."""
         block = self._blocks[index]
-        if isinstance(block, Syntax):
-            text = block.code
-        elif isinstance(block, Text):
-            text = block.plain
-        else:  # the facts table
-            text = ""
-        if len(text) < 4096:  # small: drawing it is cheap and exact
+        if not isinstance(block, _Chunk) or block.chars < 4096:  # small: drawing it is cheap and exact
             return len(self._render_strips(index, width))
-        w = max(1, width - (8 if isinstance(block, Syntax) and block.line_numbers else 0))
-        return text.count("\n") + 1 + len(text) // w
+        w = max(1, width - (8 if block.kind == "code" else 0))
+        return block.lines + block.chars // w
+
+
+class _Chunk:
+    """Part of a section's body, made renderable (escaped, highlighted) only when drawn."""
+
+    __slots__ = ("kind", "first", "part", "lang", "lexer", "chars", "lines")
+
+    def __init__(self, kind: str, first: int, part: str | list[str], lang: str, lexer: str) -> None:
+        self.kind, self.first, self.part, self.lang, self.lexer = kind, first, part, lang, lexer
+        self.chars = len(part) if isinstance(part, str) else sum(map(len, part)) + len(part)
+        self.lines = 1 if isinstance(part, str) else len(part)
+
+    def renderable(self) -> RenderableType:
+        text = chunk_text(self.part)
+        if self.kind == "code":
+            return code(text, self.lang, start_line=self.first, lexer=self.lexer)
+        if self.kind == "diff":
+            return diff(text)
+        if self.kind == "terminal":
+            return terminal_text(text)
+        if self.kind == "json":
+            return code(text, "json", line_numbers=False, lexer="json")
+        return safe_text(text)
