@@ -360,3 +360,14 @@ async def test_home_stops_following_even_while_everything_still_fits():
         await pilot.press("end")  # follow again
         await pilot.pause()
         assert tr.follow and tr.is_vertical_scroll_end
+
+
+async def test_a_file_still_loading_shows_its_progress_in_the_header():
+    data = sample("demo_session.ndjson")
+    app = make_app(data, eof=False)  # a saved file whose end has not been read yet
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.5)
+        header = _plain(app, app.header)
+        assert "SUCCEEDED" in header and "loading 100%" in header
+        assert not app.header.loading  # Textual's own loading overlay would hide the header

@@ -293,11 +293,11 @@ class AgentViewerApp(App[int]):
     def _update_loading(self, redraw: bool) -> None:
         feed = self.feed
         if not feed.live and not feed.finished:
-            self.header.loading = (feed.bytes_read, feed.total_bytes)
+            self.header.progress = (feed.bytes_read, feed.total_bytes)
             if redraw:
                 self.header.refresh()
-        elif self.header.loading is not None and not self._pending:
-            self.header.loading = None
+        elif self.header.progress is not None and not self._pending:
+            self.header.progress = None
             self.header.refresh()
 
     def _tick_animations(self) -> None:

@@ -53,7 +53,9 @@ class SessionHeader(Widget):
         self.model: StreamModel | None = None
         self.session: Session | None = None
         self.live_source = False
-        self.loading: tuple[int, int | None] | None = None  # bytes read, total
+        # (bytes read, total) while a saved file loads.  Not "loading": that is Textual's own
+        # attribute, and setting it covers the widget with a loading animation.
+        self.progress: tuple[int, int | None] | None = None
         self.started_at: float | None = None
         self.extra = ""  # e.g. replay position, follow state
         self.live_label = ""  # replaces "● LIVE" (the replay says "▶ REPLAY")
@@ -84,11 +86,11 @@ class SessionHeader(Widget):
                     line2.append(f"⚠ {len(m.malformed)} malformed lines so far (h)", style="yellow")
             return _two_lines(line1, line2)
         state = s.state
-        if state == "live" and not self.live_source and self.loading is None and m.ended:
+        if state == "live" and not self.live_source and self.progress is None and m.ended:
             state = "ended"
         if m.foreign and state in ("live", "ended"):
             state = "foreign"
-        label, style = STATE_STYLES["loading"] if (self.loading and state == "live") else STATE_STYLES[state]
+        label, style = STATE_STYLES["loading"] if (self.progress and state == "live") else STATE_STYLES[state]
         if state == "live" and self.live_label:
             label = self.live_label
         line1.append(f" {label} ", style=style)
@@ -149,8 +151,8 @@ class SessionHeader(Widget):
                          style="bold yellow")
         if len(m.sessions) > 1:
             line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
-        if self.loading is not None:
-            read, total = self.loading
+        if self.progress is not None:
+            read, total = self.progress
             pct = f" {read * 100 // total}%" if total else ""
             line2.append(f"   loading{pct}", style="cyan")
         if self.extra:
