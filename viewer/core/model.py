@@ -326,7 +326,7 @@ class StreamModel:
         ):
             # The same event twice in a row.  An init is never repeated by the CLI itself:
             # when it is, stderr was merged into stdout (2>&1) and every event comes twice.
-            if ev.type == "system" and ev.subtype == "init":
+            if type(self._interpret(ev)) is A.Init:
                 self.mirrored = True
             if self.mirrored:
                 self.duplicates += 1
