@@ -121,11 +121,48 @@ def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path):
         time.sleep(0.3)
         # Quit while the producer still runs (it sleeps 60 s): must exit at once.
         start = time.monotonic()
+        mark = len(p.buffer)
         p.send(b"q")
         code = p.wait_exit(5)
         elapsed = time.monotonic() - start
         assert code is not None, "viewer did not exit within 5 s of pressing q"
         assert elapsed < 3
+        # The terminal is given back: alternate screen left, echo and line input on again.
+        assert b"\x1b[?1049l" in p.buffer[mark:]
+        attrs = termios.tcgetattr(p.fd)
+        assert attrs[3] & termios.ECHO and attrs[3] & termios.ICANON
+    finally:
+        p.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
+def test_quitting_gives_a_still_writing_producer_a_broken_pipe(tmp_path):
+    """Like `cursor-agent ... | agent-viewer`, then q: the agent is not left blocked on a full pipe."""
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    fifo, status = tmp_path / "pipe", tmp_path / "producer-status"
+    os.mkfifo(fifo)
+    writer = tmp_path / "writer.py"
+    writer.write_text(
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the test's pty closes with the viewer\n"
+        f"status = open({str(status)!r}, 'w')\n"
+        "try:\n"
+        "    for i in range(10**9):\n"
+        "        sys.stdout.write('{\"type\":\"thinking\",\"subtype\":\"delta\",\"text\":\"%d \"}\\n' % i)\n"
+        "        sys.stdout.flush()\n"
+        "        time.sleep(0.002)\n"
+        "except BrokenPipeError:\n"
+        "    status.write('broken pipe'); status.close()\n"
+    )
+    p = Pty(f"{sys.executable} {writer} > {fifo} & exec {viewer} < {fifo}")
+    try:
+        assert p.read_until(b"LIVE", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        p.send(b"q")
+        assert p.wait_exit(5) is not None
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not status.read_text():
+            time.sleep(0.05)
+        assert status.read_text() == "broken pipe", "the producer was not told the viewer is gone"
     finally:
         p.kill()
 
