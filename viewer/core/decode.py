@@ -15,7 +15,6 @@ the same code serves files, pipes and followed files.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,13 +165,6 @@ class Decoder:
         self._prev_raw: bytes | None = None  # last line handled by the fast path
 
     # -- public API -----------------------------------------------------
-    def feed_many(self, lines: Iterable[tuple[int, bytes]], arrival: float | None = None) -> list[Record]:
-        """Feed many physical lines given as ``(offset, raw)`` pairs."""
-        out: list[Record] = []
-        for off, raw in lines:
-            out.extend(self.feed(raw, off, arrival))
-        return out
-
     def feed_run(self, offset: int, pieces: list[bytes], arrival: float | None = None) -> list[Record]:
         """Feed consecutive physical lines, the first starting at ``offset``.
 
