@@ -114,6 +114,7 @@ class AgentViewerApp(App[int]):
         self._search_pos = -1
         self._ended = False
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
+        self._gc_before = gc.get_threshold()
         self.sub_title = feed.label
 
     # -- layout --------------------------------------------------------------------
@@ -171,7 +172,6 @@ class AgentViewerApp(App[int]):
         self.timeline.focus()
         if not self.is_headless:
             self._install_signal_handlers()
-        self._gc_before = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
         self.after_mount()
         # Start reading after the first paint: the screen comes up at once, whatever the size.
