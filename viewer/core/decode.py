@@ -178,27 +178,22 @@ class Decoder:
         off = offset
         for raw in pieces:
             n = len(raw)
-            if self._pending or not self.lines_seen or not n:
+            obj = None
+            if n and self.lines_seen and not self._pending:
+                try:
+                    obj = loads(raw)
+                except JSONDecodeError:
+                    pass
+            if type(obj) is dict:
+                self.lines_seen += 1
+                self.events += 1
+                ev = Event(self.lines_seen, 1, off, n - 1 if raw[-1] == 13 else n, obj, arrival)
+                if raw == self._prev_raw:
+                    ev.repeat = True
+                self._prev_raw = raw
+                append(ev)
+            else:
                 out.extend(self.feed(raw, off, arrival))
-                off += n + 1
-                continue
-            try:
-                obj = loads(raw)
-            except JSONDecodeError:
-                out.extend(self.feed(raw, off, arrival))
-                off += n + 1
-                continue
-            if type(obj) is not dict:
-                out.extend(self.feed(raw, off, arrival))
-                off += n + 1
-                continue
-            self.lines_seen += 1
-            self.events += 1
-            ev = Event(self.lines_seen, 1, off, n - 1 if raw[-1] == 13 else n, obj, arrival)
-            if raw == self._prev_raw:
-                ev.repeat = True
-            self._prev_raw = raw
-            append(ev)
             off += n + 1
         return out
 

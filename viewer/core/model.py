@@ -334,12 +334,7 @@ class StreamModel:
                 return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
         action = self._interpret(ev)
         self.event_types[ev.type or "(no type)"] += 1
-        cur = self._current
-        sid = action.session_id
-        if cur is not None and (sid is None or sid == cur.session_id) and type(action) is not A.Init:
-            session, created = cur, False  # the common case, inline
-        else:
-            session, created = self._route(sid, type(action) is A.Init)
+        session, created = self._route(action.session_id, type(action) is A.Init)
         session.events += 1
         if not session.first_line:
             session.first_line = ev.line

@@ -194,7 +194,7 @@ class BlockView(ScrollView, can_focus=True):
             self._versions.append(self.block_version(i))
             self._exact.append(False)
             self._heights.append(self._measure(i, width, exact=exact_new))
-        if (lowest < count or len(self._starts) != count + 1 or reset):
+        if reset or lowest < count or len(self._starts) != count + 1:
             self._rebuild_starts(lowest)
             self.refresh()
         if was_at_end:

@@ -123,11 +123,7 @@ class Timeline(ScrollView, can_focus=True):
                 self.action_last()
             else:
                 self.cursor = min(self.cursor, max(0, self.row_count - 1))
-        # The same cursor row can be another call now: the detail view must follow.
-        idx = self.selected_index()
-        if idx != self._last_selected:
-            self._last_selected = idx
-            self.post_message(self.Selected(idx))
+        self._announce_selection()  # the same cursor row can be another call now
         self.refresh()
         self._update_title()
 
@@ -193,6 +189,10 @@ class Timeline(ScrollView, can_focus=True):
             self.cursor = max(0, min(new, n - 1))
             return
         self.refresh()
+        self._announce_selection()
+
+    def _announce_selection(self) -> None:
+        """Tell the app when the selected call changed (the detail view follows it)."""
         idx = self.selected_index()
         if idx != self._last_selected:
             self._last_selected = idx
