@@ -61,8 +61,8 @@ def _first_line(text: str, limit: int = 200) -> str:
     return line + (" …" if more else "")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def _plural(n: int, word: str, words: str = "") -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {words or word + 's'}"
 
 
 def human_bytes(n: int | None) -> str:
@@ -103,17 +103,10 @@ def message_text(message: Any, unknown: list[str] | None = None) -> str:
 
 def _describe_item(item: Any) -> str:
     if not isinstance(item, dict):
-        return f"content item {_first_line(_json_line(item), 200)}"
+        return f"content item {_first_line(_json(item, pretty=False), 200)}"
     kind = _s(item.get("type")) or "(no type)"
     rest = {k: v for k, v in item.items() if k != "type"}
-    return f"content {kind}: {_first_line(_json_line(rest), 300)}"
-
-
-def _json_line(v: Any) -> str:
-    try:
-        return orjson.dumps(v).decode()
-    except TypeError:  # pragma: no cover - data came from JSON
-        return repr(v)
+    return f"content {kind}: {_first_line(_json(rest, pretty=False), 300)}"
 
 
 # -- outcomes ------------------------------------------------------------------
@@ -295,7 +288,7 @@ def _grep_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
         if count:
             total += sum(_int(_d(c).get("count")) or 0 for c in count.get("counts") or [])
             found = True
-    return (f"{total} match" if total == 1 else f"{total} matches") if found else ""
+    return _plural(total, "match", "matches") if found else ""
 
 
 def _glob_target(args: dict[str, Any]) -> str:
@@ -502,7 +495,7 @@ def interpret(ev: Event) -> A.Action:
         sid = None
     ts = data.get("timestamp_ms")
     if type(ts) is not int:
-        ts = _int(ts) if ts is not None else None
+        ts = _int(ts)
     a: A.Action
     # Most frequent first: thinking and assistant deltas come by the thousand.
     if t == "thinking":
@@ -601,9 +594,9 @@ def event_time_ms(ev: Event) -> int | None:
 # -- detail view ----------------------------------------------------------------
 
 
-def _json(v: Any) -> str:
+def _json(v: Any, pretty: bool = True) -> str:
     try:
-        return orjson.dumps(v, option=orjson.OPT_INDENT_2).decode()
+        return orjson.dumps(v, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
     except TypeError:  # pragma: no cover - data came from JSON
         return repr(v)
 
