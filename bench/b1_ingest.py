@@ -29,6 +29,7 @@ from common import (
     ensure_stream,
     log,
     mb,
+    md_table,
     results_path,
     run_child,
     verdict,
@@ -75,6 +76,19 @@ def viewer(path: Path):
     if out.get("type") != "result":
         raise RuntimeError(f"viewer printed no result object: {r.stdout[:300]!r}")
     return r
+
+
+def other_modes(path: Path) -> dict[str, tuple[float, float]]:
+    """Wall time and peak RSS of the text and stream-json modes (output thrown away)."""
+    out = {}
+    for fmt in ("text", "stream-json"):
+        log(f"B1 {path.name} --output-format {fmt}")
+        r = run_child([*viewer_cmd(), "--print", "--output-format", fmt, str(path)], timeout=1800,
+                      keep_stdout=False)
+        if r.rc not in (0, 1):  # text mode exits 1 when the run has no result
+            raise RuntimeError(f"--output-format {fmt} failed: {r.stderr[-300:]!r}")
+        out[fmt] = (r.wall, r.maxrss_mb)
+    return out
 
 
 def measure(path: Path, repeat: int) -> dict:
@@ -139,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
 
     sb, sv = startup()
-    rows, results, ok_all = [], [], True
+    rows, results, ok_all, mode_rows = [], [], True, []
     for spec in ns.sizes.split(","):
         path = stream_for(spec)
         res = measure(path, ns.repeat)
@@ -153,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
             verdict(ok_ratio), round(res["bare_rss"], 1), round(res["viewer_rss"], 1), verdict(ok_rss),
         ])
         print(res, flush=True)
+        for fmt, (wall, rss) in other_modes(path).items():
+            ok_all &= rss <= RSS_TARGET_MB
+            mode_rows.append([f"{spec} events", fmt, round(wall, 2), round(mb(res["bytes"]) / wall, 1),
+                              round(rss, 1), verdict(rss <= RSS_TARGET_MB)])
     headers = [
         "file", "MB", "bare loop s", "bare MB/s", "viewer s", "viewer MB/s", "ratio",
         f"ratio ≤ {RATIO_TARGET}", "bare RSS MB", "viewer RSS MB", f"RSS ≤ {RSS_TARGET_MB:.0f} MB",
@@ -165,9 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         "bare loop = `for line in open(f, 'rb'): orjson.loads(line)` in the same Python; "
         f"viewer = `{' '.join(Path(c).name for c in viewer_cmd())} --print --output-format json FILE`.",
     ]
+    mode_headers = ["file", "--output-format", "s (one run)", "MB/s", "peak RSS MB",
+                    f"RSS ≤ {RSS_TARGET_MB:.0f} MB"]
+    print(md_table(mode_headers, mode_rows))
     if not ns.no_write:
         p = append_section("B1 · ingest (`--print --output-format json`)", headers, rows, notes,
                            path=results_path(ns.smoke))
+        append_section("B1 · the other `--print` modes (output to /dev/null)", mode_headers, mode_rows,
+                       ["Memory must stay flat in every print mode, not only json."],
+                       path=results_path(ns.smoke))
         log(f"B1 results appended to {p}")
     return 1 if ns.strict and not ok_all else 0
 

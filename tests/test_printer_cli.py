@@ -692,3 +692,44 @@ def test_text_mode_lets_go_of_text_it_will_not_print():
     assert printed[-1] == "All done." and len(printed) == 302
     kept = sum(len(b.text) for s in p.model.sessions for b in s.blocks)
     assert kept < 100, f"{kept} characters of text kept"
+
+
+def test_text_mode_lets_go_of_finished_calls_but_not_of_running_ones():
+    """Flat memory with many tool calls: finished calls are let go when the next call
+    starts, while a call that is still running (here one that never completes, among
+    parallel calls finishing out of order) is kept and reported unfinished at the end."""
+    import io
+
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    sid = "s"
+
+    def call(i, phase):
+        body = {"args": {"command": f"echo {i}"}}
+        if phase == "completed":
+            body["result"] = {"success": {"exitCode": 0, "stdout": f"{i}"}}
+        return j(type="tool_call", subtype=phase, call_id=f"c{i}", tool_call={"shellToolCall": body},
+                 session_id=sid)
+
+    lines = [j(type="system", subtype="init", session_id=sid, model="m")]
+    want = []
+    for r in range(300):
+        a, b = 2 * r, 2 * r + 1
+        lines += [call(a, "started"), call(b, "started")]
+        if r == 5:
+            continue  # both stay running: the stream never completes them
+        lines += [call(b, "completed"), call(a, "completed")]
+        want += [f"Ran terminal command echo {b}", f"Ran terminal command echo {a}"]
+    lines.append(j(type="assistant", message={"content": [{"type": "text", "text": "Done."}]}, session_id=sid))
+    out = io.StringIO()
+    p = TextPrinter(out, io.StringIO())
+    p.feed_lines(LineSplitter().feed(b"".join(lines)))
+    assert p.finish() == 1  # no result event
+    printed = out.getvalue().splitlines()
+    assert printed[: len(want)] == want
+    assert printed[len(want):] == ["Ran terminal command echo 10 (unfinished)",
+                                   "Ran terminal command echo 11 (unfinished)", "", "Done."]
+    s = p.model.sessions[0]
+    assert s.tool_count == 600 and s.done_tools == 598 and s.status_counts["unfinished"] == 2
+    assert len(s.tools) <= 4 and len(s.blocks) <= 6, (len(s.tools), len(s.blocks))

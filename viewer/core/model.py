@@ -173,7 +173,7 @@ class Session:
         self._open_thinking_idx = -1
         self._open_thinking: Block | None = None
         self._queries: dict[str, int] = {}  # query id -> block index
-        self._kept_from = 0  # keep_text=False: blocks before this one hold no text any more
+        self.forgotten_tools = 0  # keep_history=False: finished calls let go of
 
     # -- derived -------------------------------------------------------------
     @property
@@ -188,9 +188,33 @@ class Session:
         return self.status_counts["running"]
 
     @property
+    def tool_count(self) -> int:
+        return len(self.tools) + self.forgotten_tools
+
+    @property
     def done_tools(self) -> int:
         c = self.status_counts
-        return len(self.tools) - c["running"] - c["unfinished"]
+        return self.tool_count - c["running"] - c["unfinished"]
+
+    def forget_finished(self) -> None:
+        """Let go of finished tool calls and every transcript block except the markers of
+        calls still running (``StreamModel(keep_history=False)``, called when a call
+        starts: no text block is open then).  Running calls are renumbered."""
+        keep = [t for t in self.tools if not t.done]
+        self.forgotten_tools += len(self.tools) - len(keep)
+        blocks = self.blocks
+        self.tools, self.blocks, self.tool_by_id = keep, [], {}
+        for i, t in enumerate(keep):
+            t.index = i
+            self.tool_by_id[t.call_id] = i
+            if 0 <= t.block < len(blocks):
+                b = blocks[t.block]
+                b.ref = i
+                self.blocks.append(b)
+                t.block = len(self.blocks) - 1
+        self.notices.clear()
+        self._open_text_idx = self._open_thinking_idx = -1
+        self._queries.clear()
 
     def set_status(self, t: ToolCall, status: str) -> None:
         c = self.status_counts
@@ -243,11 +267,14 @@ class Session:
 class StreamModel:
     """All sessions of one input stream, plus what could not be parsed."""
 
-    def __init__(self, fmt: Format | None = None, keep_text: bool = True) -> None:
-        """``keep_text=False`` (``--print`` text mode) keeps only the text a printer still
-        needs: thinking is counted, not stored, and assistant text before a tool call is
-        let go once the call starts, so memory stays flat on endless runs."""
-        self.keep_text = keep_text
+    def __init__(self, fmt: Format | None = None, keep_history: bool = True) -> None:
+        """``keep_history=False`` (``--print`` text mode) keeps only what a streaming
+        printer still needs, so memory stays flat on endless runs: thinking is counted,
+        not stored; when a tool call starts, the assistant text before it is let go, and
+        so are the finished calls, the transcript blocks and the notices before it
+        (counters stay exact).  Indices in a :class:`Delta` are valid until the next
+        ``apply``."""
+        self.keep_history = keep_history
         self.format = fmt or get_format("cursor")
         self._interpret = self.format.interpret
         self.sessions: list[Session] = []
@@ -468,21 +495,18 @@ class StreamModel:
         if not a.text:
             s.empty_deltas += 1
         if s._open_thinking is None:
-            idx = self._add_block(s, "thinking", ev.line, a.text if self.keep_text else "", open_=True)
+            idx = self._add_block(s, "thinking", ev.line, a.text if self.keep_history else "", open_=True)
             s._open_thinking = s.blocks[idx]
             s._open_thinking_idx = idx
             return Delta(Change.THINKING, block=idx)
-        if a.text and self.keep_text:
+        if a.text and self.keep_history:
             s._open_thinking.append(a.text)
         return Delta(Change.THINKING, block=s._open_thinking_idx)
 
     def _new_tool(self, s: Session, call_id: str, ev: Event) -> ToolCall:
         self._close_open(s)
-        if not self.keep_text:
-            for b in s.blocks[s._kept_from :]:
-                if b.kind == "assistant":
-                    b.replace("")
-            s._kept_from = len(s.blocks)
+        if not self.keep_history:
+            s.forget_finished()
         t = ToolCall(len(s.tools), call_id)
         s.tools.append(t)
         s.status_counts["running"] += 1
@@ -568,7 +592,7 @@ class StreamModel:
             a.subtype, a.is_error, a.duration_ms, a.duration_api_ms, a.text, a.request_id,
             a.usage, ev.line, a.session_id,
         )
-        if a.text and not a.is_error and self.keep_text:
+        if a.text and not a.is_error and self.keep_history:
             s.result_mismatch = a.text != "".join(s.assistant_segments)
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else "")
         return Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)

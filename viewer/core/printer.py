@@ -89,7 +89,7 @@ class TextPrinter(Printer):
     def __init__(self, out: TextIO, err: TextIO) -> None:
         super().__init__()
         self.out, self.err = out, err
-        self.model = StreamModel(keep_text=False)  # only the final text is printed
+        self.model = StreamModel(keep_history=False)  # only the final text is printed
 
     def handle(self, rec: Record) -> None:
         m = self.model
