@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from viewer.core.decode import Event
+from viewer.core.formats.cursor import RESULT_KEYS
 from viewer.core.model import StreamModel
-from viewer.core.printer import RESULT_KEYS, JsonPrinter, StreamJsonPrinter, TextPrinter
+from viewer.core.printer import JsonPrinter, StreamJsonPrinter, TextPrinter
 from viewer.core.sources import LineSplitter
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

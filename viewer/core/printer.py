@@ -13,12 +13,9 @@ from typing import BinaryIO, TextIO
 import orjson
 
 from viewer.core.decode import Decoder, Event, Malformed, Record
+from viewer.core.formats import get_format
 from viewer.core.model import Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, one_line
-
-RESULT_KEYS = (
-    "type", "subtype", "is_error", "duration_ms", "duration_api_ms", "result", "session_id", "request_id",
-)
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
@@ -146,21 +143,22 @@ class JsonPrinter(Printer):
     Only three things matter here: which session the input ends in, that
     session's latest result, and whether there were events at all.  So this
     printer skips the session model: it parses each line (which any reader
-    must) and looks at two keys.  Lines that do not parse go through the
-    regular decoder, so split events are still rejoined and bad lines counted.
+    must) and asks the format's cheap ``run_marker``.  Lines that do not parse
+    go through the regular decoder, so split events are still rejoined and bad
+    lines counted.
     """
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         super().__init__()
         self.out, self.err = out, err
-        self.current: object = None  # session id of the latest event that had one
-        self.results: dict[object, dict] = {}  # session id -> result of its latest run
+        self.format = get_format()
+        self.current: str | None = None  # session id of the latest event that had one
+        self.results: dict[str | None, dict] = {}  # session id -> result of its latest run
         self.events = 0
 
     def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
         dec = self.decoder
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-        results = self.results
         for off, raw in lines:
             if dec.lines_seen and not dec.has_pending:  # line 1 may carry a BOM: decoder path
                 try:
@@ -170,29 +168,24 @@ class JsonPrinter(Printer):
                 if type(obj) is dict:
                     dec.lines_seen += 1
                     dec.events += 1
-                    self.events += 1
-                    sid = obj.get("session_id")
-                    if type(sid) is str and sid:
-                        self.current = sid
-                    t = obj.get("type")
-                    if t == "result":
-                        results[self.current] = obj
-                    elif t == "system" and obj.get("subtype") == "init":
-                        results.pop(self.current, None)
+                    self._track(obj)
                     continue
             for rec in dec.feed(raw, off):
                 self.handle(rec)
 
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Event):
-            self.events += 1
-            sid = rec.data.get("session_id")
-            if type(sid) is str and sid:
-                self.current = sid
-            if rec.type == "result":
-                self.results[self.current] = rec.data
-            elif rec.type == "system" and rec.subtype == "init":
-                self.results.pop(self.current, None)
+            self._track(rec.data)
+
+    def _track(self, data: dict) -> None:
+        self.events += 1
+        sid, marker = self.format.run_marker(data)
+        if sid is not None:
+            self.current = sid
+        if marker == "result":
+            self.results[self.current] = data
+        elif marker == "init":
+            self.results.pop(self.current, None)
 
     def close(self) -> int:
         data = self.results.get(self.current)
@@ -200,17 +193,14 @@ class JsonPrinter(Printer):
             problem = "the input holds no events"
         elif data is None:
             problem = "the run ended without a result"
-        elif data.get("is_error") is True or data.get("subtype") not in ("success", None, ""):
-            msg = data.get("result") if isinstance(data.get("result"), str) else ""
-            subtype = data.get("subtype") if isinstance(data.get("subtype"), str) else ""
-            problem = f"the run failed: {one_line(msg or subtype or 'error', 300)}"
         else:
-            problem = ""
+            problem = self.format.result_problem(data)
+            if problem:
+                problem = f"the run failed: {one_line(problem, 300)}"
         if problem:
             print(f"agent-viewer: {problem}; no JSON written", file=self.err)
             return EXIT_RUN_FAILED
-        obj = {k: data.get(k) for k in RESULT_KEYS}
-        self.out.write(orjson.dumps(obj).decode() + "\n")
+        self.out.write(orjson.dumps(self.format.result_object(data)).decode() + "\n")
         self.out.flush()
         return EXIT_OK
 

@@ -1,8 +1,10 @@
 """Stream formats, one module per agent CLI.
 
 A format is a module exposing ``NAME``, ``interpret(event) -> Action``,
-``tool_sections(started, completed) -> list[Section]`` and
-``event_time_ms(event) -> int | None``.  Today only Cursor's
+``tool_sections(started, completed) -> list[Section]``,
+``event_time_ms(event) -> int | None`` and, for ``--print --output-format
+json``, ``run_marker(data)``, ``result_problem(data)`` and
+``result_object(data)``.  Today only Cursor's
 stream-json is implemented; Claude Code, Gemini CLI and Codex streams will be
 added as sibling modules and registered in ``FORMATS``.
 """
@@ -23,6 +25,12 @@ class Format(Protocol):  # pragma: no cover - typing only
     def tool_sections(self, started, completed): ...
 
     def event_time_ms(self, ev): ...
+
+    def run_marker(self, data): ...
+
+    def result_problem(self, data): ...
+
+    def result_object(self, data): ...
 
 
 FORMATS: dict[str, ModuleType] = {cursor.NAME: cursor}

@@ -575,6 +575,37 @@ def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
     )
 
 
+# -- the CLI's own ``--output-format json`` -----------------------------------------
+
+#: The keys of the single object ``cursor-agent --output-format json`` prints, in order.
+RESULT_KEYS = (
+    "type", "subtype", "is_error", "duration_ms", "duration_api_ms", "result", "session_id", "request_id",
+)
+
+
+def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
+    """What a raw event says about runs, read cheaply (no :class:`Action` built):
+    its session id (or None), and ``"init"``, ``"result"`` or ``""``."""
+    sid = data.get("session_id")
+    t = data.get("type")
+    kind = "result" if t == "result" else "init" if t == "system" and data.get("subtype") == "init" else ""
+    return (sid if type(sid) is str and sid else None), kind
+
+
+def result_problem(data: dict[str, Any]) -> str:
+    """Why a result event is a failed run ("" when it succeeded)."""
+    subtype = data.get("subtype")
+    if data.get("is_error") is not True and subtype in ("success", None, ""):
+        return ""
+    msg = data.get("result")
+    return _s(msg) or _s(subtype) or "error"
+
+
+def result_object(data: dict[str, Any]) -> dict[str, Any]:
+    """The CLI's own json output for a result event."""
+    return {k: data.get(k) for k in RESULT_KEYS}
+
+
 def event_time_ms(ev: Event) -> int | None:
     """When the event happened by the stream's own clock (ms since epoch), if it says.
 
