@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from viewer.core.sanitize import _TABLE, clean
-from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, chunk_lines, chunk_text
+from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, chunk_lines
 
 LINE = st.one_of(
     st.text(alphabet="ab\t", max_size=12),
@@ -19,9 +19,10 @@ def test_chunks_hold_every_character_with_the_right_line_numbers(lines):
     body = "\n".join(lines)
     chunks = chunk_lines(body)
     rebuilt: list[str] = []
-    for first, part in chunks:
-        text = chunk_text(part)
+    for first, start, end, count in chunks:
+        text = body[start:end]
         parts = text.split("\n")
+        assert count == len(parts)
         assert len(parts) <= CHUNK_LINES
         assert len(text) <= CHUNK_CHARS
         for k, part in enumerate(parts):
@@ -35,8 +36,9 @@ def test_chunks_hold_every_character_with_the_right_line_numbers(lines):
 
 
 def test_a_short_body_is_one_chunk():
-    assert chunk_lines("a\nb") == [(1, ["a", "b"])]
-    assert chunk_lines("") == [(1, [""])]
+    assert chunk_lines("a\nb") == [(1, 0, 3, 2)]
+    assert chunk_lines("") == [(1, 0, 0, 1)]
+    assert chunk_lines("a\n") == [(1, 0, 2, 2)]
 
 
 @given(st.text())

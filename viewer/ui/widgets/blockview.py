@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Hashable
+from itertools import accumulate
 
 from rich.console import RenderableType
 from rich.segment import Segment
@@ -70,6 +71,20 @@ class BlockView(ScrollView, can_focus=True):
         """A cheap guess at the block's height, used until it is rendered."""
         return 1
 
+    def block_versions(self, start: int, stop: int) -> list[Hashable]:
+        return [self.block_version(i) for i in range(start, stop)]
+
+    def estimate_heights(self, start: int, stop: int, width: int) -> tuple[list[int], list[bool]]:
+        """Heights of blocks ``start..stop`` (a bulk of new ones) and whether each is exact:
+        known ones (``block_height``) exactly, the others estimated."""
+        heights: list[int] = []
+        exact: list[bool] = []
+        for i in range(start, stop):
+            h = self.block_height(i)
+            exact.append(h is not None)
+            heights.append(self.estimate_height(i, width) if h is None else h)
+        return heights, exact
+
     def _measure(self, index: int, width: int, exact: bool) -> int:
         """Height of a block; renders it only when ``exact`` and the height is not known."""
         h = self.block_height(index)
@@ -83,11 +98,8 @@ class BlockView(ScrollView, can_focus=True):
         return self.estimate_height(index, width)
 
     def _rebuild_starts(self, lowest: int) -> None:
-        starts = self._starts[: lowest + 1]
-        total = starts[-1]
-        for h in self._heights[lowest:]:
-            total += h
-            starts.append(total)
+        starts = self._starts[:lowest]
+        starts.extend(accumulate(self._heights[lowest:], initial=self._starts[lowest]))
         self._starts = starts
         self.virtual_size = Size(self._width, self._starts[-1])
 
@@ -190,10 +202,17 @@ class BlockView(ScrollView, can_focus=True):
                     lowest = min(lowest, i)
                 else:
                     self.refresh_block(i)
-        for i in range(len(self._heights), count):
-            self._versions.append(self.block_version(i))
-            self._exact.append(False)
-            self._heights.append(self._measure(i, width, exact=exact_new))
+        first_new = len(self._heights)
+        if count > first_new:
+            self._versions.extend(self.block_versions(first_new, count))
+            if exact_new:
+                for i in range(first_new, count):
+                    self._exact.append(True)
+                    self._heights.append(self._measure(i, width, exact=True))
+            else:
+                heights, exact = self.estimate_heights(first_new, count, width)
+                self._heights.extend(heights)
+                self._exact.extend(exact)
         if reset or lowest < count or len(self._starts) != count + 1:
             self._rebuild_starts(lowest)
             self.refresh()

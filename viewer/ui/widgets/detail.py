@@ -15,7 +15,6 @@ from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.render import (
     chunk_lines,
-    chunk_text,
     code,
     diff,
     fmt_duration,
@@ -98,7 +97,12 @@ class DetailView(BlockView):
         body, note = truncate_body(sec.body)
         parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
-        parts.extend(_Chunk(sec.kind, n, part, sec.lang, lexer) for n, part in chunk_lines(body))
+        kind, lang = sec.kind, sec.lang
+        chunks = [_Chunk(kind, span, body, lang, lexer) for span in chunk_lines(body)]
+        if len(body) < 4096:  # small: drawing it is cheap, and its height exact at once
+            parts.extend(c.renderable() for c in chunks)
+        else:
+            parts.extend(chunks)
         if note:
             parts.append(Text(note, style="italic yellow"))
         parts.append(Text(""))
@@ -140,27 +144,49 @@ class DetailView(BlockView):
         block = self._blocks[index]
         return block.renderable() if isinstance(block, _Chunk) else block
 
+    def block_versions(self, start: int, stop: int) -> list[Hashable]:
+        return [self._generation] * (stop - start)
+
+    def estimate_heights(self, start: int, stop: int, width: int) -> tuple[list[int], list[bool]]:
+        """One pass over a call's blocks (a 10 MB body is thousands of chunks): chunks are
+        estimated, the few other blocks drawn."""
+        heights: list[int] = []
+        exact: list[bool] = []
+        code_w = max(1, width - 8)
+        w = max(1, width)
+        for i, block in enumerate(self._blocks[start:stop], start):
+            if type(block) is _Chunk:
+                heights.append(block.lines + (block.end - block.start) // (code_w if block.kind == "code" else w))
+                exact.append(False)
+            else:
+                heights.append(len(self._render_strips(i, width)))
+                exact.append(True)
+        return heights, exact
+
     def estimate_height(self, index: int, width: int) -> int:
         """Lines of a chunk plus a guess at wrapping (exact once the chunk is drawn)."""
         block = self._blocks[index]
-        if not isinstance(block, _Chunk) or block.chars < 4096:  # small: drawing it is cheap and exact
+        if not isinstance(block, _Chunk):
             return len(self._render_strips(index, width))
         w = max(1, width - (8 if block.kind == "code" else 0))
         return block.lines + block.chars // w
 
 
 class _Chunk:
-    """Part of a section's body, made renderable (escaped, highlighted) only when drawn."""
+    """A span of a section's body, sliced, escaped and highlighted only when drawn."""
 
-    __slots__ = ("kind", "first", "part", "lang", "lexer", "chars", "lines")
+    __slots__ = ("kind", "first", "body", "start", "end", "lines", "lang", "lexer")
 
-    def __init__(self, kind: str, first: int, part: str | list[str], lang: str, lexer: str) -> None:
-        self.kind, self.first, self.part, self.lang, self.lexer = kind, first, part, lang, lexer
-        self.chars = len(part) if isinstance(part, str) else sum(map(len, part)) + len(part)
-        self.lines = 1 if isinstance(part, str) else len(part)
+    def __init__(self, kind: str, span: tuple[int, int, int, int], body: str, lang: str, lexer: str) -> None:
+        self.kind, self.body, self.lang, self.lexer = kind, body, lang, lexer
+        self.first, self.start, self.end, self.lines = span
+
+    @property
+    def chars(self) -> int:
+        return self.end - self.start
 
     def renderable(self) -> RenderableType:
-        text = chunk_text(self.part)
+        text = self.body[self.start : self.end]
         if self.kind == "code":
             return code(text, self.lang, start_line=self.first, lexer=self.lexer)
         if self.kind == "diff":
