@@ -371,3 +371,37 @@ async def test_a_file_still_loading_shows_its_progress_in_the_header():
         header = _plain(app, app.header)
         assert "SUCCEEDED" in header and "loading 100%" in header
         assert not app.header.loading  # Textual's own loading overlay would hide the header
+
+
+def _big_read(lines: int = 3000) -> bytes:
+    sid = "s1"
+    content = "\n".join(f"def f{i}(x):  # line {i + 1} " + "x" * (i % 90) for i in range(lines))
+    args = {"path": "/proj/big.py"}
+    events = [
+        {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/proj"},
+        {"type": "tool_call", "subtype": "started", "call_id": "c1", "tool_call": {"readToolCall": {"args": args}},
+         "session_id": sid},
+        {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": sid,
+         "tool_call": {"readToolCall": {"args": args, "result": {"success": {"content": content}}}}},
+        {"type": "result", "subtype": "success", "is_error": False, "result": "", "session_id": sid},
+    ]
+    return b"".join(orjson.dumps(e) + b"\n" for e in events)
+
+
+async def test_end_in_a_long_detail_lands_on_its_real_last_line():
+    """Heights below the screen are estimates; End must still show the very end (the closing
+    brace of the raw JSON), not where the estimate said the end was."""
+    app = make_app(_big_read())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for keys in (("end",), ("r", "end")):  # the formatted file, then the raw JSON (long lines)
+            app.detail.focus()
+            await pilot.press(*keys)
+            for _ in range(5):
+                await pilot.pause()
+            shown = [line.strip() for line in _plain(app, app.detail).splitlines() if line.strip()]
+            if keys == ("end",):  # the last line of the file (it wraps: 89 x's)
+                assert shown[-2].startswith("3000 def f2999(x):  # line 3000"), shown[-3:]
+            else:
+                assert shown[-1] == "}", shown[-3:]
+            assert app.detail.is_vertical_scroll_end

@@ -61,3 +61,23 @@ def test_terminal_output_keeps_colours_and_escapes_everything_else():
     assert styled["FAILED"].color.name == "color(1)"  # red
     assert styled["3 passed"].bold and styled["3 passed"].color.name == "color(2)"
     assert "\x1b" not in t.plain
+
+
+def test_chunks_of_one_body_share_the_line_number_column():
+    """Chunk 1 ends at line 60-something, chunk 2 goes past 100: the code must not shift right."""
+    from rich.console import Console
+
+    from viewer.core.detail import Section
+    from viewer.ui.widgets.detail import DetailView
+
+    body = "\n".join(f"value_{i:04d} = compute({i}) + 1" for i in range(1, 400))
+    parts = DetailView._section(Section("big.py", body, "code", "big.py"))
+    chunks = [p for p in parts if hasattr(p, "renderable")]
+    assert len(chunks) > 2 and chunks[0].first < 100 < chunks[1].first + chunks[1].lines
+    console = Console(width=80, file=None, color_system=None)
+    starts = set()
+    for c in chunks:
+        for line in console.render_lines(c.renderable(), console.options.update_width(80)):
+            text = "".join(seg.text for seg in line)
+            starts.add(text.index("value_"))
+    assert len(starts) == 1, starts

@@ -158,11 +158,32 @@ def lexer_for(name: str, code: str) -> str:
         return "text"
 
 
-def code(body: str, name: str, line_numbers: bool = True, start_line: int = 1, lexer: str = "") -> Syntax:
-    return Syntax(
+class _Code(Syntax):
+    """Syntax whose line-number column is as wide as the whole body's last number, so the
+    chunks of one body line up (Rich sizes it from the chunk's own last line)."""
+
+    last_line = 0
+
+    @property
+    def _numbers_column_width(self) -> int:
+        width = super()._numbers_column_width
+        if width and self.last_line:
+            width = max(width, len(str(self.last_line)) + 2)  # Rich's padding
+        return width
+
+
+def code(
+    body: str, name: str, line_numbers: bool = True, start_line: int = 1, lexer: str = "",
+    last_line: int = 0,
+) -> Syntax:
+    """Highlighted source; ``last_line`` is the last line number of the whole body when this
+    is one chunk of it."""
+    syntax = _Code(
         clean(body), lexer or lexer_for(name, body), theme=CODE_THEME, line_numbers=line_numbers,
         word_wrap=True, background_color="default", start_line=start_line,
     )
+    syntax.last_line = last_line
+    return syntax
 
 
 def diff(body: str) -> Syntax:

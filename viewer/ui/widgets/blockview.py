@@ -124,7 +124,7 @@ class BlockView(ScrollView, can_focus=True):
                         lowest = i
             i += 1
         if lowest >= 0:
-            at_end = self.follow and self.is_vertical_scroll_end
+            at_end = self.is_vertical_scroll_end  # at the bottom (End, or following): stay there
             self._rebuild_starts(lowest)
             if self.app.animator.is_being_animated(self, "scroll_y"):
                 return  # the user is scrolling (Home, PgUp, …): do not undo it
@@ -243,6 +243,15 @@ class BlockView(ScrollView, can_focus=True):
     def scroll_to_block(self, index: int, top: bool = True) -> None:
         if 0 <= index < len(self._heights):
             self.scroll_to(y=self._starts[index] - (0 if top else 2), animate=False, immediate=True, force=True)
+
+    def action_scroll_end(self) -> None:
+        """To the real end, at once: the heights of blocks far below are estimates that
+        change when they are drawn, and an animation would land on the estimated end (then
+        corrections were skipped while it ran).  Once at the bottom, the view stays there
+        while the blocks on screen are measured (see ``_make_visible_exact``)."""
+        if not self.allow_vertical_scroll:
+            return
+        self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
     # -- drawing -------------------------------------------------------------------
     def on_resize(self) -> None:

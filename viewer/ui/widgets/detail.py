@@ -98,7 +98,9 @@ class DetailView(BlockView):
         parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
         kind, lang = sec.kind, sec.lang
-        chunks = [_Chunk(kind, span, body, lang, lexer) for span in chunk_lines(body)]
+        spans = chunk_lines(body)
+        last = spans[-1][0] + spans[-1][3] - 1  # the body's last line number
+        chunks = [_Chunk(kind, span, body, lang, lexer, last) for span in spans]
         if len(body) < 4096:  # small: drawing it is cheap, and its height exact at once
             parts.extend(c.renderable() for c in chunks)
         else:
@@ -175,10 +177,12 @@ class DetailView(BlockView):
 class _Chunk:
     """A span of a section's body, sliced, escaped and highlighted only when drawn."""
 
-    __slots__ = ("kind", "first", "body", "start", "end", "lines", "lang", "lexer")
+    __slots__ = ("kind", "first", "body", "start", "end", "lines", "lang", "lexer", "last_line")
 
-    def __init__(self, kind: str, span: tuple[int, int, int, int], body: str, lang: str, lexer: str) -> None:
-        self.kind, self.body, self.lang, self.lexer = kind, body, lang, lexer
+    def __init__(
+        self, kind: str, span: tuple[int, int, int, int], body: str, lang: str, lexer: str, last_line: int,
+    ) -> None:
+        self.kind, self.body, self.lang, self.lexer, self.last_line = kind, body, lang, lexer, last_line
         self.first, self.start, self.end, self.lines = span
 
     @property
@@ -188,7 +192,7 @@ class _Chunk:
     def renderable(self) -> RenderableType:
         text = self.body[self.start : self.end]
         if self.kind == "code":
-            return code(text, self.lang, start_line=self.first, lexer=self.lexer)
+            return code(text, self.lang, start_line=self.first, lexer=self.lexer, last_line=self.last_line)
         if self.kind == "diff":
             return diff(text)
         if self.kind == "terminal":
