@@ -690,3 +690,21 @@ def test_a_stream_of_only_unknown_events_is_called_foreign(h, name):
 def test_cursor_streams_are_not_foreign(h, real_stream_path):
     m, _, _ = h.model_of(real_stream_path.read_bytes())
     assert not m.foreign
+
+
+def test_a_flood_of_malformed_lines_is_counted_but_not_all_kept():
+    """A 1 GB file of garbage must not become gigabytes of previews: every bad line is counted
+    (and the accounting holds), the first MAX_MALFORMED_KEPT are kept to be listed."""
+    from viewer.core.decode import Decoder
+    from viewer.core.model import MAX_MALFORMED_KEPT, StreamModel
+
+    n = MAX_MALFORMED_KEPT + 50
+    dec, m = Decoder(), StreamModel()
+    for i in range(n):
+        for rec in dec.feed(b"garbage %d" % i, i * 10):
+            m.apply(rec)
+    for rec in dec.close():
+        m.apply(rec)
+    assert m.malformed_lines == n and len(m.malformed) == MAX_MALFORMED_KEPT
+    assert m.malformed[0].line == 1 and m.malformed[-1].line == MAX_MALFORMED_KEPT
+    assert m.lines_accounted(dec.blank_lines) == dec.lines_seen == n

@@ -264,6 +264,11 @@ class Session:
         return "\n\n".join(reversed(out))
 
 
+#: Malformed lines kept with their preview; past this many only the count grows (a 1 GB file
+#: of garbage must not become gigabytes of previews).  The health screen lists 2,000.
+MAX_MALFORMED_KEPT = 10_000
+
+
 class StreamModel:
     """All sessions of one input stream, plus what could not be parsed."""
 
@@ -278,7 +283,8 @@ class StreamModel:
         self.format = fmt or get_format("cursor")
         self._interpret = self.format.interpret
         self.sessions: list[Session] = []
-        self.malformed: list[Malformed] = []
+        self.malformed: list[Malformed] = []  # the first MAX_MALFORMED_KEPT of them
+        self.malformed_lines = 0  # all of them
         self.unknown_events = 0  # unknown events and unknown content inside known ones
         self.unknown_types = 0  # events whose type the format does not know at all
         self.event_types: Counter[str] = Counter()
@@ -340,7 +346,9 @@ class StreamModel:
     # -- reducer -------------------------------------------------------------------
     def apply(self, rec: Record) -> Delta:
         if isinstance(rec, Malformed):
-            self.malformed.append(rec)
+            self.malformed_lines += 1
+            if len(self.malformed) < MAX_MALFORMED_KEPT:
+                self.malformed.append(rec)
             return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
         return self.apply_event(rec)
 
@@ -616,4 +624,4 @@ class StreamModel:
         return self.events > self.duplicates and self.unknown_types >= self.events - self.duplicates
 
     def lines_accounted(self, blank_lines: int = 0) -> int:
-        return self.lines_in_events + len(self.malformed) + blank_lines
+        return self.lines_in_events + self.malformed_lines + blank_lines

@@ -92,7 +92,7 @@ class HealthScreen(ModalScreen[None]):
         summary = Text()
         summary.append(f"{m.events:,} events", style="bold")
         summary.append(f" from {m.lines_in_events:,} lines · ")
-        summary.append(f"{len(m.malformed):,} malformed lines", style="bold yellow" if m.malformed else "")
+        summary.append(f"{m.malformed_lines:,} malformed lines", style="bold yellow" if m.malformed_lines else "")
         summary.append(f" · {m.unknown_events:,} unknown events", style="bold yellow" if m.unknown_events else "")
         if self.blank_lines:
             summary.append(f" · {self.blank_lines:,} blank lines")
@@ -109,8 +109,8 @@ class HealthScreen(ModalScreen[None]):
                 t.add_column("content", ratio=1)
                 for rec in m.malformed[:2000]:
                     t.add_row(str(rec.line), rec.reason, Text(one_line(rec.preview, 200)))
-                if len(m.malformed) > 2000:
-                    t.add_row("…", f"{len(m.malformed) - 2000:,} more", "")
+                if m.malformed_lines > 2000:
+                    t.add_row("…", f"{m.malformed_lines - 2000:,} more", "")
                 yield Static(t)
             unknown = [(s.index, n) for s in m.sessions for n in s.notices if not n.known]
             if unknown:
@@ -122,7 +122,7 @@ class HealthScreen(ModalScreen[None]):
                     name = n.event_type + (f"/{n.subtype}" if n.subtype else "")
                     t.add_row(str(n.line), Text(one_line(name or "(no type)", 60)), Text(one_line(n.text, 200)))
                 yield Static(t)
-            if not m.malformed and not unknown:
+            if not m.malformed_lines and not unknown:
                 yield Static(Text("Every line parsed into a known event.", style="green"))
             yield Static(Text("Esc closes this view.", style="dim"))
 
