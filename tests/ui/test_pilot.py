@@ -405,3 +405,17 @@ async def test_end_in_a_long_detail_lands_on_its_real_last_line():
             else:
                 assert shown[-1] == "}", shown[-3:]
             assert app.detail.is_vertical_scroll_end
+
+
+async def test_a_long_cwd_keeps_its_end_in_the_header():
+    """The project is at the end of the path: a cwd too long for the header is shortened
+    from the start, not cut off by the line's ellipsis."""
+    cwd = "/home/someone/" + "/".join(f"nested-directory-{i}" for i in range(8)) + "/the-project"
+    init = {"type": "system", "subtype": "init", "session_id": "s", "model": "gpt-5", "cwd": cwd,
+            "permissionMode": "default", "apiKeySource": "login"}
+    app = make_app(orjson.dumps(init) + b"\n")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = app.header.render_line(0).text.rstrip()
+        assert first.endswith("/the-project") and "…" in first, first
+        assert len(first) <= 120

@@ -77,13 +77,13 @@ class SessionHeader(Widget):
             if m is not None and m.ended:
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
                 line1.append("  the input ended without a single JSON event")
-                if m.malformed:
-                    line2.append(f"⚠ {len(m.malformed)} lines could not be parsed: press h to see them",
+                if m.malformed_lines:
+                    line2.append(f"⚠ {m.malformed_lines} lines could not be parsed: press h to see them",
                                  style="bold yellow")
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
-                if m is not None and m.malformed:
-                    line2.append(f"⚠ {len(m.malformed)} malformed lines so far (h)", style="yellow")
+                if m is not None and m.malformed_lines:
+                    line2.append(f"⚠ {m.malformed_lines} malformed lines so far (h)", style="yellow")
             return _two_lines(line1, line2)
         state = s.state
         if state == "live" and not self.live_source and self.progress is None and m.ended:
@@ -113,8 +113,12 @@ class SessionHeader(Widget):
                 line1.append(prefix, style="dim")
             line1.append_text(safe_line(value, 80, style="bold" if not prefix else ""))
         if init is not None and init.cwd:
-            line1.append("  ")
-            line1.append_text(safe_line(shorten_path(init.cwd, 60), style="cyan"))
+            # The end of a path says most (the project): shorten it from the start to the room
+            # left, rather than letting the line's ellipsis cut that end off.
+            room = self.content_region.width - line1.cell_len - 2
+            if room >= 8:
+                line1.append("  ")
+                line1.append_text(safe_line(shorten_path(one_line(init.cwd), min(60, room)), style="cyan"))
 
         counts = s.status_counts
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
@@ -141,7 +145,7 @@ class SessionHeader(Widget):
                 line2.append(f"{tin:,} in / {tout:,} out")
         if s.result_mismatch:
             line2.append("   result text differs from transcript", style="yellow")
-        bad = len(m.malformed)
+        bad = m.malformed_lines
         unknown = m.unknown_events
         if bad or unknown:
             line2.append("   ⚠ ", style="bold yellow")
