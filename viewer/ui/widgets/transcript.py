@@ -41,6 +41,7 @@ class Transcript(BlockView):
         self.show_thinking = False
         self.frame = 0  # spinner frame for running tool markers
         self.highlight_block = -1  # a search hit
+        self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
 
     # -- following ------------------------------------------------------------------
     # Moving up stops following the newest text (so streaming never pulls the view away);
@@ -69,6 +70,7 @@ class Transcript(BlockView):
     def set_session(self, session: Session | None) -> None:
         self.session = session
         self._cache.clear()
+        self._estimates.clear()
         self.update_blocks(reset=True)
 
     def update_blocks(self, changed_blocks: set[int] | None = None, reset: bool = False) -> None:
@@ -117,9 +119,14 @@ class Transcript(BlockView):
         if s is None:
             return 1
         b = s.blocks[index]
-        text = b.text
-        w = max(1, width - 2)
-        lines = sum(len(line) // w + 1 for line in text.split("\n")) if text else 1
+        known = self._estimates.get(index)
+        if known is not None and known[0] == b.version and known[1] == width:
+            lines = known[2]  # toggling thinking re-estimates every block: only new text is split
+        else:
+            text = b.text
+            w = max(1, width - 2)
+            lines = sum(len(line) // w + 1 for line in text.split("\n")) if text else 1
+            self._estimates[index] = (b.version, width, lines)
         if b.kind == "prompt":
             return lines + 2
         if b.kind in ("assistant", "thinking"):
