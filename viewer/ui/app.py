@@ -384,8 +384,7 @@ class AgentViewerApp(App[int]):
 
     def action_toggle_thinking(self) -> None:
         t = self.transcript
-        t.show_thinking = not t.show_thinking
-        t.update_blocks(reset=True)
+        t.set_show_thinking(not t.show_thinking)
         self.notify(f"Thinking {'shown' if t.show_thinking else 'hidden'}", timeout=1.5)
 
     def action_toggle_raw(self) -> None:

@@ -164,21 +164,33 @@ class BlockView(ScrollView, can_focus=True):
     def _content_width(self) -> int:
         return max(1, self.scrollable_content_region.width)
 
-    def sync(self, changed: set[int] | None = None, reset: bool = False) -> None:
-        """Bring measurements up to date: new blocks, ``changed`` blocks, or all (``reset``)."""
+    def remeasure(self, indices: set[int]) -> None:
+        """Blocks whose height changed although their content did not (thinking shown or
+        hidden): estimate them again, draw only those that come on screen, and keep the
+        block at the top of the view where it is."""
+        exact = self._exact
+        for i in indices:
+            if i < len(exact):
+                exact[i] = False
+        self.sync(indices, keep_place=True)
+
+    def sync(self, changed: set[int] | None = None, reset: bool = False, keep_place: bool = False) -> None:
+        """Bring measurements up to date: new blocks, ``changed`` blocks, or all (``reset``).
+        After a reset, or with ``keep_place``, the block at the top of the view stays there."""
         width = self._content_width()
         if width != self._width:
             reset = True
             self._width = width
         count = self.block_count()
         was_at_end = self.follow and (self.is_vertical_scroll_end or self.total_lines <= self.size.height)
-        anchor = -1  # after a reset, keep the block at the top of the view where it is
-        if reset or count < len(self._heights):
-            reset = True
+        anchor = anchor_offset = -1  # the block at the top of the view, kept where it is
+        if reset or count < len(self._heights) or keep_place:
             top = self.scroll_offset.y
             anchor = self.block_at_line(top)
             if anchor >= 0:
                 anchor_offset = top - self._starts[anchor]
+        if reset or count < len(self._heights):
+            reset = True
             self._heights.clear()
             self._versions.clear()
             self._exact.clear()

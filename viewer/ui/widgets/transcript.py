@@ -73,6 +73,13 @@ class Transcript(BlockView):
         self._estimates.clear()
         self.update_blocks(reset=True)
 
+    def set_show_thinking(self, show: bool) -> None:
+        """Only the thinking blocks change height: the rest keep their measurements."""
+        self.show_thinking = show
+        s = self.session
+        if s is not None:
+            self.remeasure({i for i, b in enumerate(s.blocks) if b.kind == "thinking"})
+
     def update_blocks(self, changed_blocks: set[int] | None = None, reset: bool = False) -> None:
         """Take new blocks from the session and re-measure ``changed_blocks``."""
         self.sync(changed_blocks, reset=reset)
