@@ -419,3 +419,31 @@ async def test_a_long_cwd_keeps_its_end_in_the_header():
         first = app.header.render_line(0).text.rstrip()
         assert first.endswith("/the-project") and "…" in first, first
         assert len(first) <= 120
+
+
+async def test_the_collector_is_off_only_while_a_saved_file_loads(tmp_path):
+    """Opening a big file runs with gc off (it only rescanned live objects); it is back on
+    once the file is read, and after quitting, also when quitting mid-load."""
+    import gc
+
+    from viewer.core.feed import FileFeed
+
+    path = tmp_path / "big.ndjson"
+    path.write_bytes(sample("demo_session.ndjson") * 300)
+    assert gc.isenabled()
+    app = AgentViewerApp(FileFeed(str(path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        seen_off = False
+        while not app.loaded or not app.feed.finished:
+            seen_off |= not gc.isenabled()
+            await pilot.pause(0.01)
+        await settle(pilot)
+        assert seen_off and gc.isenabled()
+    app = AgentViewerApp(FileFeed(str(path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(500):
+            if not gc.isenabled():
+                break
+            await pilot.pause(0.01)
+        assert not app.feed.finished  # still loading: quit now
+    assert gc.isenabled()

@@ -37,6 +37,10 @@ LOAD_REDRAW = 0.4  # and redraw at most this often meanwhile
 #: loads (measured: a third of the time to open a 70 MB file).  Young collections stay as
 #: frequent as before.
 GC_THRESHOLDS = (700, 50, 100)
+#: While a saved file loads (``feed.bulk``) the collector is off altogether: the records in
+#: flight and the model's new objects are freed by reference counting, yet young collections
+#: kept scanning them (measured on 1M events: 2.2 s of 14.5 s; opening took 12.8 s instead of
+#: 14.6 s, for 20 MB more peak RSS).  It is switched back on once the file is read.
 
 
 class DeltaBatch:
@@ -115,6 +119,7 @@ class AgentViewerApp(App[int]):
         self._ended = False
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
         self._gc_before = gc.get_threshold()
+        self._gc_paused = False  # collector off while a saved file loads
         self.sub_title = feed.label
 
     # -- layout --------------------------------------------------------------------
@@ -181,6 +186,9 @@ class AgentViewerApp(App[int]):
         """Hook for subclasses (Textual calls every class's on_mount, so do not override it)."""
 
     def _start_feed(self) -> None:
+        if self.feed.bulk and gc.isenabled():
+            gc.disable()
+            self._gc_paused = True
         self.feed.start()
         self.pump()
         self.set_interval(self.frame_interval, self.pump)
@@ -196,7 +204,13 @@ class AgentViewerApp(App[int]):
 
     def on_unmount(self) -> None:
         self.feed.stop()
+        self._resume_gc()
         gc.set_threshold(*self._gc_before)
+
+    def _resume_gc(self) -> None:
+        if self._gc_paused:
+            self._gc_paused = False
+            gc.enable()
 
     # -- the frame loop ---------------------------------------------------------------
     @property
@@ -223,6 +237,7 @@ class AgentViewerApp(App[int]):
             self.absorb(batch)
         if self.feed.finished and not self._pending and not self._ended and self._batch is None:
             self._ended = True
+            self._resume_gc()
             self.model.end()
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
