@@ -81,3 +81,28 @@ def test_chunks_of_one_body_share_the_line_number_column():
             text = "".join(seg.text for seg in line)
             starts.add(text.index("value_"))
     assert len(starts) == 1, starts
+
+
+FILE_NAMES = [
+    "src/app.py", "/repo/web/index.ts", "App.tsx", "lib.rs", "main.go", "x.h", "y.hpp",
+    "CMakeLists.txt", "notes.txt", "Makefile", "/repo/Dockerfile", "Gemfile", "setup.cfg",
+    "pyproject.toml", "package.json", ".bashrc", ".bash_profile", "a.php5", "doc.1",
+    "README.md", "data.yml", "weird.zzz", "archive.tar.gz", ".gitignore", "query.sql",
+]
+
+
+def test_code_is_highlighted_as_pygments_would_choose_from_the_file_name():
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
+    from viewer.ui.render import lexer_for
+
+    def pygments_choice(name: str) -> str:
+        try:
+            return get_lexer_for_filename(name).aliases[0]
+        except ClassNotFound:
+            return "text"
+
+    assert {n: lexer_for(n) for n in FILE_NAMES} == {n: pygments_choice(n) for n in FILE_NAMES}
+    assert lexer_for("python") == "python"  # a language name is taken as it is
+    assert lexer_for("") == "text"

@@ -30,7 +30,7 @@ from viewer.ui.widgets.transcript import Transcript
 FRAME = 1 / 30  # UI batches model changes at ~30 frames per second
 APPLY_BUDGET = 0.025  # seconds of model work per frame while loading big inputs
 MAX_PENDING = 4096  # records taken from the feed but not yet applied
-LOAD_BUDGET = 0.2  # seconds of model work per frame while a saved file is still loading
+LOAD_BUDGET = 0.1  # seconds of decoding and model work per pump while a saved file loads
 LOAD_REDRAW = 0.4  # and redraw at most this often meanwhile
 #: The model keeps many small long-lived objects (blocks, tool calls); with the default
 #: thresholds (700, 10, 10) the collector rescans them all over and over while a big file
@@ -120,6 +120,7 @@ class AgentViewerApp(App[int]):
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
         self._gc_before = gc.get_threshold()
         self._gc_paused = False  # collector off while a saved file loads
+        self._chained = False  # a pump is scheduled right after the current one (bulk load)
         self.sub_title = feed.label
 
     # -- layout --------------------------------------------------------------------
@@ -222,12 +223,23 @@ class AgentViewerApp(App[int]):
         """Take what arrived, apply it within a time budget, refresh what changed."""
         self._ticks += 1
         bulk = self.bulk_loading and self.view_index >= 0  # show the first session at once
-        for _ in range(8 if bulk else 1):
-            if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure on the reader
+        if bulk:
+            # Decoding and applying share one budget, a chunk at a time, so a key pressed
+            # while a big file loads waits at most about LOAD_BUDGET.
+            deadline = time.perf_counter() + LOAD_BUDGET
+            while True:
+                if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure
+                    self._pending.extend(self.feed.poll(max_batches=1))
+                if not self._pending:
+                    break
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                self.apply_pending(left)
+        else:
+            if len(self._pending) < MAX_PENDING:
                 self._pending.extend(self.feed.poll(max_batches=4))
-            if not self._pending:
-                break
-            self.apply_pending(LOAD_BUDGET / 8 if bulk else APPLY_BUDGET)
+            self.apply_pending(APPLY_BUDGET)
         changed = self._batch is not None
         now = time.perf_counter()
         redraw = not bulk or now - self._last_absorb >= LOAD_REDRAW
@@ -246,6 +258,16 @@ class AgentViewerApp(App[int]):
         self._check_save()
         if not changed:
             self._tick_animations()
+        if bulk and not self._chained:
+            # Go on at once rather than at the next frame tick (a third of the time went
+            # idle waiting for it); keys, timers and redraws still run in between.
+            self._chained = True
+            asyncio.get_running_loop().call_soon(self._pump_chained)
+
+    def _pump_chained(self) -> None:
+        self._chained = False
+        if self.is_running and self.bulk_loading:
+            self.pump()
 
     def _check_feed_error(self) -> None:
         err = self.feed.error or ""
