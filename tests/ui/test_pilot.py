@@ -447,3 +447,31 @@ async def test_the_collector_is_off_only_while_a_saved_file_loads(tmp_path):
             await pilot.pause(0.01)
         assert not app.feed.finished  # still loading: quit now
     assert gc.isenabled()
+
+
+async def test_following_a_live_run_the_detail_catches_up_but_a_picked_call_shows_at_once():
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        shown: list[int] = []
+        show = app.detail.show
+
+        def record(session, tool, *args):
+            shown.append(-1 if tool is None else tool.index)
+            show(session, tool, *args)
+
+        app.detail.show = record
+        selections = 0
+        for line in lines:
+            before = app.timeline.selected_index()
+            feed._queue.put(feed.ingest.feed(line))
+            await pilot.pause(0.01)
+            selections += app.timeline.selected_index() != before
+        newest = len(app.session.tools) - 1
+        assert app.timeline.selected_index() == newest and selections > 4
+        # Calls came faster than anyone reads them: the detail skipped some, then caught up.
+        assert len(set(shown)) < selections
+        await pilot.pause(0.3)
+        assert app.detail.tool is app.session.tools[newest]
+        await pilot.press("up")  # the user's own pick is shown at once
+        await pilot.pause()
+        assert app.detail.tool is app.session.tools[newest - 1]
