@@ -475,3 +475,23 @@ async def test_following_a_live_run_the_detail_catches_up_but_a_picked_call_show
         await pilot.press("up")  # the user's own pick is shown at once
         await pilot.pause()
         assert app.detail.tool is app.session.tools[newest - 1]
+
+
+async def test_a_following_transcript_stays_at_the_end_when_the_window_is_resized():
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        half = len(lines) // 2
+        feed._queue.put(feed.ingest.feed(b"".join(lines[:half])))
+        await settle(pilot)
+        await pilot.resize_terminal(120, 30)  # shorter: the end is now below the view
+        await pilot.pause()
+        feed._queue.put(feed.ingest.feed(b"".join(lines[half:])))
+        await settle(pilot)
+        tr = app.transcript
+        assert tr.follow and tr.is_vertical_scroll_end
+        assert "Run succeeded" in _plain(app, tr)
+        for size in ((70, 20), (100, 30), (120, 40)):  # narrow, then wide again
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            assert tr.is_vertical_scroll_end, size
+            assert "Run succeeded" in _plain(app, tr), size

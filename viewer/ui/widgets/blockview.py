@@ -52,6 +52,9 @@ class BlockView(ScrollView, can_focus=True):
         self._width = 0
         self._cache: LRUCache[tuple[int, Hashable, int], list[Strip]] = LRUCache(512)
         self.follow = True
+        #: The bottom of the view is at the end.  Kept as the user left it, so a window made
+        #: shorter (the end is then below the view) does not stop a following view.
+        self._pinned = True
 
     # -- subclass API -------------------------------------------------------------
     def block_count(self) -> int:
@@ -182,7 +185,9 @@ class BlockView(ScrollView, can_focus=True):
             reset = True
             self._width = width
         count = self.block_count()
-        was_at_end = self.follow and (self.is_vertical_scroll_end or self.total_lines <= self.size.height)
+        was_at_end = self.follow and (
+            self._pinned or self.is_vertical_scroll_end or self.total_lines <= self.size.height
+        )
         anchor = anchor_offset = -1  # the block at the top of the view, kept where it is
         if reset or count < len(self._heights) or keep_place:
             top = self.scroll_offset.y
@@ -265,9 +270,13 @@ class BlockView(ScrollView, can_focus=True):
             return
         self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._pinned = new_value >= self.max_scroll_y
+
     # -- drawing -------------------------------------------------------------------
     def on_resize(self) -> None:
-        self.sync(reset=True)
+        self.sync()  # blocks are measured again only when the width changed
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
