@@ -144,3 +144,29 @@ def test_file_feed_gives_the_same_records_as_decoding_in_memory(tmp_path, h):
     ]
     assert got[-1].data["type"] == "result"
     assert feed.bytes_read == len(data)
+
+
+def test_save_refuses_to_overwrite_the_file_it_reads(tmp_path):
+    """`agent-viewer --save run.ndjson < run.ndjson` would empty the run before reading it."""
+    run = tmp_path / "run.ndjson"
+    data = b"".join(ev(i) for i in range(50))
+    run.write_bytes(data)
+    link = tmp_path / "same.ndjson"
+    os.link(run, link)
+    for args, stdin_path in (
+        (["--print", "--save", str(run), "-"], run),  # stdin redirected from the file
+        (["--print", "--save", str(link), "-"], run),  # another name of the same file
+        (["--print", "--follow", "--save", str(run), str(link)], None),
+    ):
+        with open(stdin_path or os.devnull, "rb") as stdin:
+            proc = subprocess.run([sys.executable, "-m", "viewer", *args], stdin=stdin,
+                                  capture_output=True, timeout=20)
+        assert proc.returncode == 2, args
+        assert b"is the file being read" in proc.stderr
+        assert b"Traceback" not in proc.stderr
+        assert run.read_bytes() == data  # untouched
+    other = tmp_path / "copy.ndjson"
+    with open(run, "rb") as stdin:
+        proc = subprocess.run([sys.executable, "-m", "viewer", "--print", "--save", str(other), "-"],
+                              stdin=stdin, capture_output=True, timeout=20)
+    assert proc.returncode != 2 and other.read_bytes() == data  # (1: this run has no result)

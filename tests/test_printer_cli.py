@@ -17,6 +17,8 @@ import time
 import orjson
 import pytest
 
+from tests.conftest import SAMPLES_DIR
+
 RESULT_KEYS = ["type", "subtype", "is_error", "duration_ms", "duration_api_ms", "result", "session_id",
                "request_id"]
 SID = "s-1"
@@ -271,11 +273,21 @@ def test_json_mode_failed_run_writes_no_json(capsys, tmp_path):
 # -- stream-json -----------------------------------------------------------------------
 
 
+def test_stream_json_reemits_a_failed_run_and_exits_1(capsys):
+    path = str(SAMPLES_DIR / "failed_run.ndjson")
+    code, out, err = run_main(capsys, "--output-format", "stream-json", path)
+    assert len(out.splitlines()) == len(raw_events((SAMPLES_DIR / "failed_run.ndjson").read_bytes()))
+    assert code == 1 and err.startswith("agent-viewer: the run failed")
+
+
 def test_stream_json_reemits_every_event(capsys, real_stream_path):
     data = real_stream_path.read_bytes()
     events = raw_events(data)
     code, out, err = run_main(capsys, "--output-format", "stream-json", str(real_stream_path))
-    assert code == 0 and err == ""
+    json_code, _, json_err = run_main(capsys, "--output-format", "json", str(real_stream_path))
+    # Exit status and message as in json mode: 1 when the run did not end in success.
+    assert code == json_code
+    assert err == ("" if code == 0 else json_err.replace("; no JSON written", ""))
     lines = out.splitlines()
     assert len(lines) == len(events)
     for line, ev in zip(lines, events, strict=True):
@@ -542,7 +554,7 @@ def test_text_mode_escapes_everything_from_the_stream(capsys, tmp_path, case):
         assert ch not in out and ch not in err
 
 
-@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
 def test_failed_run_message_is_escaped(capsys, tmp_path, fmt):
     p = tmp_path / "evil.ndjson"
     p.write_bytes(j(type="result", subtype=f"error{EVIL}", is_error=True, result="", session_id=SID))

@@ -89,7 +89,8 @@ def run_printers(data: bytes, recs) -> None:
     else:
         assert json_out.getvalue() == ""
     sj_out = io.BytesIO()
-    assert _drive(StreamJsonPrinter(sj_out, io.StringIO()), data, recs) == 0
+    # Every event again, and the same verdict on the run as json mode.
+    assert _drive(StreamJsonPrinter(sj_out, io.StringIO()), data, recs) == code
     # stream-json re-emits every event as exactly one line of JSON.
     lines = sj_out.getvalue().splitlines()
     assert len(lines) == sum(1 for r in recs if isinstance(r, Event))

@@ -121,7 +121,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option("-f", "--follow", is_flag=True, help="Keep reading FILE as it grows (like tail -F).")
 @click.option("--demo", is_flag=True, help="Open the bundled demo run.")
 @click.option("--save", metavar="PATH",
-              help="Save the live input byte for byte to PATH (plus PATH.timing for --replay).")
+              help="Save the live input byte for byte to PATH, replacing it (plus PATH.timing "
+                   "for --replay).")
 @click.option("--replay", is_flag=True, help="Play FILE back as if it were live.")
 @click.option("--speed", type=click.FloatRange(0.25, 64), default=1.0, show_default=True,
               callback=lambda ctx, param, v: _finite(param, v), help="Replay speed (0.25 to 64).")
@@ -173,8 +174,9 @@ def cli(
         raise click.UsageError("--start-at and --paused apply to --replay")
     if save is not None and file is not None and not follow:
         raise click.UsageError("--save records a live stream: standard input, or FILE with --follow")
-    if save is not None and file is not None and os.path.abspath(save) == os.path.abspath(file):
-        raise click.UsageError("--save PATH must differ from the FILE being read")
+    if save is not None and _reads_from(save, file):
+        # Opening PATH for writing would empty the very file being read.
+        raise click.UsageError(f"--save {save} is the file being read; save to another path")
 
     if print_mode or output_format is not None or not sys.stdout.isatty():
         if replay:
@@ -187,6 +189,19 @@ def cli(
         assert file is not None
         return launch.launch_replay(file, speed=speed, start_at=start_at, paused=paused, idle_limit=idle_limit)
     return launch.launch(file, follow=follow, save=save)
+
+
+def _reads_from(path: str, file: str | None) -> bool:
+    """Is ``path`` the input: FILE, or the file standard input is redirected from?"""
+    try:
+        target = os.stat(path)
+    except OSError:
+        return file is not None and os.path.abspath(path) == os.path.abspath(file)
+    try:
+        source = os.stat(file) if file is not None else os.fstat(sys.stdin.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (source.st_dev, source.st_ino) == (target.st_dev, target.st_ino)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -151,10 +151,7 @@ class JsonPrinter(Printer):
     def __init__(self, out: TextIO, err: TextIO) -> None:
         super().__init__()
         self.out, self.err = out, err
-        self.format = get_format()
-        self.current: str | None = None  # session id of the latest event that had one
-        self.results: dict[str | None, dict] = {}  # session id -> result of its latest run
-        self.events = 0
+        self.runs = RunOutcome()
 
     def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
         dec = self.decoder
@@ -168,16 +165,37 @@ class JsonPrinter(Printer):
                 if type(obj) is dict:
                     dec.lines_seen += 1
                     dec.events += 1
-                    self._track(obj)
+                    self.runs.track(obj)
                     continue
             for rec in dec.feed(raw, off):
                 self.handle(rec)
 
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Event):
-            self._track(rec.data)
+            self.runs.track(rec.data)
 
-    def _track(self, data: dict) -> None:
+    def close(self) -> int:
+        problem = self.runs.problem()
+        if problem:
+            print(f"agent-viewer: {problem}; no JSON written", file=self.err)
+            return EXIT_RUN_FAILED
+        fmt = self.runs.format
+        self.out.write(orjson.dumps(fmt.result_object(self.runs.last_result())).decode() + "\n")
+        self.out.flush()
+        return EXIT_OK
+
+
+class RunOutcome:
+    """How the run an input ends in went, from raw events read cheaply: which session the
+    input ends in, that session's latest result, and whether there were events at all."""
+
+    def __init__(self) -> None:
+        self.format = get_format()
+        self.current: str | None = None  # session id of the latest event that had one
+        self.results: dict[str | None, dict] = {}  # session id -> result of its latest run
+        self.events = 0
+
+    def track(self, data: dict) -> None:
         self.events += 1
         sid, marker = self.format.run_marker(data)
         if sid is not None:
@@ -187,22 +205,18 @@ class JsonPrinter(Printer):
         elif marker == "init":
             self.results.pop(self.current, None)
 
-    def close(self) -> int:
-        data = self.results.get(self.current)
+    def last_result(self) -> dict | None:
+        return self.results.get(self.current)
+
+    def problem(self) -> str:
+        """Why the run did not succeed ("" when it did)."""
+        data = self.last_result()
         if not self.events:
-            problem = "the input holds no events"
-        elif data is None:
-            problem = "the run ended without a result"
-        else:
-            problem = self.format.result_problem(data)
-            if problem:
-                problem = f"the run failed: {one_line(problem, 300)}"
-        if problem:
-            print(f"agent-viewer: {problem}; no JSON written", file=self.err)
-            return EXIT_RUN_FAILED
-        self.out.write(orjson.dumps(self.format.result_object(data)).decode() + "\n")
-        self.out.flush()
-        return EXIT_OK
+            return "the input holds no events"
+        if data is None:
+            return "the run ended without a result"
+        problem = self.format.result_problem(data)
+        return f"the run failed: {one_line(problem, 300)}" if problem else ""
 
 
 class StreamJsonPrinter(Printer):
@@ -212,16 +226,23 @@ class StreamJsonPrinter(Printer):
         super().__init__()
         self.out, self.err = out, err
         self.malformed = 0
+        self.runs = RunOutcome()
 
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Malformed):
             self.malformed += 1
             print(f"agent-viewer: {describe_malformed(rec)}", file=self.err)
             return
+        self.runs.track(rec.data)
         self.out.write(orjson.dumps(rec.data) + b"\n")
 
     def close(self) -> int:
+        """Every event is out; the exit status says how the run went, as in the other modes."""
         self.out.flush()
+        problem = self.runs.problem()
+        if problem:
+            print(f"agent-viewer: {problem}", file=self.err)
+            return EXIT_RUN_FAILED
         return EXIT_OK
 
 
