@@ -463,13 +463,15 @@ def test_unknown_event_types_are_kept_as_notices(h):
         init() + user()
         + j(type="rate_limit_event", session_id=SID, status="ok")
         + j(type="brand_new_thing", subtype="x", session_id=SID)
-        + j(type="retry", subtype="starting", attempt=1, session_id=SID)
+        + j(type="retry", subtype="starting", attempt=1, is_resume=True, session_id=SID)
         + j(session_id=SID, hello="no type")
         + result()
     )
     m, deltas, _ = apply_all(data, h)
     s = m.sessions[0]
     assert m.unknown_events == 3
+    # Their fields read as the stream wrote them (JSON true, not Python's True).
+    assert "retry/starting: attempt=1 is_resume=true" in [b.text for b in s.blocks]
     assert [(n.event_type, n.known) for n in s.notices] == [
         ("rate_limit_event", False), ("brand_new_thing", False), ("retry", True), ("", False)]
     assert [b.kind for b in s.blocks if b.kind in ("unknown", "notice")] == [

@@ -9,6 +9,7 @@ import orjson
 from tests.ui.conftest import make_app, sample, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
+from viewer.ui.widgets.timeline import STATUS_FILTERS
 
 
 def live_demo():
@@ -92,13 +93,17 @@ async def test_status_and_kind_filters():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         tools = app.session.tools
-        await pilot.press("s")  # running
-        assert app.timeline.row_count == sum(t.status == "running" for t in tools)
-        await pilot.press("s")  # failed
-        failed = [t.index for t in tools if t.status == "failed"]
-        assert failed, "the demo has failing calls"
-        assert app.timeline.row_count == len(failed)
-        assert app.timeline.selected_index() in failed
+        present = [st for st in STATUS_FILTERS if any(t.status == st for t in tools)]
+        assert "failed" in present and "running" not in present  # a finished run with failures
+        for status in present:  # s steps through the statuses calls have, not empty ones
+            await pilot.press("s")
+            assert app.timeline.status_filter == status
+            chosen = [t.index for t in tools if t.status == status]
+            assert app.timeline.row_count == len(chosen)
+            assert app.timeline.selected_index() in chosen
+        await pilot.press("s")
+        assert app.timeline.status_filter == "all" and app.timeline.row_count == len(tools)
+        await pilot.press("s")
         await pilot.press("x")
         assert app.timeline.row_count == len(tools)
         await pilot.press("c")  # first kind, alphabetically
@@ -495,3 +500,20 @@ async def test_a_following_transcript_stays_at_the_end_when_the_window_is_resize
             await settle(pilot)
             assert tr.is_vertical_scroll_end, size
             assert "Run succeeded" in _plain(app, tr), size
+
+
+async def test_the_detail_says_why_no_call_is_shown():
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        feed._queue.put(feed.ingest.feed(b"".join(lines[:2])))  # init and prompt: no calls yet
+        await settle(pilot)
+        assert "No tool calls in this run yet" in _plain(app, app.detail)
+        feed._queue.put(feed.ingest.feed(b"".join(lines[2:])))
+        await settle(pilot)
+        app._set_status_filter("running")  # a filter that nothing matches any more
+        await pilot.pause(0.3)
+        assert app.timeline.row_count == 0
+        assert "No call matches the filter (x clears it)." in " ".join(_plain(app, app.detail).split())
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.detail.tool is not None

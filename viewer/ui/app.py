@@ -404,8 +404,14 @@ class AgentViewerApp(App[int]):
         s = self.session
         idx = self.timeline.selected_index()
         tool = s.tools[idx] if s is not None and idx >= 0 else None
+        empty = ""
+        if tool is None:
+            if s is None or not s.tools:
+                empty = "No tool calls in this run yet."
+            elif self.timeline.filtered and not self.timeline.row_count:
+                empty = "No call matches the filter (x clears it)."
         self._detail_at = time.perf_counter()
-        detail.show(s, tool, self.load_event, self.model.format.tool_sections)
+        detail.show(s, tool, self.load_event, self.model.format.tool_sections, empty)
 
     def on_timeline_selected(self, message: Timeline.Selected) -> None:
         if self.timeline.follow and self.feed.live and not self.feed.eof:
@@ -459,10 +465,21 @@ class AgentViewerApp(App[int]):
             self.transcript.scroll_end(animate=False, immediate=True, force=True)
         self.notify(f"Follow {'on' if on else 'off'}", timeout=1.5)
 
+    def _statuses(self) -> list[str]:
+        """The statuses some call of this session has, in filter order."""
+        s = self.session
+        counts = s.status_counts if s is not None else {}
+        return [st for st in STATUS_FILTERS[1:] if counts.get(st)]
+
     def action_cycle_status(self) -> None:
+        """Next status that some call has (then all calls again)."""
         tl = self.timeline
-        tl.status_filter = STATUS_FILTERS[(STATUS_FILTERS.index(tl.status_filter) + 1) % len(STATUS_FILTERS)]
+        order = ["all", *self._statuses()]
+        cur = order.index(tl.status_filter) if tl.status_filter in order else 0
+        tl.status_filter = order[(cur + 1) % len(order)]
         tl.refilter()
+        if len(order) == 1:
+            self.notify("No tool calls to filter yet.", timeout=1.5)
 
     def action_cycle_kind(self) -> None:
         s = self.session
@@ -556,7 +573,7 @@ class AgentViewerApp(App[int]):
         yield SystemCommand("Toggle follow", "Keep the newest output in view", self.action_toggle_follow)
         yield SystemCommand("Stream health", "Malformed lines and unknown events", self.action_health)
         yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
-        for status in STATUS_FILTERS[1:]:
+        for status in self._statuses():
             yield SystemCommand(
                 f"Filter: {status} calls", f"Only tool calls that are {status}",
                 lambda st=status: self._set_status_filter(st),

@@ -479,7 +479,9 @@ def _notice_text(data: dict[str, Any]) -> str:
     for k, v in data.items():
         if k in skip:
             continue
-        if isinstance(v, (str, int, float, bool)) and not isinstance(v, bool) or isinstance(v, bool):
+        if isinstance(v, bool):
+            parts.append(f"{k}={'true' if v else 'false'}")  # as the stream wrote it
+        elif isinstance(v, (str, int, float)):
             parts.append(f"{k}={v}")
         if len(parts) >= 6:
             break
@@ -772,7 +774,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     if outcome and outcome not in SUCCESS_OUTCOMES:
         add(Section(f"Outcome: {outcome}", _json(res) if res else "(no details)", "json"))
     elif completed is None:
-        add(Section("Status", "No completion event in the stream (yet)."))
+        add(Section("Status", "The stream has no completion event for this call."))
     elif not outcome:
         add(Section("Outcome", "The completion event carries no result."))
     return out

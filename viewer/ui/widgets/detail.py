@@ -53,9 +53,13 @@ class DetailView(BlockView):
         self._key: Hashable = None
         self._generation = 0
 
-    def show(self, session: Session | None, tool: ToolCall | None, loader: Loader, sections_fn) -> None:
+    def show(
+        self, session: Session | None, tool: ToolCall | None, loader: Loader, sections_fn,
+        empty: str = "",
+    ) -> None:
+        """Show ``tool``; with no tool, ``empty`` says why (else: how to select one)."""
         key = (
-            id(session), tool.index if tool else -1, tool.status if tool else "",
+            id(session), tool.index if tool else -1, tool.status if tool else empty,
             tool.end_ref if tool else None, self.raw,
         )
         if key == self._key:
@@ -67,15 +71,16 @@ class DetailView(BlockView):
         self.session, self.tool = session, tool
         self._generation += 1
         self._cache.clear()
-        self._blocks = self._build(tool, loader, sections_fn)
+        self._blocks = self._build(tool, loader, sections_fn, empty)
         self.border_title = "Detail" + (" · raw JSON" if self.raw else "")
         if not same_call:
             self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.sync(reset=True)
 
-    def _build(self, t: ToolCall | None, loader: Loader, sections_fn) -> list[RenderableType]:
+    def _build(self, t: ToolCall | None, loader: Loader, sections_fn, empty: str = "") -> list[RenderableType]:
         if t is None:
-            return [Text("No tool call selected. Move in the tool-call list (Tab, ↑/↓).", style="dim")]
+            why = empty or "No tool call selected. Move in the tool-call list (Tab, ↑/↓)."
+            return [Text(why, style="dim")]
         blocks: list[RenderableType] = [self._facts(t)]
         started = loader(t.start_ref)
         completed = loader(t.end_ref)
@@ -130,7 +135,7 @@ class DetailView(BlockView):
         grid.add_row("kind", safe_line(t.kind_key, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
         lines = f"{t.start_line}" if t.start_line else "?"
-        lines += f" → {t.end_line}" if t.end_line else " → (no completion yet)"
+        lines += f" → {t.end_line}" if t.end_line else " → (no completion)"
         grid.add_row("lines", lines)
         if t.duplicates:
             grid.add_row("duplicates", f"{t.duplicates} repeated event(s)")

@@ -17,7 +17,7 @@ from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import fmt_duration, status_glyph
 
-STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished"]
+STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
 
 
 class Timeline(ScrollView, can_focus=True):
