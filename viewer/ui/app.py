@@ -38,6 +38,7 @@ LOAD_REDRAW = 0.4  # and redraw at most this often meanwhile
 #: detail for each took a tenth of the CPU at 5,000 events/s.  A call the user selects is
 #: shown at once.
 LIVE_DETAIL_EVERY = 0.25
+_now = time.perf_counter  # the clock of that wait (tests replace it)
 #: The model keeps many small long-lived objects (blocks, tool calls); with the default
 #: thresholds (700, 10, 10) the collector rescans them all over and over while a big file
 #: loads (measured: a third of the time to open a 70 MB file).  Young collections stay as
@@ -410,21 +411,29 @@ class AgentViewerApp(App[int]):
                 empty = "No tool calls in this run yet."
             elif self.timeline.filtered and not self.timeline.row_count:
                 empty = "No call matches the filter (x clears it)."
-        self._detail_at = time.perf_counter()
+        self._detail_at = _now()
         detail.show(s, tool, self.load_event, self.model.format.tool_sections, empty)
 
     def on_timeline_selected(self, message: Timeline.Selected) -> None:
-        if self.timeline.follow and self.feed.live and not self.feed.eof:
-            wait = self._detail_at + LIVE_DETAIL_EVERY - time.perf_counter()
-            if wait > 0:
-                if self._detail_timer is None:
-                    self._detail_timer = self.set_timer(wait, self._deferred_detail)
-                return
-        self._show_detail()
+        if not self._detail_waits():
+            self._show_detail()
+
+    def _detail_waits(self) -> bool:
+        """While following a live run, hold the detail back until LIVE_DETAIL_EVERY has passed
+        since it was last brought up to date (then it shows the newest call)."""
+        if not (self.timeline.follow and self.feed.live and not self.feed.eof):
+            return False
+        wait = self._detail_at + LIVE_DETAIL_EVERY - _now()
+        if wait <= 0:
+            return False
+        if self._detail_timer is None:
+            self._detail_timer = self.set_timer(wait, self._deferred_detail)
+        return True
 
     def _deferred_detail(self) -> None:
         self._detail_timer = None
-        self._show_detail()
+        if not self._detail_waits():
+            self._show_detail()
 
     def on_timeline_opened(self, message: Timeline.Opened) -> None:
         s = self.session
