@@ -53,14 +53,25 @@ def test_follow_reads_growth_truncation_and_rotation(tmp_path):
         path.write_bytes(ev(4) + ev(5))
         assert texts(collect(feed, 2)) == ["m4", "m5"]
         assert feed.resets >= 2
+        with open(path, "ab") as f:
+            f.write(ev(9)[:12])  # a line cut short by the producer's death
+        time.sleep(0.1)
+        resets = feed.resets
         os.remove(path)  # deleted: nothing breaks, the feed says it waits for the file
         deadline = time.monotonic() + 5
         while not feed.error and time.monotonic() < deadline:
             time.sleep(0.01)
         assert feed.error and "waiting" in feed.error
         assert not feed.finished
-        path.write_bytes(ev(6))  # and reads it again when it comes back
-        assert texts(collect(feed, 1)) == ["m6"]
+        path.write_bytes(ev(6))  # and reads it again when it comes back: a new stream
+        got = []
+        deadline = time.monotonic() + 5
+        while not any(isinstance(r, Event) for r in got) and time.monotonic() < deadline:
+            got.extend(feed.poll())
+            time.sleep(0.01)
+        # The cut line is reported on its own, not glued to the new file's first line.
+        assert [type(r).__name__ for r in got] == ["Malformed", "Event"]
+        assert texts([got[1]]) == ["m6"] and feed.resets == resets + 1
     finally:
         feed.stop()
 

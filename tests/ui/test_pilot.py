@@ -522,3 +522,25 @@ async def test_the_detail_says_why_no_call_is_shown():
         await pilot.press("x")
         await pilot.pause()
         assert app.detail.tool is not None
+
+
+async def test_following_a_file_tells_when_it_disappears_and_when_it_is_replaced(tmp_path):
+    from viewer.core.feed import FollowFeed
+
+    path = tmp_path / "run.ndjson"
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:5]))
+    feed = FollowFeed(str(path))
+    feed._follower._poll = 0.01
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        assert app.model.events == 5
+        path.unlink()
+        await pilot.pause(0.5)
+        assert "waiting for run.ndjson to appear" in app.header.render_line(1).text
+        path.write_bytes(b"".join(lines[:3]))  # back, shorter: a new file
+        await pilot.pause(0.5)
+        assert app.model.events == 8
+        assert any("truncated or replaced" in n.message for n in app._notifications)
+        assert "waiting" not in app.header.render_line(1).text

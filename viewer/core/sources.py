@@ -298,17 +298,22 @@ class FileFollower:
         opened = None
         pos = 0
         missing_reported = False
+        lost = False  # the file was deleted after it had been read
         while not self._stop.is_set():
             if opened is None:
                 opened = self._open()
                 if opened is None:
                     if not missing_reported and self._on_error:
-                        self._on_error(f"{self.path}: waiting for the file to appear")
+                        # Short: the header has room for a few words, the path is in the title.
+                        self._on_error(f"waiting for {os.path.basename(self.path)} to appear")
                         missing_reported = True
                     self._stop.wait(self._poll * 4)
                     continue
                 missing_reported = False
                 pos = 0
+                if lost:  # deleted, now back: another file, another stream
+                    lost = False
+                    self._on_reset()
             fd, st = opened
             try:
                 chunk = os.pread(fd, CHUNK, pos)
@@ -329,6 +334,8 @@ class FileFollower:
                 opened = None
                 if cur is not None:
                     self._on_reset()
+                else:
+                    lost = True
                 continue
             if cur.st_size < pos:
                 pos = 0

@@ -130,6 +130,7 @@ class AgentViewerApp(App[int]):
         self._chained = False  # a pump is scheduled right after the current one (bulk load)
         self._detail_at = 0.0  # when the detail view was last brought up to date
         self._detail_timer: Timer | None = None
+        self._resets = 0  # truncations/replacements of a followed file seen so far
         self.sub_title = feed.label
 
     # -- layout --------------------------------------------------------------------
@@ -283,6 +284,10 @@ class AgentViewerApp(App[int]):
         if err != self.header.extra and not self._save_error_shown:
             self.header.extra = err
             self.header.refresh()
+        if self.feed.resets != self._resets:  # --follow: the file was truncated or replaced
+            self._resets = self.feed.resets
+            self.notify("The file was truncated or replaced: reading it again from its start.",
+                        title="Follow", timeout=6)
 
     def _check_save(self) -> None:
         rec = self.recorder
