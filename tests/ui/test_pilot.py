@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 
 import orjson
 
@@ -133,7 +134,7 @@ async def test_thinking_is_hidden_until_toggled():
         await settle(pilot)
         s = app.session
         thought = next(b.text for b in s.blocks if b.kind == "thinking" and len(b.text.split()) > 3)
-        words = " ".join(thought.split()[:3])
+        words = " ".join(thought.replace("*", "").split()[:3])  # shown as Markdown: no ** marks
         app.transcript.scroll_home(animate=False)
         await pilot.pause()
         def all_text():
@@ -444,14 +445,22 @@ async def test_the_collector_is_off_only_while_a_saved_file_loads(tmp_path):
             await pilot.pause(0.01)
         await settle(pilot)
         assert seen_off and gc.isenabled()
-    app = AgentViewerApp(FileFeed(str(path)))
-    async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(500):
-            if not gc.isenabled():
-                break
-            await pilot.pause(0.01)
-        assert not app.feed.finished  # still loading: quit now
-    assert gc.isenabled()
+    # A "file" whose end never comes (a FIFO held open), so the app quits mid-load.
+    fifo = tmp_path / "never-ends.ndjson"
+    os.mkfifo(fifo)
+    held = os.open(fifo, os.O_RDWR)  # a writer that stays: the reader never sees the end
+    try:
+        os.write(held, sample("demo_session.ndjson")[:30_000])
+        app = AgentViewerApp(FileFeed(str(fifo)))
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(500):
+                if not gc.isenabled() and app.model.events:
+                    break
+                await pilot.pause(0.01)
+            assert not gc.isenabled() and not app.feed.finished  # still loading: quit now
+        assert gc.isenabled()
+    finally:
+        os.close(held)
 
 
 async def test_following_a_live_run_the_detail_catches_up_but_a_picked_call_shows_at_once(monkeypatch):
@@ -544,3 +553,16 @@ async def test_following_a_file_tells_when_it_disappears_and_when_it_is_replaced
         assert app.model.events == 8
         assert any("truncated or replaced" in n.message for n in app._notifications)
         assert "waiting" not in app.header.render_line(1).text
+
+
+async def test_shown_thinking_is_rendered_as_markdown():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        tr = app.transcript
+        blocks = app.session.blocks
+        i = next(i for i, b in enumerate(blocks) if b.kind == "thinking" and "**Two failures**" in b.text)
+        shown = "\n".join(strip.text for strip in tr._render_strips(i, tr._width))
+        assert "Two failures" in shown and "**" not in shown

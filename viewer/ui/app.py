@@ -420,7 +420,7 @@ class AgentViewerApp(App[int]):
         detail.show(s, tool, self.load_event, self.model.format.tool_sections, empty)
 
     def on_timeline_selected(self, message: Timeline.Selected) -> None:
-        if not self._detail_waits():
+        if not (message.by_data and self._detail_waits()):
             self._show_detail()
 
     def _detail_waits(self) -> bool:

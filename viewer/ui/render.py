@@ -95,8 +95,10 @@ def safe_line(text: str, limit: int | None = None, style: str = "") -> Text:
     return Text(one_line(text, limit), style=style, no_wrap=True, overflow="ellipsis")
 
 
-def markdown(text: str) -> Markdown:
-    return Markdown(clean(text), code_theme=CODE_THEME, hyperlinks=False, inline_code_theme=CODE_THEME)
+def markdown(text: str, style: str = "none") -> Markdown:
+    return Markdown(
+        clean(text), code_theme=CODE_THEME, hyperlinks=False, inline_code_theme=CODE_THEME, style=style,
+    )
 
 
 def truncate_body(body: str) -> tuple[str, str]:

@@ -52,7 +52,11 @@ class Timeline(ScrollView, can_focus=True):
     cursor = reactive(0, always_update=True, init=False)
 
     class Selected(ToolMessage):
-        """The cursor moved to a tool call."""
+        """The cursor moved to a tool call; ``by_data`` when new data moved it (following)."""
+
+        def __init__(self, tool_index: int, by_data: bool = False) -> None:
+            super().__init__(tool_index)
+            self.by_data = by_data
 
     class Opened(ToolMessage):
         """Enter (or a double click) on a tool call."""
@@ -68,6 +72,7 @@ class Timeline(ScrollView, can_focus=True):
         self.frame = 0
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
+        self._by_data = False  # the cursor is being moved by new data, not by the user
         self._label_w = 4
         self._scanned = 0
 
@@ -161,11 +166,15 @@ class Timeline(ScrollView, can_focus=True):
             self._update_size()
             self._update_title()
         if self.follow and grew:
-            self.action_last()
+            self._by_data = True
+            try:
+                self.action_last()
+            finally:
+                self._by_data = False
         else:
             self.refresh()
         if self.selected_index() in changed:
-            self.post_message(self.Selected(self.selected_index()))
+            self.post_message(self.Selected(self.selected_index(), by_data=True))
 
     # -- cursor -------------------------------------------------------------------------
     def select_tool(self, tool_index: int, scroll: bool = True) -> bool:
@@ -196,7 +205,7 @@ class Timeline(ScrollView, can_focus=True):
         idx = self.selected_index()
         if idx != self._last_selected:
             self._last_selected = idx
-            self.post_message(self.Selected(idx))
+            self.post_message(self.Selected(idx, by_data=self._by_data))
 
     def scroll_to_cursor(self, center: bool = False) -> None:
         h = self.scrollable_content_region.height

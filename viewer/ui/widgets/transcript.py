@@ -183,11 +183,9 @@ class Transcript(BlockView):
                 words = len(b.text.split())
                 label = "  ✻ Thinking…" if b.open else f"  ✻ Thought ({words} words, t to show)"
                 return Text(label, style="italic dim", no_wrap=True, overflow="ellipsis")
-            body = b.text.strip() or "(no thinking text)"
-            return Padding(
-                Group(Text("✻ Thinking", style="italic dim"), safe_text(body, style="italic dim")),
-                (0, 0, 1, 2),
-            )
+            body = b.text.strip()  # the model writes its thinking in Markdown too
+            text = markdown(body, style="italic dim") if body else Text("(no thinking text)", style="italic dim")
+            return Padding(Group(Text("✻ Thinking", style="italic dim"), text), (0, 0, 1, 2))
         if kind == "query":
             return _one_line(Text.assemble(("  ? ", "bold yellow"), safe_line(b.text, 400)))
         if kind == "notice":
