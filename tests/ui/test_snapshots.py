@@ -58,6 +58,19 @@ def test_raw_json_toggle(snap_compare):
     assert snap_compare(make_app(sample("reference_example.ndjson")), run_before=raw, terminal_size=WIDE)
 
 
+def test_thinking_shown(snap_compare):
+    """t shows the model's thinking, in Markdown like the answer, dimmed; the transcript stays
+    where it was going (here: its top, still on the way there when t is pressed)."""
+
+    async def run(pilot):
+        await settle(pilot)
+        pilot.app.transcript.action_scroll_home()
+        await pilot.press("t")
+        await pilot.pause()
+
+    assert snap_compare(make_app(sample("demo_session.ndjson")), run_before=run, terminal_size=WIDE)
+
+
 def test_help(snap_compare):
     async def run(pilot):
         await settle(pilot)

@@ -191,6 +191,8 @@ class BlockView(ScrollView, can_focus=True):
         anchor = anchor_offset = -1  # the block at the top of the view, kept where it is
         if reset or count < len(self._heights) or keep_place:
             top = self.scroll_offset.y
+            if self.app.animator.is_being_animated(self, "scroll_y"):
+                top = round(self.scroll_target_y)  # where the user is going (Home, PgUp, …)
             anchor = self.block_at_line(top)
             if anchor >= 0:
                 anchor_offset = top - self._starts[anchor]
