@@ -566,3 +566,17 @@ async def test_shown_thinking_is_rendered_as_markdown():
         i = next(i for i, b in enumerate(blocks) if b.kind == "thinking" and "**Two failures**" in b.text)
         shown = "\n".join(strip.text for strip in tr._render_strips(i, tr._width))
         assert "Two failures" in shown and "**" not in shown
+
+
+async def test_search_finds_text_as_shown_not_as_its_markdown():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        s = app.session
+        for query in ("Fixed INV-142 — all", "([bold]Total:", "Fixed **INV-142"):
+            app.run_search(query)
+            await pilot.pause()
+            assert app._search_hits, query  # found as it reads on screen, and as written
+            assert all(s.blocks[i].kind == "assistant" for i in app._search_hits)
+        app.run_search("Fixed INV-142 — none of this")
+        assert app._search_hits == []

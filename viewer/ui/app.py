@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import re
 import signal
 import time
 from collections import deque
@@ -39,6 +40,14 @@ LOAD_REDRAW = 0.4  # and redraw at most this often meanwhile
 #: shown at once.
 LIVE_DETAIL_EVERY = 0.25
 _now = time.perf_counter  # the clock of that wait (tests replace it)
+#: Markdown marks that are not shown (emphasis, code, headings): search finds what is on screen.
+_MD_MARKS = re.compile(r"[*`~]|^#+[ \t]*", re.M)
+
+
+def _as_shown(markdown_text: str) -> str:
+    if "*" in markdown_text or "`" in markdown_text or "~" in markdown_text or "#" in markdown_text:
+        return _MD_MARKS.sub("", markdown_text)
+    return markdown_text
 #: The model keeps many small long-lived objects (blocks, tool calls); with the default
 #: thresholds (700, 10, 10) the collector rescans them all over and over while a big file
 #: loads (measured: a third of the time to open a 70 MB file).  Young collections stay as
@@ -551,7 +560,8 @@ class AgentViewerApp(App[int]):
                 continue
             else:
                 hay = b.text
-            if q in hay.casefold():
+            hay = hay.casefold()
+            if q in hay or (b.kind in ("assistant", "thinking") and q in _as_shown(hay)):
                 hits.append(i)
         self._search_hits = hits
         self._search_pos = -1
