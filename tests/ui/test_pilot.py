@@ -51,6 +51,12 @@ async def test_enter_opens_full_screen_detail_and_escape_closes_it():
         await pilot.press("enter")
         await pilot.pause()
         assert type(app.screen).__name__ == "DetailScreen"
+        await pilot.press("question_mark")  # help works there too, and closes back to it
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen"
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ != "DetailScreen"

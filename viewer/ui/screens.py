@@ -19,7 +19,7 @@ HELP_ROWS = [
     ("Tab / Shift+Tab", "next / previous pane"),
     ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
     ("PgUp PgDn  Home End  g G", "page, first, last"),
-    ("Enter", "open the selected tool call full screen"),
+    ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON)"),
     ("Seeing", ""),
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
@@ -133,6 +133,7 @@ class DetailScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close"),
         Binding("r", "toggle_raw", "Raw JSON"),
+        Binding("question_mark", "app.help", "Help"),
     ]
 
     DEFAULT_CSS = """
