@@ -201,6 +201,9 @@ def run_child(
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         full_env = dict(os.environ)
+        # This machine sets PYTHONDONTWRITEBYTECODE=1, so every start would compile the
+        # viewer's modules again (~50 ms); a normal install caches them. Measure that.
+        full_env.pop("PYTHONDONTWRITEBYTECODE", None)
         if env:
             full_env.update(env)
         prefix, gnu_time = _launcher(rss.name)
