@@ -182,6 +182,12 @@ async def test_search_finds_tool_calls_and_transcript_text():
         assert app.timeline.selected_index() == first.ref  # the call is selected...
         await pilot.pause()
         assert "▶ search match" in _plain(app, app.transcript)  # ...and marked in the transcript
+        tr = app.transcript
+        marked = [
+            seg.text for strip in tr._render_strips(app._search_hits[0], tr._width) for seg in strip
+            if seg.style and seg.style.bgcolor and seg.style.bgcolor.name == "yellow"
+        ]
+        assert marked == ["pytest"]  # the word itself stands out
         for k in range(1, len(hits)):
             await pilot.press("n")
             assert app._search_pos == k

@@ -106,3 +106,18 @@ def test_code_is_highlighted_as_pygments_would_choose_from_the_file_name():
     assert {n: lexer_for(n) for n in FILE_NAMES} == {n: pygments_choice(n) for n in FILE_NAMES}
     assert lexer_for("python") == "python"  # a language name is taken as it is
     assert lexer_for("") == "text"
+
+
+def test_search_matches_are_marked_where_they_are_on_the_line():
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    from viewer.ui.render import MATCH_STYLE, mark_matches
+
+    line = Strip([Segment("漢字 Pytest and "), Segment("pytest", None), Segment(" done")])
+    (marked,) = mark_matches([line], "PYTEST", MATCH_STYLE)
+    assert marked.text == line.text and marked.cell_length == line.cell_length
+    lit = "".join(seg.text for seg in marked if seg.style and seg.style.bgcolor == MATCH_STYLE.bgcolor)
+    assert lit == "Pytestpytest"  # both, case-insensitively, after two wide characters
+    untouched = Strip([Segment("nothing here")])
+    assert mark_matches([untouched], "pytest", MATCH_STYLE) == [untouched]

@@ -518,6 +518,7 @@ class AgentViewerApp(App[int]):
         tl = self.timeline
         tl.status_filter, tl.kind_filter, tl.search = "all", "", ""
         self.transcript.highlight_block = -1
+        self.transcript.highlight_query = ""
         self._search_hits = []
         tl.refilter()
         self.transcript.update_blocks(reset=True)
@@ -580,6 +581,7 @@ class AgentViewerApp(App[int]):
         tr = self.transcript
         old = tr.highlight_block
         tr.highlight_block = bi
+        tr.highlight_query = self.timeline.search
         tr.follow = False
         tr.update_blocks({bi, old} - {-1})
         tr.scroll_to_block(bi, top=False)

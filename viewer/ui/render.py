@@ -16,9 +16,13 @@ import fnmatch
 import functools
 import re
 
+from rich.cells import cell_len
 from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.strip import Strip
 
 from viewer.core.sanitize import clean, one_line
 
@@ -29,6 +33,8 @@ CHUNK_CHARS = 2_048
 #: Longest body the detail view shows at all; the rest is summarised.
 MAX_DETAIL_CHARS = 32 << 20
 CODE_THEME = "monokai"
+#: A search match, drawn over whatever style the text had.
+MATCH_STYLE = Style(color="black", bgcolor="yellow", bold=True)
 
 STATUS_GLYPHS = {
     "success": ("✓", "green"),
@@ -239,3 +245,31 @@ def code(
 
 def diff(body: str) -> Syntax:
     return Syntax(clean(body), "diff", theme=CODE_THEME, word_wrap=True, background_color="default")
+
+
+def mark_matches(strips: list[Strip], query: str, style: Style) -> list[Strip]:
+    """``strips`` with every case-insensitive occurrence of ``query`` drawn in ``style``
+    (occurrences cut by a line wrap are not marked)."""
+    q = query.casefold()
+    if not q:
+        return strips
+    out = []
+    for strip in strips:
+        text = strip.text
+        low = text.casefold()
+        if q not in low or len(low) != len(text):  # casefold changed lengths (ß): leave it
+            out.append(strip)
+            continue
+        cuts: list[int] = []
+        i = low.find(q)
+        while i != -1:
+            start = cell_len(text[:i])
+            cuts += (start, start + cell_len(text[i : i + len(q)]))
+            i = low.find(q, i + len(q))
+        cuts.append(strip.cell_length)
+        parts = strip.divide(cuts)
+        out.append(Strip.join(
+            Strip(Segment.apply_style(part, post_style=style), part.cell_length) if k % 2 else part
+            for k, part in enumerate(parts)
+        ))
+    return out

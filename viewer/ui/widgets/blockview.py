@@ -154,15 +154,16 @@ class BlockView(ScrollView, can_focus=True):
         if cached is not None:
             return cached
         rendered = self.render_block(index, width)
-        if isinstance(rendered, list):
-            strips = rendered
-        else:
-            console = self.app.console
-            options = console.options.update_width(width).update(highlight=False)
-            lines = console.render_lines(rendered, options, style=self.rich_style, pad=True)
-            strips = [Strip(line, width) for line in lines]
+        strips = rendered if isinstance(rendered, list) else self.strips_of(rendered, width)
         self._cache[key] = strips
         return strips
+
+    def strips_of(self, renderable: RenderableType, width: int) -> list[Strip]:
+        """A renderable drawn at ``width`` in this view's style."""
+        console = self.app.console
+        options = console.options.update_width(width).update(highlight=False)
+        lines = console.render_lines(renderable, options, style=self.rich_style, pad=True)
+        return [Strip(line, width) for line in lines]
 
     def _content_width(self) -> int:
         return max(1, self.scrollable_content_region.width)

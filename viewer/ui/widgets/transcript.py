@@ -13,11 +13,20 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 from textual.events import Click, MouseScrollUp
+from textual.strip import Strip
 
 from viewer.core.model import Block, Session
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import fmt_duration, markdown, safe_line, safe_text, status_glyph
+from viewer.ui.render import (
+    MATCH_STYLE,
+    fmt_duration,
+    mark_matches,
+    markdown,
+    safe_line,
+    safe_text,
+    status_glyph,
+)
 from viewer.ui.widgets.blockview import BlockView
 
 
@@ -41,6 +50,7 @@ class Transcript(BlockView):
         self.show_thinking = False
         self.frame = 0  # spinner frame for running tool markers
         self.highlight_block = -1  # a search hit
+        self.highlight_query = ""  # and what was searched, marked wherever a line shows it
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
 
     # -- following ------------------------------------------------------------------
@@ -92,7 +102,7 @@ class Transcript(BlockView):
         if s is None:
             return 0
         b = s.blocks[index]
-        hl = index == self.highlight_block
+        hl = index == self.highlight_block and (True, self.highlight_query)
         if b.kind == "tool" and 0 <= b.ref < len(s.tools):
             t = s.tools[b.ref]
             frame = self.frame if t.status == "running" else 0
@@ -141,14 +151,15 @@ class Transcript(BlockView):
         return lines
 
     # -- rendering --------------------------------------------------------------------
-    def render_block(self, index: int, width: int) -> RenderableType:
+    def render_block(self, index: int, width: int) -> RenderableType | list[Strip]:
         s = self.session
         assert s is not None
         b = s.blocks[index]
         r = self._render(s, b)
-        if index == self.highlight_block:
-            r = Group(Text("▶ search match", style="reverse bold"), r)
-        return r
+        if index != self.highlight_block:
+            return r
+        strips = self.strips_of(Group(Text("▶ search match", style="reverse bold"), r), width)
+        return mark_matches(strips, self.highlight_query, MATCH_STYLE)
 
     def _render(self, s: Session, b: Block) -> RenderableType:
         kind = b.kind
