@@ -592,3 +592,52 @@ async def test_search_finds_text_as_shown_not_as_its_markdown():
             assert all(s.blocks[i].kind == "assistant" for i in app._search_hits)
         app.run_search("Fixed INV-142 — none of this")
         assert app._search_hits == []
+
+
+async def test_a_load_waiting_for_data_does_not_spin(tmp_path):
+    """A "saved file" that is a FIFO (agent-viewer <(producer)): while the reader waits for
+    data the app pumps at its frame rate, not in a busy loop."""
+    from viewer.core.feed import FileFeed
+
+    fifo = tmp_path / "slow.ndjson"
+    os.mkfifo(fifo)
+    held = os.open(fifo, os.O_RDWR)
+    try:
+        os.write(held, sample("demo_session.ndjson")[:30_000])
+        app = AgentViewerApp(FileFeed(str(fifo)))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause(0.5)
+            assert app.model.events and app.bulk_loading
+            ticks = app._ticks
+            await pilot.pause(1.0)
+            assert app._ticks - ticks < 100  # ~30 a second; a busy loop makes thousands
+    finally:
+        os.close(held)
+
+
+async def test_an_error_while_a_file_loads_stops_the_app_instead_of_vanishing(tmp_path):
+    import pytest
+
+    from viewer.core.feed import FileFeed
+
+    path = tmp_path / "big.ndjson"
+    path.write_bytes(sample("demo_session.ndjson") * 100)
+    # A slow frame timer: the load goes on in the pumps chained between frames.
+    app = AgentViewerApp(FileFeed(str(path)), frame_interval=0.5)
+    apply = app.model.apply
+
+    raised = []
+
+    def broken(rec):
+        if app.model.events >= 20_000 and not raised:  # one bad record, once
+            raised.append(rec)
+            raise RuntimeError("boom in apply")
+        return apply(rec)
+
+    app.model.apply = broken
+    with pytest.raises(RuntimeError, match="boom in apply"):
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(500):
+                await pilot.pause(0.01)
+    assert app.model.events < 21_000  # it stopped there, rather than skipping the record
+    assert raised

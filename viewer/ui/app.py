@@ -242,13 +242,16 @@ class AgentViewerApp(App[int]):
         """Take what arrived, apply it within a time budget, refresh what changed."""
         self._ticks += 1
         bulk = self.bulk_loading and self.view_index >= 0  # show the first session at once
+        took = 0  # records taken from the feed by this pump (bulk load)
         if bulk:
             # Decoding and applying share one budget, a chunk at a time, so a key pressed
             # while a big file loads waits at most about LOAD_BUDGET.
             deadline = time.perf_counter() + LOAD_BUDGET
             while True:
                 if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure
-                    self._pending.extend(self.feed.poll(max_batches=1))
+                    got = self.feed.poll(max_batches=1)
+                    took += len(got)
+                    self._pending.extend(got)
                 if not self._pending:
                     break
                 left = deadline - time.perf_counter()
@@ -277,16 +280,20 @@ class AgentViewerApp(App[int]):
         self._check_save()
         if not changed:
             self._tick_animations()
-        if bulk and not self._chained:
+        if bulk and (took or self._pending) and not self._chained:
             # Go on at once rather than at the next frame tick (a third of the time went
-            # idle waiting for it); keys, timers and redraws still run in between.
+            # idle waiting for it); keys, timers and redraws still run in between.  When the
+            # reader had nothing ready (a FIFO, a slow disk), wait for the tick: no busy loop.
             self._chained = True
             asyncio.get_running_loop().call_soon(self._pump_chained)
 
     def _pump_chained(self) -> None:
         self._chained = False
         if self.is_running and self.bulk_loading:
-            self.pump()
+            try:
+                self.pump()
+            except Exception as exc:  # outside Textual's callbacks: report it as Textual would
+                self._handle_exception(exc)
 
     def _check_feed_error(self) -> None:
         err = self.feed.error or ""
