@@ -638,6 +638,46 @@ async def test_an_error_while_a_file_loads_stops_the_app_instead_of_vanishing(tm
     with pytest.raises(RuntimeError, match="boom in apply"):
         async with app.run_test(size=(120, 40)) as pilot:
             for _ in range(500):
+                if raised and not app.is_running:
+                    break
                 await pilot.pause(0.01)
     assert app.model.events < 21_000  # it stopped there, rather than skipping the record
     assert raised
+
+
+async def test_while_a_file_loads_the_detail_waits_and_then_shows_the_last_call(tmp_path, monkeypatch):
+    import viewer.ui.app as app_module
+    from viewer.core.feed import FileFeed
+
+    monkeypatch.setattr(app_module, "_now", lambda: 100.0)  # the hold-back never runs out
+    monkeypatch.setattr(app_module, "LOAD_REDRAW", 0.0)  # redraw after every pump
+    monkeypatch.setattr(app_module, "LOAD_BUDGET", 0.002)  # and pump in small steps
+    sid = "one-long-run"
+
+    def ev(**fields) -> bytes:
+        return orjson.dumps({**fields, "session_id": sid}) + b"\n"
+
+    lines = [ev(type="system", subtype="init", model="m", cwd="/w")]
+    for i in range(15_000):
+        call = {"shellToolCall": {"args": {"command": f"echo {i}"}}}
+        done = {"shellToolCall": {"args": {"command": f"echo {i}"},
+                                  "result": {"success": {"exitCode": 0, "stdout": f"{i}\n"}}}}
+        lines += [ev(type="tool_call", subtype="started", call_id=f"c{i}", tool_call=call),
+                  ev(type="tool_call", subtype="completed", call_id=f"c{i}", tool_call=done)]
+    path = tmp_path / "big.ndjson"
+    path.write_bytes(b"".join(lines))
+    app = AgentViewerApp(FileFeed(str(path)))
+    shown: list[int] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        show = app.detail.show
+
+        def record(session, tool, *args):
+            if not app.loaded:
+                shown.append(-1 if tool is None else tool.index)
+            show(session, tool, *args)
+
+        app.detail.show = record
+        await settle(pilot)
+        assert len(app.session.tools) == 15_000 and app.timeline.follow
+        assert app.detail.tool is app.session.tools[-1]  # drawn once the file is read
+    assert len(set(shown)) <= 2  # not once per redraw while it loaded
