@@ -450,13 +450,20 @@ async def test_the_collector_is_off_only_while_a_saved_file_loads(tmp_path):
     path.write_bytes(sample("demo_session.ndjson") * 300)
     assert gc.isenabled()
     app = AgentViewerApp(FileFeed(str(path)))
+    pumps_with_gc: list[bool] = []  # the collector's state in each pump, seen from inside
+    pump = app.pump
+
+    def watched_pump() -> None:
+        pumps_with_gc.append(gc.isenabled())
+        pump()
+
+    app.pump = watched_pump
     async with app.run_test(size=(120, 40)) as pilot:
-        seen_off = False
         while not app.loaded or not app.feed.finished:
-            seen_off |= not gc.isenabled()
             await pilot.pause(0.01)
         await settle(pilot)
-        assert seen_off and gc.isenabled()
+        assert False in pumps_with_gc  # off while the file loaded
+        assert gc.isenabled()  # and on again once it was read
     # A "file" whose end never comes (a FIFO held open), so the app quits mid-load.
     fifo = tmp_path / "never-ends.ndjson"
     os.mkfifo(fifo)
@@ -616,6 +623,8 @@ async def test_a_load_waiting_for_data_does_not_spin(tmp_path):
 
 
 async def test_an_error_while_a_file_loads_stops_the_app_instead_of_vanishing(tmp_path):
+    import gc
+
     import pytest
 
     from viewer.core.feed import FileFeed
@@ -643,6 +652,7 @@ async def test_an_error_while_a_file_loads_stops_the_app_instead_of_vanishing(tm
                 await pilot.pause(0.01)
     assert app.model.events < 21_000  # it stopped there, rather than skipping the record
     assert raised
+    assert gc.isenabled()  # and the collector, off while the file loaded, is on again
 
 
 async def test_while_a_file_loads_the_detail_waits_and_then_shows_the_last_call(tmp_path, monkeypatch):
