@@ -235,14 +235,6 @@ class AgentViewerApp(App[int]):
             self._gc_paused = False
             gc.enable()
 
-    def _handle_exception(self, error: Exception) -> None:
-        # The app stops on an unexpected error without unmounting: give the collector back
-        # (and the feed's thread its stop) here too.
-        self.feed.stop()
-        self._resume_gc()
-        gc.set_threshold(*self._gc_before)
-        super()._handle_exception(error)
-
     # -- the frame loop ---------------------------------------------------------------
     @property
     def bulk_loading(self) -> bool:
