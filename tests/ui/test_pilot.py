@@ -691,3 +691,23 @@ async def test_while_a_file_loads_the_detail_waits_and_then_shows_the_last_call(
         assert len(app.session.tools) == 15_000 and app.timeline.follow
         assert app.detail.tool is app.session.tools[-1]  # drawn once the file is read
     assert len(set(shown)) <= 2  # not once per redraw while it loaded
+
+
+async def test_replay_messages_do_not_cover_the_replay_bar():
+    from viewer.core.feed import BytesFeed, records_of
+    from viewer.core.replay import Replay, schedule
+    from viewer.ui.replay import ReplayApp
+
+    data = sample("demo_session.ndjson")
+    records = records_of(data)
+    replay = Replay(records, schedule(records), playing=False)
+    app = ReplayApp(replay, BytesFeed(data, eof=False), clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("end", "right_curly_bracket")  # at the end: "No error after this point"
+        await pilot.pause(0.2)
+        toasts = list(app.screen.query("Toast"))
+        assert toasts and any("No error" in str(t.render()) for t in toasts)
+        bar = app.bar.region
+        for toast in toasts:
+            assert toast.region.bottom <= bar.y  # above the bar: the counter stays readable

@@ -78,6 +78,11 @@ REPLAY_HELP = [
 class ReplayApp(AgentViewerApp):
     """Plays a saved stream through the same model and UI as a live run."""
 
+    # Notifications ("No error after this point") stand above the replay bar, not over it.
+    CSS = """
+    ToastRack { margin-bottom: 2; }
+    """
+
     BINDINGS = [
         Binding("space", "play_pause", "Play/pause", priority=True),
         Binding("plus,equals_sign", "speed(1)", "Faster"),
