@@ -71,7 +71,7 @@ REPLAY_HELP = [
     (". →  ←", "one event forward / back"),
     ("] }", "next tool call / next error"),
     ("Home End", "start / end of the run"),
-    ("click the bar", "seek"),
+    ("click the bar", "seek (any move pauses the replay; Space plays on from there)"),
 ]
 
 
