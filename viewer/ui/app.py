@@ -43,14 +43,6 @@ LIVE_DETAIL_EVERY = 0.25
 #: detail each time was 3-4 % of the time to open 1M events. It is drawn once the file is read.
 LOAD_DETAIL_EVERY = 2.0
 _now = time.perf_counter  # the clock of that wait (tests replace it)
-#: Markdown marks that are not shown (emphasis, code, headings): search finds what is on screen.
-_MD_MARKS = re.compile(r"[*`~]|^#+[ \t]*", re.M)
-
-
-def _as_shown(markdown_text: str) -> str:
-    if "*" in markdown_text or "`" in markdown_text or "~" in markdown_text or "#" in markdown_text:
-        return _MD_MARKS.sub("", markdown_text)
-    return markdown_text
 #: The model keeps many small long-lived objects (blocks, tool calls); with the default
 #: thresholds (700, 10, 10) the collector rescans them all over and over while a big file
 #: loads (measured: a third of the time to open a 70 MB file).  Young collections stay as
@@ -60,6 +52,16 @@ GC_THRESHOLDS = (700, 50, 100)
 #: flight and the model's new objects are freed by reference counting, yet young collections
 #: kept scanning them (measured on 1M events: 2.2 s of 14.5 s; opening took 12.8 s instead of
 #: 14.6 s, for 20 MB more peak RSS).  It is switched back on once the file is read.
+
+
+#: Markdown marks that are not shown (emphasis, code, headings): search finds what is on screen.
+_MD_MARKS = re.compile(r"[*`~]|^#+[ \t]*", re.M)
+
+
+def _as_shown(markdown_text: str) -> str:
+    if "*" in markdown_text or "`" in markdown_text or "~" in markdown_text or "#" in markdown_text:
+        return _MD_MARKS.sub("", markdown_text)
+    return markdown_text
 
 
 class DeltaBatch:
