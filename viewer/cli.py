@@ -195,8 +195,8 @@ def _reads_from(path: str, file: str | None) -> bool:
     """Is ``path`` the input: FILE, or the file standard input is redirected from?"""
     try:
         target = os.stat(path)
-    except OSError:  # not there yet (--follow waits for FILE): compare where both names lead
-        return file is not None and os.path.realpath(path) == os.path.realpath(file)
+    except OSError:  # a new file: not the input, which exists (FILE was checked readable)
+        return False
     try:
         source = os.stat(file) if file is not None else os.fstat(sys.stdin.fileno())
     except (OSError, ValueError, AttributeError):
