@@ -711,3 +711,42 @@ async def test_replay_messages_do_not_cover_the_replay_bar():
         bar = app.bar.region
         for toast in toasts:
             assert toast.region.bottom <= bar.y  # above the bar: the counter stays readable
+
+
+async def test_a_fifo_is_read_once_as_a_live_stream_and_its_writer_is_not_cut_off(tmp_path):
+    """`agent-viewer some.fifo` (or `<(producer)`): the UI is up while it waits for a writer,
+    the writer gets all its lines through, and call details are read back from the spool."""
+    import threading
+
+    from viewer.core.sources import check_readable
+    from viewer.ui.launch import make_feed
+
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    check_readable(str(fifo))  # must not open it (that would wait, then break the writer)
+    data = sample("demo_session.ndjson")
+    written: list[object] = []
+
+    def writer() -> None:
+        try:
+            with open(fifo, "wb") as f:
+                f.write(data)
+            written.append(len(data))
+        except OSError as exc:  # a broken pipe: the viewer let go of the FIFO
+            written.append(exc)
+
+    app = AgentViewerApp(make_feed(str(fifo), follow=False), clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        assert "waiting for a writer to open run.fifo" in _plain(app, app.header)
+        thread = threading.Thread(target=writer, daemon=True)
+        thread.start()
+        await pilot.pause(0.5)
+        await settle(pilot)
+        thread.join(5)
+        assert written == [len(data)]
+        assert app.session.state == "succeeded" and len(app.session.tools) == 18
+        assert "waiting" not in _plain(app, app.header)
+        await pilot.pause(0.3)
+        assert app.detail.tool is app.session.tools[-1]
+        assert "Todos" in _plain(app, app.detail)  # the payload, read back from the spool

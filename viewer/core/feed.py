@@ -196,13 +196,18 @@ class PipeFeed(Feed):
 
     live = True
 
-    def __init__(self, fd: int, label: str = "stdin", clock: Clock | None = None,
-                 tee: Callable[[bytes], None] | None = None) -> None:
+    def __init__(self, fd: int | None, label: str = "stdin", clock: Clock | None = None,
+                 tee: Callable[[bytes], None] | None = None, path: str | None = None) -> None:
+        """Read ``fd``, or (fd None) ``path``: a FIFO opened in the reader thread, so the UI
+        is up while it waits for a writer."""
         super().__init__(clock=clock or time.monotonic)
         self.label = label
         self.store = SpoolStore()
         self._tee = tee
-        self._reader = PipeReader(fd, self._on_chunk, self._eof)
+        self._reader = PipeReader(fd, self._on_chunk, self._eof, path=path, on_error=self._on_error)
+
+    def _on_error(self, message: str | None) -> None:
+        self.error = message
 
     def _on_chunk(self, chunk: bytes) -> None:
         if self._tee is not None:

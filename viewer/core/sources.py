@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import selectors
+import stat
 import tempfile
 import threading
 import time
@@ -180,6 +181,12 @@ def check_readable(path: str) -> None:
         raise SourceError(f"{path}: no such file")
     if os.path.isdir(path):
         raise SourceError(f"{path}: is a directory, expected an NDJSON stream file")
+    if is_stream_path(path):
+        # A FIFO (or /dev/fd/N of a pipe): opening it here would wait for a writer, and
+        # closing it again would give that writer a broken pipe.
+        if not os.access(path, os.R_OK):
+            raise SourceError(f"{path}: permission denied")
+        return
     try:
         fd = os.open(path, os.O_RDONLY)
     except PermissionError:
@@ -187,6 +194,14 @@ def check_readable(path: str) -> None:
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     os.close(fd)
+
+
+def is_stream_path(path: str) -> bool:
+    """Is ``path`` a pipe or device rather than a regular file (read once, never re-read)?"""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
+    except OSError:
+        return False
 
 
 def iter_file_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:
@@ -216,14 +231,18 @@ class PipeReader:
 
     def __init__(
         self,
-        fd: int,
+        fd: int | None,
         on_chunk: Callable[[bytes], None],
         on_eof: Callable[[], None],
         poll_interval: float = 0.1,
+        path: str | None = None,
+        on_error: Callable[[str | None], None] | None = None,
     ) -> None:
         self.fd = fd
+        self.path = path  # with fd None: opened in the thread (a FIFO waits there for a writer)
         self._on_chunk = on_chunk
         self._on_eof = on_eof
+        self._on_error = on_error or (lambda message: None)
         self._poll = poll_interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="agent-viewer-reader", daemon=True)
@@ -234,7 +253,23 @@ class PipeReader:
     def stop(self) -> None:
         self._stop.set()
 
+    def _open(self) -> bool:
+        assert self.path is not None
+        self._on_error(f"waiting for a writer to open {os.path.basename(self.path)}")
+        try:
+            self.fd = os.open(self.path, os.O_RDONLY)  # blocks until a writer opens it
+        except OSError as exc:
+            self._on_error(f"{self.path}: {exc.strerror}")
+            self._on_eof()
+            return False
+        self._on_error(None)
+        return True
+
     def _run(self) -> None:
+        owned = self.fd is None
+        if owned and not self._open():
+            return
+        assert self.fd is not None
         sel = selectors.DefaultSelector()
         try:
             sel.register(self.fd, selectors.EVENT_READ)
@@ -258,6 +293,8 @@ class PipeReader:
                 self._on_chunk(chunk)
         finally:
             sel.close()
+            if owned:
+                os.close(self.fd)
             if not self._stop.is_set():
                 self._on_eof()
 

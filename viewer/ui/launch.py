@@ -8,7 +8,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from viewer.core.feed import Feed, FileFeed, FollowFeed, PipeFeed, StoreFeed
-from viewer.core.sources import SourceError
+from viewer.core.sources import SourceError, is_stream_path
 
 
 def detach_stdin() -> int | None:
@@ -40,6 +40,8 @@ def make_feed(path: str | None, follow: bool, tee: Callable[[bytes], None] | Non
         if fd is None:  # pragma: no cover - the CLI opens the demo instead
             raise SourceError("nothing to read: stdin is a terminal")
         return PipeFeed(fd, label="stdin", tee=tee)
+    if is_stream_path(path):  # a FIFO, /dev/stdin, <(producer): read once, live, spooled
+        return PipeFeed(None, label=path, tee=tee, path=path)
     if follow:
         return FollowFeed(path, tee=tee)
     return FileFeed(path)

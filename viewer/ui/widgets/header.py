@@ -82,6 +82,8 @@ class SessionHeader(Widget):
                                  style="bold yellow")
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
+                if self.extra:  # e.g. waiting for a writer to open a FIFO
+                    line1.append(f"  {one_line(self.extra, 200)}", style="cyan")
                 if m is not None and m.malformed_lines:
                     line2.append(f"⚠ {m.malformed_lines} malformed lines so far (h)", style="yellow")
             return _two_lines(line1, line2)
