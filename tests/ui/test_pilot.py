@@ -117,7 +117,7 @@ async def test_status_and_kind_filters():
         kinds = sorted({t.kind_key for t in tools})
         assert app.timeline.kind_filter == kinds[0]
         assert app.timeline.row_count == sum(t.kind_key == kinds[0] for t in tools)
-        assert "kind:" in app.timeline.border_title
+        assert app.timeline.border_subtitle.startswith("only: ")
 
 
 async def test_session_switching():
@@ -750,3 +750,45 @@ async def test_a_fifo_is_read_once_as_a_live_stream_and_its_writer_is_not_cut_of
         await pilot.pause(0.3)
         assert app.detail.tool is app.session.tools[-1]
         assert "Todos" in _plain(app, app.detail)  # the payload, read back from the spool
+
+
+async def test_f_brings_back_a_transcript_scrolled_up_while_the_timeline_still_follows():
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 36)) as pilot:
+        feed._queue.put(feed.ingest.feed(b"".join(lines[: len(lines) // 2])))
+        await settle(pilot)
+        tr = app.transcript
+        app.set_focus(tr)
+        await pilot.press("home")  # the transcript stops following; the timeline still does
+        assert not tr.follow and app.timeline.follow
+        await pilot.press("f")
+        await pilot.pause()
+        assert tr.follow and app.timeline.follow and tr.is_vertical_scroll_end
+        await pilot.press("f")  # and f again turns both off
+        assert not tr.follow and not app.timeline.follow
+
+
+async def test_kind_filter_names_every_label_of_its_kind_and_s_keeps_to_that_kind():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        tools = app.session.tools
+        edits = [t for t in tools if t.kind_key == "editToolCall"]
+        labels = sorted({t.label for t in edits})
+        assert len(labels) == 2  # the demo both creates and edits files
+        while app.timeline.kind_filter != "editToolCall":
+            await pilot.press("c")
+        title = app.timeline.border_subtitle
+        assert all(label in title for label in labels), title
+        names = [c.title for c in app.get_system_commands(app.screen) if "editToolCall" in c.title]
+        assert names and all(label in names[0] for label in labels)
+        # s steps only through statuses the shown (edit) calls have: never to an empty list
+        statuses = {t.status for t in edits}
+        seen = []
+        for _ in range(len(statuses)):
+            await pilot.press("s")
+            seen.append(app.timeline.status_filter)
+            assert app.timeline.row_count > 0
+        assert set(seen) == statuses
+        await pilot.press("s")
+        assert app.timeline.status_filter == "all"

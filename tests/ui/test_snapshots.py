@@ -104,3 +104,15 @@ def test_replay_paused_mid_run(snap_compare):
     clock = lambda: 1000.0  # noqa: E731
     app = ReplayApp(replay, BytesFeed(data, eof=False), clock=clock)
     assert snap_compare(app, run_before=settle, terminal_size=WIDE)
+
+
+def test_filtered_timeline(snap_compare):
+    """Both filters set: the count stays on the top border, the filters read on the bottom one."""
+    async def filtered(pilot):
+        await settle(pilot)
+        while pilot.app.timeline.kind_filter != "editToolCall":
+            await pilot.press("c")
+        await pilot.press("s")
+        await pilot.pause()
+
+    assert snap_compare(make_app(sample("demo_session.ndjson")), run_before=filtered, terminal_size=WIDE)

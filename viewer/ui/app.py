@@ -7,7 +7,7 @@ import gc
 import re
 import signal
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -26,7 +26,7 @@ from viewer.core.sanitize import one_line
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.header import SessionHeader
-from viewer.ui.widgets.timeline import STATUS_FILTERS, Timeline
+from viewer.ui.widgets.timeline import STATUS_FILTERS, Timeline, kind_name
 from viewer.ui.widgets.transcript import Transcript
 
 FRAME = 1 / 30  # UI batches model changes at ~30 frames per second
@@ -496,7 +496,8 @@ class AgentViewerApp(App[int]):
         self._show_detail()
 
     def action_toggle_follow(self) -> None:
-        on = not self.timeline.follow
+        # Off only when both follow: after scrolling the transcript up, `f` brings it back.
+        on = not (self.timeline.follow and self.transcript.follow)
         self.timeline.follow = on
         self.transcript.follow = on
         if on:
@@ -508,10 +509,22 @@ class AgentViewerApp(App[int]):
         self.notify(f"Follow {'on' if on else 'off'}", timeout=1.5)
 
     def _statuses(self) -> list[str]:
-        """The statuses some call of this session has, in filter order."""
+        """The statuses some call of this session has, in filter order (among the calls of the
+        kind filter, if one is set: the other statuses would show an empty list)."""
         s = self.session
-        counts = s.status_counts if s is not None else {}
+        if s is None:
+            return []
+        kind = self.timeline.kind_filter
+        counts = Counter(t.status for t in s.tools if t.kind_key == kind) if kind else s.status_counts
         return [st for st in STATUS_FILTERS[1:] if counts.get(st)]
+
+    def _kinds(self) -> list[str]:
+        """The kinds some call of this session has (among the calls of the status filter)."""
+        s = self.session
+        if s is None:
+            return []
+        status = self.timeline.status_filter
+        return sorted({t.kind_key for t in s.tools if status == "all" or t.status == status})
 
     def action_cycle_status(self) -> None:
         """Next status that some call has (then all calls again)."""
@@ -524,10 +537,7 @@ class AgentViewerApp(App[int]):
             self.notify("No tool calls to filter yet.", timeout=1.5)
 
     def action_cycle_kind(self) -> None:
-        s = self.session
-        if s is None:
-            return
-        kinds = [""] + sorted({t.kind_key for t in s.tools})
+        kinds = ["", *self._kinds()]
         tl = self.timeline
         cur = kinds.index(tl.kind_filter) if tl.kind_filter in kinds else 0
         tl.kind_filter = kinds[(cur + 1) % len(kinds)]
@@ -623,14 +633,11 @@ class AgentViewerApp(App[int]):
                 f"Filter: {status} calls", f"Only tool calls that are {status}",
                 lambda st=status: self._set_status_filter(st),
             )
-        s = self.session
-        if s is not None:
-            kinds = {t.kind_key: t.label for t in s.tools}
-            for kind in sorted(kinds):
-                name = escape(one_line(f"{kinds[kind]} ({kind})", 80))
-                yield SystemCommand(
-                    f"Filter: kind {name}", f"Only {name} calls", lambda k=kind: self._set_kind_filter(k)
-                )
+        for kind in self._kinds():
+            name = escape(one_line(f"{kind_name(self.session, kind)} ({kind})", 80))
+            yield SystemCommand(
+                f"Filter: kind {name}", f"Only {name} calls", lambda k=kind: self._set_kind_filter(k)
+            )
         for s2 in self.model.sessions:
             yield SystemCommand(
                 f"Session {s2.index + 1}", f"{s2.state}, {len(s2.tools)} tool calls",

@@ -20,6 +20,13 @@ from viewer.ui.render import fmt_duration, status_glyph
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
 
 
+
+def kind_name(session: Session | None, kind: str) -> str:
+    """What a kind filter reads as: the labels its calls show (editToolCall is shown as both
+    "Create" and "Edit"), or the raw kind key when no call has it yet."""
+    labels = dict.fromkeys(t.label for t in session.tools if t.kind_key == kind) if session else {}
+    return " / ".join(labels) or kind
+
 class Timeline(ScrollView, can_focus=True):
     """Rows of tool calls in start order, with a cursor, filters and follow mode."""
 
@@ -136,19 +143,19 @@ class Timeline(ScrollView, can_focus=True):
         self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
 
     def _update_title(self) -> None:
+        """Count and follow state on the top border; the filters on the bottom one, so that
+        both stay readable in a narrow pane."""
         s = self.session
         total = len(s.tools) if s else 0
         title = f"Tool calls ({self.row_count}/{total})" if self.filtered else f"Tool calls ({total})"
-        notes = []
+        only = []
         if self.status_filter != "all":
-            notes.append(f"status: {self.status_filter}")
+            only.append(self.status_filter)
         if self.kind_filter:
-            kind = next((t.label for t in s.tools if t.kind_key == self.kind_filter), self.kind_filter) if s else ""
-            notes.append(f"kind: {one_line(kind, 40)}")
-        if self.follow:
-            notes.append("following")
-        # A border title is Textual markup: stream text in it must be escaped.
-        self.border_title = escape(title + (" · " + " · ".join(notes) if notes else ""))
+            only.append(one_line(kind_name(s, self.kind_filter), 60))
+        # Border titles are Textual markup: stream text in them must be escaped.
+        self.border_title = escape(title + (" · following" if self.follow else ""))
+        self.border_subtitle = escape("only: " + " · ".join(only)) if only else ""
 
     def calls_added_or_changed(self, changed: set[int]) -> None:
         """New calls were appended and/or ``changed`` calls moved (session tool indices)."""
