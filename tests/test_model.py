@@ -710,3 +710,23 @@ def test_a_flood_of_malformed_lines_is_counted_but_not_all_kept():
     assert m.malformed_lines == n and len(m.malformed) == MAX_MALFORMED_KEPT
     assert m.malformed[0].line == 1 and m.malformed[-1].line == MAX_MALFORMED_KEPT
     assert m.lines_accounted(dec.blank_lines) == dec.lines_seen == n
+
+
+def test_a_restart_ends_every_run_read_so_far_and_the_next_event_begins_a_new_one(h):
+    """A followed file truncated or replaced: what was read has ended, even a run with
+    another id (which would otherwise stay live, waiting for interleaved events)."""
+    from viewer.core.decode import Restart
+
+    other = "9b0c5a1e-0000-4000-8000-000000000002"
+    first, _, _ = apply_all(init() + user() + shell_started("c1") + init(other) + user(sid=other), h,
+                            end=False)
+    assert [s.state for s in first.sessions] == ["live", "live"]
+    d = first.apply(Restart(line=5))
+    assert d.flags & Change.ENDED and d.flags & Change.TOOLS
+    assert [s.state for s in first.sessions] == ["ended", "ended"]
+    assert first.sessions[0].tools[0].status == "unfinished"
+    recs, _ = h.decode(init() + user("again"))  # the same run read again from its start
+    for r in recs:
+        first.apply(r)
+    assert len(first.sessions) == 3 and first.sessions[2].state == "live"
+    assert first.sessions[2].prompt == "again" and first.sessions[0].prompt == "do it"

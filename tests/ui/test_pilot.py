@@ -572,6 +572,18 @@ async def test_following_a_file_tells_when_it_disappears_and_when_it_is_replaced
         assert app.model.events == 8
         assert any("truncated or replaced" in n.message for n in app._notifications)
         assert "waiting" not in app.header.render_line(1).text
+        assert [s.state for s in app.model.sessions] == ["ended", "live"]  # read again: a new run
+        other = sample("failed_run.ndjson").splitlines(keepends=True)
+        new = tmp_path / "run.ndjson.new"
+        new.write_bytes(b"".join(other[:4]))
+        os.replace(new, path)  # replaced by another run (log rotation), also cut short
+        await pilot.pause(0.5)
+        # The runs read before have ended (their calls are unfinished), none stays live forever.
+        assert [s.state for s in app.model.sessions] == ["ended", "ended", "live"]
+        assert app.view_index == 2
+        await pilot.press("less_than_sign")
+        await pilot.pause()
+        assert "ENDED" in app.header.render_line(0).text
 
 
 async def test_shown_thinking_is_rendered_as_markdown():

@@ -78,7 +78,15 @@ class Malformed:
     arrival: float | None = None
 
 
-Record = Event | Malformed
+@dataclass(slots=True)
+class Restart:
+    """The source started over (a followed file was truncated or replaced): what was read
+    before has ended, whatever comes next is a new stream.  ``line``: the last line before."""
+
+    line: int
+
+
+Record = Event | Malformed | Restart
 
 
 def preview_of(raw: bytes, limit: int = PREVIEW_CHARS) -> str:

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-from viewer.core.decode import Record
+from viewer.core.decode import Record, Restart
 from viewer.core.sources import (
     CHUNK,
     FileFollower,
@@ -246,8 +246,8 @@ class FollowFeed(Feed):
     def _on_reset(self) -> None:
         # Truncated or replaced: finish the old stream, continue with the new bytes.
         recs = self.ingest.close()
-        if recs:
-            self._put(recs)
+        recs.append(Restart(self.ingest.decoder.lines_seen))  # in order: the old runs end here
+        self._put(recs)
         self.resets += 1
         old = self.ingest
         self.ingest = Ingest(offset=self.store.size, clock=old._clock)  # type: ignore[attr-defined]

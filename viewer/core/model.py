@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from viewer.core import actions as A
-from viewer.core.decode import Event, Malformed, Record
+from viewer.core.decode import Event, Malformed, Record, Restart
 from viewer.core.formats import Format, get_format
 
 
@@ -30,6 +30,7 @@ class Change:
     RESULT = 32  # the run's result arrived
     THINKING = 64  # thinking text grew (hidden by default)
     UNKNOWN = 128  # an event of a type the format does not know
+    ENDED = 256  # every run ended at once (the source started over): redraw all of it
 
 
 @dataclass(slots=True)
@@ -345,12 +346,23 @@ class StreamModel:
 
     # -- reducer -------------------------------------------------------------------
     def apply(self, rec: Record) -> Delta:
-        if isinstance(rec, Malformed):
-            self.malformed_lines += 1
-            if len(self.malformed) < MAX_MALFORMED_KEPT:
-                self.malformed.append(rec)
-            return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
-        return self.apply_event(rec)
+        if type(rec) is Event:
+            return self.apply_event(rec)
+        if type(rec) is Restart:
+            return self.restart()
+        self.malformed_lines += 1
+        if len(self.malformed) < MAX_MALFORMED_KEPT:
+            self.malformed.append(rec)
+        return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
+
+    def restart(self) -> Delta:
+        """The source started over: every run read so far has ended (open calls become
+        unfinished), and the next event begins a new run even if its id was seen before."""
+        for s in self.sessions:
+            self._finish(s)
+        self._current = None
+        self._prev = None
+        return Delta(Change.ENDED | Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, len(self.sessions) - 1)
 
     def apply_event(self, ev: Event) -> Delta:
         self.events += 1

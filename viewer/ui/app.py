@@ -80,7 +80,7 @@ class DeltaBatch:
         if d.flags & Change.SESSIONS and (self.view < 0 or self.follow):
             self.view = d.session
             self.flags |= Change.SESSIONS
-        if d.session == self.view:
+        if d.session == self.view or d.flags & Change.ENDED:
             self.flags |= d.flags
             if d.block >= 0:
                 self.blocks.add(d.block)
@@ -338,6 +338,8 @@ class AgentViewerApp(App[int]):
         """Refresh the widgets for a batch of model deltas."""
         if batch.view != self.view_index:
             self.show_session(batch.view)
+        elif batch.flags & Change.ENDED:  # calls and blocks of every run may have changed
+            self._refresh_all(batch.flags, None, None)
         else:
             self._refresh_all(batch.flags, batch.blocks, batch.tools)
 
