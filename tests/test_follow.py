@@ -182,3 +182,47 @@ def test_save_refuses_to_overwrite_the_file_it_reads(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "viewer", "--print", "--save", str(other), "-"],
                               stdin=stdin, capture_output=True, timeout=20)
     assert proc.returncode != 2 and other.read_bytes() == data  # (1: this run has no result)
+
+
+def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path):
+    """`--print --follow` used to read on at the old offset (truncated) or the old file
+    (replaced) and print nothing more, silently."""
+    import selectors
+
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(ev(0) + ev(1))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json", "--follow", str(path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    out = b""
+
+    def wait_for(text: bytes) -> None:
+        nonlocal out
+        deadline = time.monotonic() + 10
+        while text not in out and time.monotonic() < deadline:
+            if sel.select(timeout=0.2):
+                out += os.read(proc.stdout.fileno(), 65536)
+        assert text in out, out
+
+    try:
+        wait_for(b'"m1"')
+        with open(path, "ab") as f:
+            f.write(ev(2)[:15])  # cut short, then the file is truncated and rewritten
+        time.sleep(0.5)
+        path.write_bytes(ev(3))
+        wait_for(b'"m3"')
+        new = tmp_path / "run.ndjson.new"
+        new.write_bytes(ev(4) + ev(5))
+        os.replace(new, path)  # replaced (rotated)
+        wait_for(b'"m5"')
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == [
+        "m0", "m1", "m3", "m4", "m5"]
+    err_text = err.decode()
+    assert err_text.count("truncated or replaced: reading it again from its start") == 2, err_text
+    assert "line 3: malformed line kept aside" in err_text  # the cut line is reported, not lost

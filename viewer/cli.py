@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 import os
 import sys
-import time
+import threading
 from importlib import resources
 
 import click
 
 from viewer import __version__
 from viewer.core.printer import make_printer
-from viewer.core.sources import CHUNK, LineSplitter, SourceError, check_readable
+from viewer.core.sources import CHUNK, LineSplitter, SourceError, check_readable, follow_file
 
 EXIT_USAGE = 2
 PROG = "agent-viewer"
@@ -34,19 +34,24 @@ def _finite(param: click.Parameter, value: float) -> float:
     return value
 
 
-def _read_chunks(fd: int, follow_path: str | None = None, poll: float = 0.2):
-    """Chunks from ``fd`` until EOF; with ``follow_path``, keep polling for growth."""
+def _read_chunks(fd: int):
+    """Chunks from ``fd`` until EOF."""
     while True:
         try:
             chunk = os.read(fd, CHUNK)
         except InterruptedError:  # pragma: no cover
             continue
-        if chunk:
-            yield chunk
-            continue
-        if follow_path is None:
+        if not chunk:
             return
-        time.sleep(poll)
+        yield chunk
+
+
+def _follow_chunks(path: str):
+    """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced."""
+    def waiting(message: str) -> None:
+        click.echo(f"{PROG}: {message}", err=True)
+
+    return follow_file(path, threading.Event(), poll_interval=0.2, on_error=waiting)
 
 
 def run_print(path: str | None, output_format: str, follow: bool, save: str | None = None) -> int:
@@ -81,7 +86,13 @@ def _silence_stdout() -> None:
 
 def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
     warned = False
-    for chunk in _read_chunks(fd, path if follow else None):
+    for chunk in _follow_chunks(path) if follow else _read_chunks(fd):
+        if chunk is None:  # --follow: the file was truncated or replaced
+            printer.feed_lines(splitter.flush())
+            printer.restart()
+            click.echo(f"{PROG}: {path} was truncated or replaced: reading it again from its start",
+                       err=True)
+            continue
         if recorder is not None:
             recorder.write(chunk)
             if recorder.error and not warned:

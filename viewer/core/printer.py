@@ -12,7 +12,7 @@ from typing import BinaryIO, TextIO
 
 import orjson
 
-from viewer.core.decode import Decoder, Event, Malformed, Record
+from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.formats import get_format
 from viewer.core.model import Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, one_line
@@ -76,6 +76,13 @@ class Printer:
             self.handle(rec)
         return self.close()
 
+    def restart(self) -> None:
+        """The input started over (``--follow``: the file was truncated or replaced): a line
+        left unfinished is reported, and what comes next is a new stream."""
+        for rec in self.decoder.close():
+            self.handle(rec)
+        self.handle(Restart(self.decoder.lines_seen))
+
     def close(self) -> int:  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -94,6 +101,8 @@ class TextPrinter(Printer):
         if isinstance(rec, Malformed):
             print(f"agent-viewer: {describe_malformed(rec)}", file=self.err)
             return
+        if isinstance(rec, Restart):
+            return  # its runs' unfinished calls are listed at the end, with the others
         s = m.sessions[delta.session]
         if delta.flags & Change.SESSIONS and len(m.sessions) > 1:
             print(f"--- session {s.index + 1} ---", file=self.out)
@@ -232,6 +241,8 @@ class StreamJsonPrinter(Printer):
         if isinstance(rec, Malformed):
             self.malformed += 1
             print(f"agent-viewer: {describe_malformed(rec)}", file=self.err)
+            return
+        if isinstance(rec, Restart):
             return
         self.runs.track(rec.data)
         self.out.write(orjson.dumps(rec.data) + b"\n")

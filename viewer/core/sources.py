@@ -299,8 +299,79 @@ class PipeReader:
                 self._on_eof()
 
 
+def follow_file(
+    path: str,
+    stop: threading.Event,
+    poll_interval: float = 0.05,
+    on_error: Callable[[str], None] | None = None,
+) -> Iterator[bytes | None]:
+    """Chunks of a growing file, like ``tail -F``; ``None`` when the file was truncated or
+    replaced (what comes after is a new stream).  A missing file is waited for (``on_error``
+    says so once).  Ends when ``stop`` is set."""
+    opened: tuple[int, os.stat_result] | None = None
+    pos = 0
+    missing_reported = False
+    lost = False  # the file was deleted after it had been read
+    try:
+        while not stop.is_set():
+            if opened is None:
+                opened = _open_stat(path)
+                if opened is None:
+                    if not missing_reported and on_error:
+                        # Short: the header has room for a few words, the path is in the title.
+                        on_error(f"waiting for {os.path.basename(path)} to appear")
+                        missing_reported = True
+                    stop.wait(poll_interval * 4)
+                    continue
+                missing_reported = False
+                pos = 0
+                if lost:  # deleted, now back: another file, another stream
+                    lost = False
+                    yield None
+            fd, st = opened
+            try:
+                chunk = os.pread(fd, CHUNK, pos)
+            except OSError:
+                chunk = b""
+            if chunk:
+                pos += len(chunk)
+                yield chunk
+                continue
+            # At EOF: look for truncation or rotation.
+            try:
+                cur = os.stat(path)
+            except OSError:
+                cur = None
+            if cur is None or cur.st_ino != st.st_ino or cur.st_dev != st.st_dev:
+                # Rotated or deleted: drain what is left, then reopen when it reappears.
+                os.close(fd)
+                opened = None
+                if cur is not None:
+                    yield None
+                else:
+                    lost = True
+                continue
+            if cur.st_size < pos:
+                pos = 0
+                yield None
+                continue
+            stop.wait(poll_interval)
+    finally:
+        if opened is not None:
+            os.close(opened[0])
+
+
+def _open_stat(path: str) -> tuple[int, os.stat_result] | None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    return fd, os.fstat(fd)
+
+
 class FileFollower:
-    """Tail a growing file like ``tail -F``: survives truncation and rotation."""
+    """Tail a growing file in a thread (:func:`follow_file`): chunks, and resets when the
+    file is truncated or replaced."""
 
     def __init__(
         self,
@@ -324,63 +395,12 @@ class FileFollower:
     def stop(self) -> None:
         self._stop.set()
 
-    def _open(self) -> tuple[int, os.stat_result] | None:
-        try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except OSError:
-            return None
-        return fd, os.fstat(fd)
-
     def _run(self) -> None:
-        opened = None
-        pos = 0
-        missing_reported = False
-        lost = False  # the file was deleted after it had been read
-        while not self._stop.is_set():
-            if opened is None:
-                opened = self._open()
-                if opened is None:
-                    if not missing_reported and self._on_error:
-                        # Short: the header has room for a few words, the path is in the title.
-                        self._on_error(f"waiting for {os.path.basename(self.path)} to appear")
-                        missing_reported = True
-                    self._stop.wait(self._poll * 4)
-                    continue
-                missing_reported = False
-                pos = 0
-                if lost:  # deleted, now back: another file, another stream
-                    lost = False
-                    self._on_reset()
-            fd, st = opened
-            try:
-                chunk = os.pread(fd, CHUNK, pos)
-            except OSError:
-                chunk = b""
-            if chunk:
-                pos += len(chunk)
-                self._on_chunk(chunk)
-                continue
-            # At EOF: look for truncation or rotation.
-            try:
-                cur = os.stat(self.path)
-            except OSError:
-                cur = None
-            if cur is None or cur.st_ino != st.st_ino or cur.st_dev != st.st_dev:
-                # Rotated or deleted: drain what is left, then reopen when it reappears.
-                os.close(fd)
-                opened = None
-                if cur is not None:
-                    self._on_reset()
-                else:
-                    lost = True
-                continue
-            if cur.st_size < pos:
-                pos = 0
+        for chunk in follow_file(self.path, self._stop, self._poll, self._on_error):
+            if chunk is None:
                 self._on_reset()
-                continue
-            self._stop.wait(self._poll)
-        if opened is not None:
-            os.close(opened[0])
+            else:
+                self._on_chunk(chunk)
 
 
 def monotonic() -> float:
