@@ -35,7 +35,8 @@ def texts(events) -> list[str]:
 def test_follow_reads_growth_truncation_and_rotation(tmp_path):
     path = tmp_path / "run.ndjson"
     path.write_bytes(ev(0) + ev(1))
-    feed = FollowFeed(str(path))
+    copy: list[bytes] = []  # what --save writes
+    feed = FollowFeed(str(path), tee=copy.append)
     feed._follower._poll = 0.01
     feed.start()
     try:
@@ -73,6 +74,8 @@ def test_follow_reads_growth_truncation_and_rotation(tmp_path):
         # old stream ends (in order) before the new one begins.
         assert [type(r).__name__ for r in got] == ["Malformed", "Restart", "Event"]
         assert texts([got[2]]) == ["m6"] and feed.resets == resets + 1
+        # In the copy too, the cut line does not run into the new file's first line.
+        assert b"".join(copy).endswith(ev(9)[:12] + b"\n" + ev(6))
     finally:
         feed.stop()
 
@@ -192,7 +195,8 @@ def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path)
     path = tmp_path / "run.ndjson"
     path.write_bytes(ev(0) + ev(1))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json", "--follow", str(path)],
+        [sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json", "--follow",
+         "--save", str(tmp_path / "copy.ndjson"), str(path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     sel = selectors.DefaultSelector()
@@ -211,7 +215,7 @@ def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path)
         wait_for(b'"m1"')
         with open(path, "ab") as f:
             f.write(ev(2)[:15])  # cut short, then the file is truncated and rewritten
-        time.sleep(0.5)
+        time.sleep(1.0)  # five polls: the viewer has read the cut line
         path.write_bytes(ev(3))
         wait_for(b'"m3"')
         new = tmp_path / "run.ndjson.new"
@@ -226,3 +230,56 @@ def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path)
     err_text = err.decode()
     assert err_text.count("truncated or replaced: reading it again from its start") == 2, err_text
     assert "line 3: malformed line kept aside" in err_text  # the cut line is reported, not lost
+    # --save keeps what was read, the cut line on its own line
+    assert (tmp_path / "copy.ndjson").read_bytes() == ev(0) + ev(1) + ev(2)[:15] + b"\n" + ev(3) + ev(4) + ev(5)
+
+
+def test_print_reads_a_fifo_even_with_follow_and_save(tmp_path):
+    """A FIFO is read once, live, until its writer closes it: --follow cannot re-read it
+    (that hung), and --save may record it like standard input."""
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    copy = tmp_path / "copy.ndjson"
+    data = ev(0) + ev(1)
+    viewer = subprocess.Popen(
+        [sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json", "--follow",
+         "--save", str(copy), str(fifo)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        with open(fifo, "wb") as f:  # waits for the viewer to open it
+            f.write(data)
+        out, err = viewer.communicate(timeout=20)
+    finally:
+        viewer.kill()
+    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == ["m0", "m1"], err
+    assert copy.read_bytes() == data
+
+
+def test_replay_refuses_a_pipe_with_a_clear_message(tmp_path):
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    r = subprocess.run([sys.executable, "-m", "viewer", "--replay", str(fifo)],
+                       capture_output=True, text=True, timeout=20)
+    assert r.returncode == 2 and "--replay needs a saved file, not a pipe" in r.stderr
+
+
+def test_print_text_lists_the_calls_a_restart_cut_off_at_once():
+    """`--print --follow` only ends with Ctrl+C, which skips the end-of-input listing: calls
+    cut off by a truncation are listed when it happens."""
+    import io
+
+    from viewer.core.printer import make_printer
+    from viewer.core.sources import LineSplitter
+
+    out, err = io.StringIO(), io.StringIO()
+    printer = make_printer("text", out, err)
+    started = orjson.dumps({"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": "s",
+                            "tool_call": {"shellToolCall": {"args": {"command": "make build"}}}}) + b"\n"
+    printer.feed_lines(LineSplitter().feed(ev(0) + started))
+    assert "make build" not in out.getvalue()
+    printer.restart()
+    assert "make build (unfinished)" in out.getvalue()
+    printer.feed_lines(LineSplitter().feed(ev(1)))
+    printer.finish()
+    assert out.getvalue().count("make build") == 1  # not listed a second time at the end

@@ -730,3 +730,11 @@ def test_a_restart_ends_every_run_read_so_far_and_the_next_event_begins_a_new_on
         first.apply(r)
     assert len(first.sessions) == 3 and first.sessions[2].state == "live"
     assert first.sessions[2].prompt == "again" and first.sessions[0].prompt == "do it"
+    # The other run goes on writing into the new file, without an init: a new run too,
+    # not the ended one (whose calls would then stay running for ever).
+    recs, _ = h.decode(shell_started("c9", sid=other))
+    d = first.apply(recs[0])
+    assert d.flags & Change.SESSIONS and len(first.sessions) == 4
+    assert first.sessions[3].tools[0].status == "running" and not first.sessions[1].tools
+    first.end()
+    assert first.sessions[3].tools[0].status == "unfinished"

@@ -12,7 +12,14 @@ import click
 
 from viewer import __version__
 from viewer.core.printer import make_printer
-from viewer.core.sources import CHUNK, LineSplitter, SourceError, check_readable, follow_file
+from viewer.core.sources import (
+    CHUNK,
+    LineSplitter,
+    SourceError,
+    check_readable,
+    follow_file,
+    is_stream_path,
+)
 
 EXIT_USAGE = 2
 PROG = "agent-viewer"
@@ -86,8 +93,12 @@ def _silence_stdout() -> None:
 
 def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
     warned = False
+    mid_line = False  # the copy (--save) ends inside a line
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd):
         if chunk is None:  # --follow: the file was truncated or replaced
+            if recorder is not None and mid_line:  # the copy is read the same way
+                recorder.write(b"\n")
+                mid_line = False
             printer.feed_lines(splitter.flush())
             printer.restart()
             click.echo(f"{PROG}: {path} was truncated or replaced: reading it again from its start",
@@ -95,6 +106,7 @@ def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
             continue
         if recorder is not None:
             recorder.write(chunk)
+            mid_line = chunk[-1] != 10
             if recorder.error and not warned:
                 warned = True
                 click.echo(f"{PROG}: {recorder.error}", err=True)
@@ -176,14 +188,21 @@ def cli(
             file = demo_path()
     if file is not None:
         check_readable(file)
+    stream = file is not None and is_stream_path(file)  # a FIFO, /dev/stdin, <(producer)
+    if stream and stdin_is_data and _reads_from(file, None):
+        file = None  # `producer | agent-viewer /dev/stdin`: standard input, read as such
+    if stream:
+        follow = False  # a pipe is read live until its writer closes it anyway
     if replay:
         if file is None:
             raise click.UsageError("--replay needs a FILE")
+        if stream:
+            raise click.UsageError("--replay needs a saved file, not a pipe (save a stream with --save)")
         if follow or save:
             raise click.UsageError("--replay cannot be combined with --follow or --save")
     elif start_at or paused:
         raise click.UsageError("--start-at and --paused apply to --replay")
-    if save is not None and file is not None and not follow:
+    if save is not None and file is not None and not follow and not stream:
         raise click.UsageError("--save records a live stream: standard input, or FILE with --follow")
     if save is not None and _reads_from(save, file):
         # Opening PATH for writing would empty the very file being read.

@@ -735,7 +735,10 @@ async def test_a_fifo_is_read_once_as_a_live_stream_and_its_writer_is_not_cut_of
 
     fifo = tmp_path / "run.fifo"
     os.mkfifo(fifo)
-    check_readable(str(fifo))  # must not open it (that would wait, then break the writer)
+    checked = threading.Thread(target=check_readable, args=(str(fifo),), daemon=True)
+    checked.start()  # must not open it (that would wait, then break the writer)
+    checked.join(5)
+    assert not checked.is_alive(), "check_readable waited for a writer"
     data = sample("demo_session.ndjson")
     written: list[object] = []
 
@@ -788,8 +791,11 @@ async def test_kind_filter_names_every_label_of_its_kind_and_s_keeps_to_that_kin
         edits = [t for t in tools if t.kind_key == "editToolCall"]
         labels = sorted({t.label for t in edits})
         assert len(labels) == 2  # the demo both creates and edits files
-        while app.timeline.kind_filter != "editToolCall":
+        for _ in range(20):  # c steps through the kinds: bounded, in case it never gets there
+            if app.timeline.kind_filter == "editToolCall":
+                break
             await pilot.press("c")
+        assert app.timeline.kind_filter == "editToolCall"
         title = app.timeline.border_subtitle
         assert all(label in title for label in labels), title
         names = [c.title for c in app.get_system_commands(app.screen) if "editToolCall" in c.title]
@@ -804,3 +810,26 @@ async def test_kind_filter_names_every_label_of_its_kind_and_s_keeps_to_that_kin
         assert set(seen) == statuses
         await pilot.press("s")
         assert app.timeline.status_filter == "all"
+
+
+async def test_when_the_input_ends_the_transcript_stops_spinning_for_calls_cut_off():
+    """A call still running when the stream ends is unfinished: its transcript marker must be
+    redrawn as such, not left spinning from the cached drawing."""
+    from viewer.ui.render import SPINNER, status_glyph
+
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        cut = next(i for i, line in enumerate(lines) if b'"subtype":"started"' in line) + 1
+        feed._queue.put(feed.ingest.feed(b"".join(lines[:cut])))
+        await settle(pilot)
+        t = app.session.tools[-1]
+        assert t.status == "running"
+        tr = app.transcript
+        before = "".join(s.text for s in tr._render_strips(t.block, tr._width))
+        assert any(ch in before for ch in SPINNER)
+        feed._queue.put(feed.ingest.close())
+        feed._queue.put(None)  # the producer is gone
+        await settle(pilot)
+        assert t.status == "unfinished"
+        after = "".join(s.text for s in tr._render_strips(t.block, tr._width))
+        assert not any(ch in after for ch in SPINNER) and status_glyph("unfinished")[0] in after

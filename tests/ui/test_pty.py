@@ -101,14 +101,15 @@ def producer(tmp_path):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
-def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path):
+@pytest.mark.parametrize("arg", ["", "/dev/stdin"])  # `producer | agent-viewer /dev/stdin` too
+def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path, arg):
     stream = REPO / "sample_streams" / "demo_session.ndjson"
     viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     # The producer writes into a pipe (a FIFO) that becomes the viewer's stdin; `exec` makes
     # the viewer the process we watch, so its exit is measured, not the producer's.
-    cmd = f"{sys.executable} {producer} {stream} 60 > {fifo} & exec {viewer} < {fifo}"
+    cmd = f"{sys.executable} {producer} {stream} 60 > {fifo} & exec {viewer} {arg} < {fifo}"
     p = Pty(cmd)
     try:
         # The stream shows up live: the prompt and the first tool calls.

@@ -296,6 +296,7 @@ class StreamModel:
         self.duplicates = 0  # events skipped as mirrored copies
         self._prev: Event | None = None
         self._current: Session | None = None
+        self._restarted_at = 0  # sessions before this index were read before a restart
 
     def clone(self) -> StreamModel:
         """An independent copy of the whole state (see :meth:`Session.clone`)."""
@@ -309,7 +310,8 @@ class StreamModel:
     # -- routing -----------------------------------------------------------------
     @property
     def current(self) -> Session | None:
-        return self._current
+        """The run the latest event went to (after a restart, until the next event: the last)."""
+        return self._current or (self.sessions[-1] if self.sessions else None)
 
     def _new_session(self, session_id: str | None) -> Session:
         cur = self._current
@@ -338,10 +340,12 @@ class StreamModel:
         if cur.session_id is None:
             cur.session_id = session_id
             return cur, False
-        # Interleaved or appended runs: go back to the latest run of that id.
-        for s in reversed(self.sessions):
-            if s.session_id == session_id:
-                return s, False
+        # Interleaved or appended runs: go back to the latest run of that id (since the last
+        # restart: runs read before it have ended).
+        sessions = self.sessions
+        for i in range(len(sessions) - 1, self._restarted_at - 1, -1):
+            if sessions[i].session_id == session_id:
+                return sessions[i], False
         return self._new_session(session_id), True
 
     # -- reducer -------------------------------------------------------------------
@@ -361,6 +365,7 @@ class StreamModel:
         for s in self.sessions:
             self._finish(s)
         self._current = None
+        self._restarted_at = len(self.sessions)
         self._prev = None
         return Delta(Change.ENDED | Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, len(self.sessions) - 1)
 

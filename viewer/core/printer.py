@@ -94,6 +94,7 @@ class TextPrinter(Printer):
         super().__init__()
         self.out, self.err = out, err
         self.model = StreamModel(keep_history=False)  # only the final text is printed
+        self._listed = 0  # sessions before this one had their unfinished calls listed
 
     def handle(self, rec: Record) -> None:
         m = self.model
@@ -101,8 +102,11 @@ class TextPrinter(Printer):
         if isinstance(rec, Malformed):
             print(f"agent-viewer: {describe_malformed(rec)}", file=self.err)
             return
-        if isinstance(rec, Restart):
-            return  # its runs' unfinished calls are listed at the end, with the others
+        if isinstance(rec, Restart):  # the runs read so far ended: list their cut-off calls
+            self._list_unfinished(m.sessions[self._listed:])
+            self._listed = len(m.sessions)
+            self.out.flush()
+            return
         s = m.sessions[delta.session]
         if delta.flags & Change.SESSIONS and len(m.sessions) > 1:
             print(f"--- session {s.index + 1} ---", file=self.out)
@@ -118,6 +122,12 @@ class TextPrinter(Printer):
             print(f"(unknown at line {rec.line}: {one_line(what, 160)})", file=self.out)
         self.out.flush()
 
+    def _list_unfinished(self, sessions: list[Session]) -> None:
+        for s in sessions:
+            for t in s.tools:
+                if t.status == "unfinished":
+                    print(tool_line(t), file=self.out)
+
     def _finish(self, s: Session) -> None:
         final = s.final_text()
         if final:
@@ -128,10 +138,7 @@ class TextPrinter(Printer):
         m = self.model
         m.end()
         cur = m.current
-        for s in m.sessions:
-            for t in s.tools:
-                if t.status == "unfinished":
-                    print(tool_line(t), file=self.out)
+        self._list_unfinished(m.sessions[self._listed:])
         if cur is not None:
             if cur.result is None:
                 self._finish(cur)

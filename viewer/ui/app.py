@@ -353,7 +353,8 @@ class AgentViewerApp(App[int]):
             marks = {calls[i].block for i in tools} - {-1}
             blocks = marks | blocks if blocks else marks
         if flags & (Change.TRANSCRIPT | Change.THINKING | Change.RESULT) or blocks:
-            self.transcript.update_blocks(blocks)
+            # tools None: any call may have changed (the run ended), and its marker with it
+            self.transcript.update_blocks(blocks, recheck=tools is None)
         if flags & Change.TOOLS:
             if tools is None:
                 self.timeline.refresh()

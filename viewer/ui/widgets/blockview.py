@@ -242,6 +242,11 @@ class BlockView(ScrollView, can_focus=True):
             y = self._starts[anchor] + min(anchor_offset, max(0, self._heights[anchor] - 1))
             self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
+    def stale_blocks(self) -> set[int]:
+        """Blocks measured at a version they no longer have (one pass over all of them)."""
+        versions, version = self._versions, self.block_version
+        return {i for i in range(len(versions)) if version(i) != versions[i]}
+
     def refresh_block(self, index: int) -> None:
         if index + 1 >= len(self._starts):
             return

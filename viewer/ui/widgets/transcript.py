@@ -90,8 +90,13 @@ class Transcript(BlockView):
         if s is not None:
             self.remeasure({i for i, b in enumerate(s.blocks) if b.kind == "thinking"})
 
-    def update_blocks(self, changed_blocks: set[int] | None = None, reset: bool = False) -> None:
-        """Take new blocks from the session and re-measure ``changed_blocks``."""
+    def update_blocks(self, changed_blocks: set[int] | None = None, reset: bool = False,
+                      recheck: bool = False) -> None:
+        """Take new blocks from the session and re-measure ``changed_blocks`` (with
+        ``recheck``, every block whose version moved: the run ended, its open calls and text
+        closed)."""
+        if recheck and not reset:
+            changed_blocks = set(changed_blocks or ()) | self.stale_blocks()
         self.sync(changed_blocks, reset=reset)
 
     def block_count(self) -> int:
