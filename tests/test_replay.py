@@ -207,3 +207,12 @@ def test_recorder_reports_a_full_disk_and_stops(tmp_path):
     assert rec.error and "No space left" in rec.error
     rec.write(b"more\n")  # no exception after the failure
     rec.close()
+
+
+def test_recorder_ignores_writes_after_it_is_closed(tmp_path):
+    """A reader thread may still tee a chunk while the viewer quits and closes the copy."""
+    rec = Recorder(str(tmp_path / "copy.ndjson"))
+    rec.write(b'{"type":"x"}\n')
+    rec.close()
+    rec.write(b'{"type":"late"}\n')  # used to raise ValueError (I/O on a closed file)
+    assert (tmp_path / "copy.ndjson").read_bytes() == b'{"type":"x"}\n'

@@ -256,7 +256,10 @@ class FollowFeed(Feed):
         self.resets += 1
         old = self.ingest
         self.ingest = Ingest(offset=self.store.size, clock=old._clock)  # type: ignore[attr-defined]
-        self.ingest.decoder.lines_seen = old.decoder.lines_seen  # keep numbering lines
+        new, was = self.ingest.decoder, old.decoder
+        # Keep numbering lines and counting them (blank ones in the health screen too).
+        new.lines_seen, new.blank_lines, new.events = was.lines_seen, was.blank_lines, was.events
+        new.malformed, new.rejoined = was.malformed, was.rejoined
         self.ingest.bytes_read = old.bytes_read
 
     def _on_error(self, message: str) -> None:

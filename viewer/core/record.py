@@ -32,6 +32,7 @@ class Recorder:
         self.clock = clock
         self.error: str | None = None
         self.offset = 0
+        self._closed = False
         self._t0: float | None = None
         self._lock = threading.Lock()
         # Open both now so a bad path is reported before the UI starts.
@@ -48,6 +49,8 @@ class Recorder:
         if self.error is not None or not chunk:
             return
         with self._lock:
+            if self._closed:  # a reader thread still teeing while the viewer quits
+                return
             now = self.clock()
             if self._t0 is None:
                 self._t0 = now
@@ -74,6 +77,7 @@ class Recorder:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             self._close_files()
 
 
