@@ -278,3 +278,46 @@ def test_signals_end_the_viewer_and_restore_the_terminal(sig):
         assert attrs[3] & termios.ECHO and attrs[3] & termios.ICANON
     finally:
         p.kill()
+
+
+STUCK = textwrap.dedent(
+    """
+    import sys, threading
+    from pathlib import Path
+    import viewer.ui.app
+    from viewer.core.feed import FileFeed
+    from viewer.ui.app import AgentViewerApp
+
+    class Stuck(AgentViewerApp):
+        CSS_PATH = str(Path(viewer.ui.app.__file__).with_name("app.tcss"))
+
+        def after_mount(self):
+            self.set_timer(1.0, self.block)
+
+        def block(self):
+            # What a dead terminal does: Textual's output thread died on the write error and
+            # the loop waits for ever on its full queue.
+            threading.Event().wait()
+
+    app = Stuck(FileFeed(sys.argv[1]))
+    app.run()
+    sys.exit(app.return_code or 0)
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
+def test_a_hangup_ends_the_viewer_even_when_its_event_loop_is_stuck(tmp_path):
+    """Closing the terminal window sent SIGHUP to a viewer whose loop was blocked on the dead
+    terminal: it stayed behind for ever, deaf to TERM, INT and HUP."""
+    script = tmp_path / "stuck.py"
+    script.write_text(STUCK)
+    stream = REPO / "sample_streams" / "demo_session.ndjson"
+    p = Pty(f"cd {REPO} && exec {sys.executable} {script} {stream}")
+    try:
+        assert p.read_until(b"SUCCEEDED", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        time.sleep(1.5)  # the loop is stuck now
+        os.kill(p.pid, signal.SIGHUP)
+        assert p.wait_exit(10) == 128 + signal.SIGHUP
+    finally:
+        p.kill()

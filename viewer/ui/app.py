@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import re
 import signal
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
@@ -43,6 +45,9 @@ LIVE_DETAIL_EVERY = 0.25
 #: detail each time was 3-4 % of the time to open 1M events. It is drawn once the file is read.
 LOAD_DETAIL_EVERY = 2.0
 _now = time.perf_counter  # the clock of that wait (tests replace it)
+#: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
+#: seconds, or the process ends regardless (see ``_install_signal_handlers``).
+EXIT_GRACE = 3.0
 #: The model keeps many small long-lived objects (blocks, tool calls); with the default
 #: thresholds (700, 10, 10) the collector rescans them all over and over while a big file
 #: loads (measured: a third of the time to open a 70 MB file).  Young collections stay as
@@ -219,12 +224,25 @@ class AgentViewerApp(App[int]):
         self.set_interval(self.frame_interval, self.pump)
 
     def _install_signal_handlers(self) -> None:
-        """SIGTERM, SIGINT and SIGHUP end the app cleanly so the terminal is restored."""
+        """SIGTERM, SIGINT and SIGHUP end the app cleanly so the terminal is restored, or,
+        when it cannot within EXIT_GRACE, end the process anyway.
+
+        A plain ``signal.signal`` handler, not the event loop's: when the terminal goes away
+        (SIGHUP), Textual's output thread dies on the write error and the loop can block for
+        ever on that thread's full queue, where a loop callback would never run."""
+        loop = asyncio.get_running_loop()
+
+        def on_signal(signum: int, frame: object) -> None:
+            code = 128 + signum
+            watchdog = threading.Timer(EXIT_GRACE, os._exit, args=(code,))
+            watchdog.daemon = True
+            watchdog.start()
+            loop.call_soon_threadsafe(lambda: self.exit(return_code=code))
+
         try:
-            loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                loop.add_signal_handler(sig, lambda s=sig: self.exit(return_code=128 + s))
-        except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - not main thread
+                signal.signal(sig, on_signal)
+        except ValueError:  # pragma: no cover - not the main thread
             pass
 
     def on_unmount(self) -> None:
