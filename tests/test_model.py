@@ -738,3 +738,17 @@ def test_a_restart_ends_every_run_read_so_far_and_the_next_event_begins_a_new_on
     assert first.sessions[3].tools[0].status == "running" and not first.sessions[1].tools
     first.end()
     assert first.sessions[3].tools[0].status == "unfinished"
+
+
+def test_a_failed_commands_output_is_shown_as_output_not_as_escaped_json():
+    from viewer.core.formats.cursor import tool_sections
+
+    failed = {"failure": {"command": "make", "exitCode": 2, "stdout": "",
+                          "stderr": "cc -c a.c\na.c:1: error: oops\n"}}
+    started = orjson.loads(tool("started", "c1", args={"command": "make"}))
+    completed = orjson.loads(tool("completed", "c1", args={"command": "make"}, result=failed))
+    sections = {s.title: s for s in tool_sections(started, completed)}
+    assert sections["stderr"].kind == "terminal" and sections["stderr"].body == "cc -c a.c\na.c:1: error: oops\n"
+    outcome = sections["Outcome: failure"].body
+    assert '"exitCode": 2' in outcome and "oops" not in outcome  # the output is not shown twice
+    assert "stdout" not in sections  # nothing on stdout: only stderr is shown

@@ -677,12 +677,14 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         cwd = _s(args.get("workingDirectory")) or _s(res.get("workingDirectory"))
         if cwd:
             add(Section("Working directory", cwd))
-        if outcome == "success":
-            stdout, stderr = _s(res.get("stdout")), _s(res.get("stderr"))
+        stdout, stderr = _s(res.get("stdout")), _s(res.get("stderr"))
+        if outcome == "success" or stdout or stderr:  # a failed command's output too
             if stdout or not stderr:
                 add(Section("stdout", stdout or _s(res.get("interleavedOutput")) or "(no output)", "terminal"))
             if stderr:
                 add(Section("stderr", stderr, "terminal"))
+            if outcome not in SUCCESS_OUTCOMES:  # the rest of the outcome, without the output again
+                res = {k: v for k, v in res.items() if k not in ("stdout", "stderr", "interleavedOutput")}
     elif key == "readToolCall":
         if outcome == "success":
             if "data" in res and not res.get("content"):
@@ -774,7 +776,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     if outcome and outcome not in SUCCESS_OUTCOMES:
         add(Section(f"Outcome: {outcome}", _json(res) if res else "(no details)", "json"))
     elif completed is None:
-        add(Section("Status", "The stream has no completion event for this call."))
+        add(Section("Status", "No completion event has been read for this call."))
     elif not outcome:
         add(Section("Outcome", "The completion event carries no result."))
     return out

@@ -135,7 +135,7 @@ class DetailView(BlockView):
         grid.add_row("kind", safe_line(t.kind_key, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
         lines = f"{t.start_line}" if t.start_line else "?"
-        lines += f" → {t.end_line}" if t.end_line else " → (no completion)"
+        lines += f" → {t.end_line}" if t.end_line else (" → (running)" if t.status == "running" else " → (no completion)")
         grid.add_row("lines", lines)
         if t.duplicates:
             grid.add_row("duplicates", f"{t.duplicates} repeated event(s)")
