@@ -745,3 +745,10 @@ def test_text_mode_lets_go_of_finished_calls_but_not_of_running_ones():
     s = p.model.sessions[0]
     assert s.tool_count == 600 and s.done_tools == 598 and s.status_counts["unfinished"] == 2
     assert len(s.tools) <= 4 and len(s.blocks) <= 6, (len(s.tools), len(s.blocks))
+
+
+def test_text_mode_prints_the_result_text_of_a_run_without_assistant_text(capsys, tmp_path):
+    path = tmp_path / "only-result.ndjson"
+    path.write_bytes(j(type="result", subtype="success", is_error=False, result="hi there", session_id="s"))
+    code, out, err = run_main(capsys, "--print", str(path))
+    assert code == 0 and out.strip() == "hi there", (out, err)

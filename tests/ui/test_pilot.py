@@ -833,3 +833,22 @@ async def test_when_the_input_ends_the_transcript_stops_spinning_for_calls_cut_o
         assert t.status == "unfinished"
         after = "".join(s.text for s in tr._render_strips(t.block, tr._width))
         assert not any(ch in after for ch in SPINNER) and status_glyph("unfinished")[0] in after
+
+
+async def test_a_result_text_the_transcript_does_not_show_is_shown_under_the_result():
+    sid = "2b1c9a4e-0000-4000-8000-000000000001"
+    data = b"".join(orjson.dumps(e) + b"\n" for e in (
+        {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
+        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "say hi"}]},
+         "session_id": sid},
+        {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 5,
+         "result": "Hello from the **result** only", "session_id": sid},
+    ))
+    app = make_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        shown = _plain(app, app.transcript)
+        assert "Run succeeded" in shown and "Hello from the result only" in shown  # as Markdown
+        app.run_search("from the result")
+        await pilot.pause()
+        assert app._search_hits  # and search finds it

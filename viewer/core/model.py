@@ -619,7 +619,9 @@ class StreamModel:
         )
         if a.text and not a.is_error and self.keep_history:
             s.result_mismatch = a.text != "".join(s.assistant_segments)
-        idx = self._add_block(s, "result", ev.line, a.text if a.is_error else "")
+        # The block holds the result's text when it says something the transcript does not
+        # (an error, or a text that differs): shown under the result line, and searchable.
+        idx = self._add_block(s, "result", ev.line, a.text if a.is_error or s.result_mismatch else "")
         return Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
 
     _handlers = {

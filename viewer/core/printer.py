@@ -130,6 +130,8 @@ class TextPrinter(Printer):
 
     def _finish(self, s: Session) -> None:
         final = s.final_text()
+        if not final and s.result is not None and not s.result.is_error:
+            final = s.result.text  # a run whose answer is only in its result
         if final:
             print(file=self.out)
             print(clean(final), file=self.out)

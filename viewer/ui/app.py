@@ -612,7 +612,7 @@ class AgentViewerApp(App[int]):
             else:
                 hay = b.text
             hay = hay.casefold()
-            if q in hay or (b.kind in ("assistant", "thinking") and q in _as_shown(hay)):
+            if q in hay or (b.kind in ("assistant", "thinking", "result") and q in _as_shown(hay)):
                 hits.append(i)
         self._search_hits = hits
         self._search_pos = -1

@@ -209,14 +209,14 @@ class Transcript(BlockView):
         if kind == "unknown":
             return _one_line(Text.assemble(("  ◆ unknown event ", "bold yellow"), safe_line(b.text, 400)))
         if kind == "result":
-            return self._result_line(s)
+            return self._result_line(s, b.text)
         if kind == "end":
             return Text("◌ The stream ended without a result (the agent may have been stopped).",
                         style="bold yellow")
         return safe_text(b.text)  # pragma: no cover - all kinds handled
 
     @staticmethod
-    def _result_line(s: Session) -> RenderableType:
+    def _result_line(s: Session, text: str = "") -> RenderableType:
         r = s.result
         if r is None:
             return Text("")
@@ -228,7 +228,11 @@ class Transcript(BlockView):
         parts = ["✓ Run succeeded"]
         if r.duration_ms is not None:
             parts.append(fmt_duration(r.duration_ms))
-        return Text(" · ".join(parts), style="bold green")
+        line = Text(" · ".join(parts), style="bold green")
+        if text:  # the result's text says something the transcript does not: show it
+            return Group(line, Text("Its result text, which the transcript does not show:", style="dim"),
+                         markdown(text))
+        return line
 
 
 def _one_line(text: Text) -> Text:
