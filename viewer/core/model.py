@@ -424,8 +424,10 @@ class StreamModel:
             for t in s.tools:
                 if t.status == "running":
                     s.set_status(t, "unfinished")
-        if s.result is None and s.events:
-            self._add_block(s, "end", s.last_line)  # shown as "ended without a result"
+        if s.result is None and s.events and not self.foreign:
+            # Shown as "ended without a result"; not for another agent's stream, whose runs
+            # this format cannot tell (the header says UNKNOWN FORMAT).
+            self._add_block(s, "end", s.last_line)
 
     # -- per action ----------------------------------------------------------------
     def _add_block(self, s: Session, kind: str, line: int, text: str = "", ref: int = -1, open_: bool = False) -> int:

@@ -45,6 +45,10 @@ def tool_line(t: ToolCall) -> str:
     return one_line(text, 400)  # labels, outcomes and signals come from the stream too
 
 
+def foreign_problem(events: int, fmt) -> str:
+    return f"none of the {events} events is {fmt.NAME.capitalize()} stream-json (another agent's format?)"
+
+
 def session_problem(s: Session | None) -> str:
     if s is None:
         return "the input holds no events"
@@ -147,8 +151,7 @@ class TextPrinter(Printer):
         self.out.flush()
         problem = session_problem(cur)
         if m.foreign:
-            problem = (f"none of the {m.events} events is {m.format.NAME.capitalize()} stream-json "
-                       "(another agent's format?); each is listed as unknown")
+            problem = foreign_problem(m.events - m.duplicates, m.format) + "; each is listed as unknown"
         if problem:
             print(f"agent-viewer: {problem}", file=self.err)
             return EXIT_RUN_FAILED
@@ -212,10 +215,13 @@ class RunOutcome:
         self.current: str | None = None  # session id of the latest event that had one
         self.results: dict[str | None, dict] = {}  # session id -> result of its latest run
         self.events = 0
+        self.unknown = 0  # events of a type the format does not know
 
     def track(self, data: dict) -> None:
         self.events += 1
         sid, marker = self.format.run_marker(data)
+        if marker == "unknown":
+            self.unknown += 1
         if sid is not None:
             self.current = sid
         if marker == "result":
@@ -231,6 +237,8 @@ class RunOutcome:
         data = self.last_result()
         if not self.events:
             return "the input holds no events"
+        if self.unknown == self.events:
+            return foreign_problem(self.events, self.format)
         if data is None:
             return "the run ended without a result"
         problem = self.format.result_problem(data)

@@ -587,10 +587,16 @@ RESULT_KEYS = (
 
 def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
     """What a raw event says about runs, read cheaply (no :class:`Action` built):
-    its session id (or None), and ``"init"``, ``"result"`` or ``""``."""
+    its session id (or None), and ``"init"``, ``"result"``, ``""`` (another known event) or
+    ``"unknown"`` (a type this format does not know)."""
     sid = data.get("session_id")
     t = data.get("type")
-    kind = "result" if t == "result" else "init" if t == "system" and data.get("subtype") == "init" else ""
+    if t == "result":
+        kind = "result"
+    elif t == "system" and data.get("subtype") == "init":
+        kind = "init"
+    else:
+        kind = "" if t in KNOWN_TYPES else "unknown"
     return (sid if type(sid) is str and sid else None), kind
 
 
