@@ -405,7 +405,8 @@ def _check_usage_error(code: int, out: str, err: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "case", ["unknown-flag", "missing-file", "directory", "bad-output-format", "missing-value", "follow-stdin"]
+    "case", ["unknown-flag", "missing-file", "directory", "bad-output-format", "missing-value", "follow-stdin",
+             "speed-without-replay", "follow-in-a-missing-directory"]
 )
 def test_error_paths_subprocess(h, tmp_path, case):
     sample = tmp_path / "ok.ndjson"
@@ -417,6 +418,8 @@ def test_error_paths_subprocess(h, tmp_path, case):
         "bad-output-format": ["--output-format", "xml", str(sample)],
         "missing-value": ["--output-format"],
         "follow-stdin": ["--follow", "-"],
+        "speed-without-replay": ["--speed", "4", str(sample)],  # was silently ignored
+        "follow-in-a-missing-directory": ["--follow", str(tmp_path / "no" / "run.ndjson")],
     }[case]
     cp = run_cli(h, *args)
     _check_usage_error(cp.returncode, cp.stdout.decode(), cp.stderr.decode())
@@ -427,6 +430,8 @@ def test_error_paths_subprocess(h, tmp_path, case):
         assert "directory" in msg
     if case == "bad-output-format":
         assert "xml" in msg
+    if case == "speed-without-replay":
+        assert "--speed applies to --replay" in msg
 
 
 def test_error_unreadable_file(h, tmp_path):
@@ -752,3 +757,22 @@ def test_text_mode_prints_the_result_text_of_a_run_without_assistant_text(capsys
     path.write_bytes(j(type="result", subtype="success", is_error=False, result="hi there", session_id="s"))
     code, out, err = run_main(capsys, "--print", str(path))
     assert code == 0 and out.strip() == "hi there", (out, err)
+
+
+def test_print_follow_waits_for_a_file_that_is_not_there_yet(tmp_path):
+    """Like tail -F: `--follow run.ndjson` before the agent has created it."""
+    path = tmp_path / "later.ndjson"
+    proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json",
+                             "--follow", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)
+        assert proc.poll() is None  # waiting, not refused
+        path.write_bytes(j(type="result", subtype="success", is_error=False, result="x", session_id=SID))
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        assert sel.select(timeout=10), "nothing printed after the file appeared"
+        assert b'"result"' in os.read(proc.stdout.fileno(), 65536)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert b"waiting for later.ndjson to appear" in err

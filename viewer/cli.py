@@ -65,8 +65,8 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
     printer = make_printer(output_format)
     splitter = LineSplitter()
     recorder = open_recorder(save)
-    try:
-        fd = 0 if path is None else os.open(path, os.O_RDONLY)
+    try:  # --follow reads the path itself (and waits for it to appear)
+        fd = -1 if follow else 0 if path is None else os.open(path, os.O_RDONLY)
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     try:
@@ -76,7 +76,7 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
         _silence_stdout()
         return 0
     finally:
-        if path is not None:
+        if fd > 0:
             os.close(fd)
         if recorder is not None:
             recorder.close()
@@ -186,8 +186,8 @@ def cli(
             raise click.UsageError("--follow needs a FILE")
         if not stdin_is_data or os.environ.get("TEXTUAL_DRIVER"):
             file = demo_path()
-    if file is not None:
-        check_readable(file)
+    if file is not None and not (follow and _may_appear(file)):
+        check_readable(file)  # (--follow waits for a file that is not there yet, like tail -F)
     stream = file is not None and is_stream_path(file)  # a FIFO, /dev/stdin, <(producer)
     if stream and stdin_is_data and _reads_from(file, None):
         file = None  # `producer | agent-viewer /dev/stdin`: standard input, read as such
@@ -200,8 +200,13 @@ def cli(
             raise click.UsageError("--replay needs a saved file, not a pipe (save a stream with --save)")
         if follow or save:
             raise click.UsageError("--replay cannot be combined with --follow or --save")
-    elif start_at or paused:
-        raise click.UsageError("--start-at and --paused apply to --replay")
+    else:
+        ctx = click.get_current_context()
+        given = [f"--{name.replace('_', '-')}" for name in ("speed", "start_at", "paused", "idle_limit")
+                 if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"{' and '.join(given)} {'apply' if len(given) > 1 else 'applies'} "
+                                   "to --replay")
     if save is not None and file is not None and not follow and not stream:
         raise click.UsageError("--save records a live stream: standard input, or FILE with --follow")
     if save is not None and _reads_from(save, file):
@@ -219,6 +224,11 @@ def cli(
         assert file is not None
         return launch.launch_replay(file, speed=speed, start_at=start_at, paused=paused, idle_limit=idle_limit)
     return launch.launch(file, follow=follow, save=save)
+
+
+def _may_appear(path: str) -> bool:
+    """Is ``path`` missing from a directory that exists (a file that may be created soon)?"""
+    return not os.path.lexists(path) and os.path.isdir(os.path.dirname(os.path.abspath(path)))
 
 
 def _reads_from(path: str, file: str | None) -> bool:
