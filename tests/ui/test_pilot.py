@@ -849,6 +849,22 @@ async def test_a_result_text_the_transcript_does_not_show_is_shown_under_the_res
         await settle(pilot)
         shown = _plain(app, app.transcript)
         assert "Run succeeded" in shown and "Hello from the result only" in shown  # as Markdown
+        assert "No tool calls in this run." in _plain(app, app.detail)  # not "yet": it ended
         app.run_search("from the result")
         await pilot.pause()
         assert app._search_hits  # and search finds it
+
+
+async def test_a_search_that_only_hidden_thinking_matches_says_so():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert not app.transcript.show_thinking
+        app.run_search("double-checking")  # only in the model's thinking, hidden by default
+        await pilot.pause()
+        assert not app._search_hits
+        assert any("hidden thinking: t shows it" in n.message for n in app._notifications)
+        await pilot.press("t")
+        app.run_search("double-checking")
+        await pilot.pause()
+        assert app._search_hits

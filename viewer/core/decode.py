@@ -29,6 +29,8 @@ MAX_JOIN_BYTES = 4 * 1024 * 1024
 PREVIEW_CHARS = 240
 
 _BOM = b"\xef\xbb\xbf"
+_JSON_TYPE_NAMES = {type(None): "null", str: "string", int: "number", float: "number", bool: "boolean",
+                    list: "array"}
 _OBJECT_START = re.compile(rb"\s*\{")  # matched in place: a line can be 64 MB
 _LONE_SURROGATE = re.compile(
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
@@ -129,7 +131,7 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     except RecursionError:  # pragma: no cover - orjson reports this itself
         return None, "nesting too deep to parse"
     if not isinstance(obj, dict):
-        return None, f"valid JSON but not an object ({type(obj).__name__})"
+        return None, f"valid JSON but not an object (a {_JSON_TYPE_NAMES.get(type(obj), 'value')})"
     return obj, ""
 
 

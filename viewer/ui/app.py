@@ -333,7 +333,7 @@ class AgentViewerApp(App[int]):
         if rec is not None and rec.error and not self._save_error_shown:
             self._save_error_shown = True
             self.header.extra = "saving stopped"
-            self.notify(f"{rec.error}. Viewing continues.", severity="error", timeout=10)
+            self.notify(f"{rec.error}. Viewing continues.", severity="error", timeout=10, markup=False)
 
     def apply_pending(self, budget: float = APPLY_BUDGET) -> None:
         """Apply pending records to the model for up to ``budget`` seconds, gathering deltas."""
@@ -455,7 +455,8 @@ class AgentViewerApp(App[int]):
         empty = ""
         if tool is None:
             if s is None or not s.tools:
-                empty = "No tool calls in this run yet."
+                ended = s is not None and (s.ended or s.result is not None)
+                empty = "No tool calls in this run." if ended else "No tool calls in this run yet."
             elif self.timeline.filtered and not self.timeline.row_count:
                 empty = "No call matches the filter (x clears it)."
         self._detail_at = _now()
@@ -617,7 +618,12 @@ class AgentViewerApp(App[int]):
         self._search_hits = hits
         self._search_pos = -1
         if not hits:
-            self.notify(f"No match for {query!r}", severity="warning", timeout=2)
+            in_thinking = not self.transcript.show_thinking and any(
+                b.kind == "thinking" and q in _as_shown(b.text.casefold()) for b in s.blocks
+            )
+            hint = " (it is in the hidden thinking: t shows it)" if in_thinking else ""
+            self.notify(f"No match for {query!r}{hint}", severity="warning", timeout=3 if hint else 2,
+                        markup=False)  # the query is literal text
             return
         self.action_search_next(1)
 

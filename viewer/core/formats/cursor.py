@@ -660,7 +660,7 @@ def _diff_from(before: str, after: str, path: str) -> str:
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True), after.splitlines(keepends=True),
-            fromfile=f"a/{path}", tofile=f"b/{path}",
+            fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}",
         )
     )
 

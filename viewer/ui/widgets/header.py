@@ -125,7 +125,7 @@ class SessionHeader(Widget):
         counts = s.status_counts
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
         done = s.done_tools - failed - rejected  # each call counted once: the parts add up
-        line2.append(f"{s.tool_count} tool{'' if s.tool_count == 1 else 's'}: ", style="dim")
+        line2.append(f"{s.tool_count:,} tool{'' if s.tool_count == 1 else 's'}: ", style="dim")
         line2.append(f"{running} running", style="yellow" if running else "dim")
         line2.append(" · ")
         line2.append(f"{done} ok", style="green" if done else "dim")

@@ -197,7 +197,12 @@ class Transcript(BlockView):
         if kind == "thinking":
             if not self.show_thinking:
                 words = len(b.text.split())
-                label = "  ✻ Thinking…" if b.open else f"  ✻ Thought ({words} words, t to show)"
+                if b.open:
+                    label = "  ✻ Thinking…"
+                elif words:
+                    label = f"  ✻ Thought ({words:,} word{'' if words == 1 else 's'}, t to show)"
+                else:
+                    label = "  ✻ Thought (no text)"
                 return Text(label, style="italic dim", no_wrap=True, overflow="ellipsis")
             body = b.text.strip()  # the model writes its thinking in Markdown too
             text = markdown(body, style="italic dim") if body else Text("(no thinking text)", style="italic dim")
