@@ -165,6 +165,19 @@ def test_start_at_accepts_events_and_times():
         parse_start_at("soon", times)
     with pytest.raises(ValueError):
         parse_start_at("1:99", times)  # seconds of a minute
+    assert parse_start_at("5", times) == 5 and parse_start_at("1:31", times) == 5  # the very end
+    # Past the end is an error that says how long the run is, not a silent jump to the end.
+    with pytest.raises(ValueError, match="the run has 5 events"):
+        parse_start_at("9999", times)
+    with pytest.raises(ValueError, match="the run plays for 1:31"):
+        parse_start_at("2:00", times)
+
+
+def test_an_empty_recording_ends_at_once_instead_of_waiting_for_events():
+    r = Replay([], [], playing=False)
+    assert r.model.ended and r.at_end
+    r.seek(0)
+    assert r.model.ended
 
 
 def test_speed_steps_are_bounded():

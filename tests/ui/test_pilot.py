@@ -868,3 +868,18 @@ async def test_a_search_that_only_hidden_thinking_matches_says_so():
         app.run_search("double-checking")
         await pilot.pause()
         assert app._search_hits
+
+
+async def test_a_paused_replay_at_its_start_says_so_not_waiting_for_events():
+    from viewer.core.feed import BytesFeed, records_of
+    from viewer.core.replay import Replay, schedule
+    from viewer.ui.replay import ReplayApp
+
+    data = sample("demo_session.ndjson")
+    records = records_of(data)
+    app = ReplayApp(Replay(records, schedule(records), playing=False), BytesFeed(data, eof=False),
+                    clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        top = app.header.render_line(0).text
+        assert "PAUSED" in top and "at the start of the run" in top and "waiting" not in top

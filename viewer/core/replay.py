@@ -90,14 +90,24 @@ def schedule(
     return out
 
 
+def _clock(seconds: float) -> str:
+    s = int(seconds + 0.5)
+    return f"{s // 60}:{s % 60:02d}"
+
+
 def parse_start_at(value: str, times: Sequence[float]) -> int:
     """``--start-at``: an event number (``120``) or a time (``90s``, ``1:30``) -> records to apply."""
     v = value.strip()
     if re.fullmatch(r"\d+", v):
-        return max(0, min(int(v), len(times)))
+        if int(v) > len(times):
+            raise ValueError(f"--start-at {v}: the run has {len(times):,} events")
+        return int(v)
     m = re.fullmatch(r"(?:(\d+):)?(\d+(?:\.\d+)?)(s?)", v)
     if m and (m.group(1) is not None or m.group(3)) and (m.group(1) is None or float(m.group(2)) < 60):
         seconds = float(m.group(2)) + 60 * int(m.group(1) or 0)
+        end = times[-1] if times else 0.0
+        if seconds > end:
+            raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}")
         return bisect_right(times, seconds)
     raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")
 
@@ -135,7 +145,7 @@ class Replay:
         self.input_ended = ended  # the recording is complete: end the model at the last record
         self.checkpoint_every = max(1, checkpoint_every)
         self._factory = model_factory
-        self.model = model_factory()
+        self.model = self._fresh_model()
         self.position = 0  # records applied
         self.clock_time = 0.0  # play time reached
         self._wall: float | None = None
@@ -160,6 +170,12 @@ class Replay:
         return Progress(self.position, self.total, self.clock_time, self.duration, self.speed, self.playing)
 
     # -- applying -------------------------------------------------------------------------------
+    def _fresh_model(self) -> StreamModel:
+        m = self._factory()
+        if not self.records and self.input_ended:
+            m.end()  # nothing to play: the recording is empty, not "waiting for events"
+        return m
+
     def _apply_next(self) -> Delta:
         rec = self.records[self.position]
         d = self.model.apply(rec)
@@ -204,7 +220,7 @@ class Replay:
         if self.position <= n and (base <= self.position or n - self.position < 1000):
             deltas = self._forward_to(n)
         else:  # back, or far forward past a checkpoint: start from the nearest one
-            self.model = self._checkpoints[base].clone() if base else self._factory()
+            self.model = self._checkpoints[base].clone() if base else self._fresh_model()
             self.position = base
             self._forward_to(n)
             self.generation += 1

@@ -80,6 +80,9 @@ class SessionHeader(Widget):
                 if m.malformed_lines:
                     line2.append(f"⚠ {m.malformed_lines} lines could not be parsed: press h to see them",
                                  style="bold yellow")
+            elif self.live_label:  # a replay at its start
+                line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
+                line1.append("  at the start of the run (Space plays, → steps)", style="dim")
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
