@@ -223,7 +223,7 @@ def cli(
     if replay:
         assert file is not None
         return launch.launch_replay(file, speed=speed, start_at=start_at, paused=paused, idle_limit=idle_limit)
-    return launch.launch(file, follow=follow, save=save)
+    return launch.launch(file, follow=follow, save=save, demo=file == demo_path())
 
 
 def _may_appear(path: str) -> bool:

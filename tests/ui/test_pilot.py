@@ -883,3 +883,13 @@ async def test_a_paused_replay_at_its_start_says_so_not_waiting_for_events():
         await settle(pilot)
         top = app.header.render_line(0).text
         assert "PAUSED" in top and "at the start of the run" in top and "waiting" not in top
+
+
+async def test_the_bundled_demo_says_it_is_a_demo():
+    from viewer.ui.launch import DEMO_GREETING
+
+    app = make_app(sample("demo_session.ndjson"))
+    app.greeting = DEMO_GREETING
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert any("bundled demo run" in n.message for n in app._notifications)

@@ -150,6 +150,7 @@ class AgentViewerApp(App[int]):
         self._detail_at = 0.0  # when the detail view was last brought up to date
         self._detail_timer: Timer | None = None
         self._resets = 0  # truncations/replacements of a followed file seen so far
+        self.greeting = ""  # shown once the screen is up (e.g. "this is the bundled demo")
         self.sub_title = feed.label
 
     # -- layout --------------------------------------------------------------------
@@ -208,6 +209,8 @@ class AgentViewerApp(App[int]):
         if not self.is_headless:
             self._install_signal_handlers()
         gc.set_threshold(*GC_THRESHOLDS)
+        if self.greeting:
+            self.notify(self.greeting, title="Demo", timeout=10, markup=False)
         self.after_mount()
         # Start reading after the first paint: the screen comes up at once, whatever the size.
         self.call_after_refresh(self._start_feed)

@@ -67,7 +67,13 @@ def terminal_stdout():
             os.close(saved)
 
 
-def launch(path: str | None, follow: bool = False, save: str | None = None) -> int:
+DEMO_GREETING = (
+    "This is the bundled demo run. Pipe an agent's stream in (cursor-agent -p --output-format "
+    "stream-json ... | agent-viewer) or open a saved one (agent-viewer run.ndjson). ? lists the keys."
+)
+
+
+def launch(path: str | None, follow: bool = False, save: str | None = None, demo: bool = False) -> int:
     from viewer.cli import open_recorder
     from viewer.ui.app import AgentViewerApp
 
@@ -75,6 +81,8 @@ def launch(path: str | None, follow: bool = False, save: str | None = None) -> i
     with terminal_stdout():
         feed = make_feed(path, follow, tee=recorder.write if recorder else None)
         app = AgentViewerApp(feed, recorder=recorder)
+        if demo:
+            app.greeting = DEMO_GREETING
         try:
             app.run()
         finally:
