@@ -474,18 +474,30 @@ KNOWN_TYPES = {
 
 
 def _notice_text(data: dict[str, Any]) -> str:
+    """The fields of an event shown as a line: ``key=value``, one level into nested objects
+    (another agent's ``item={"type": ..., "text": ...}`` reads ``item.type=... item.text=...``)."""
     skip = {"type", "subtype", "session_id", "timestamp_ms"}
-    parts = []
+    parts: list[str] = []
+
+    def add(key: str, v: Any) -> None:
+        if isinstance(v, bool):
+            parts.append(f"{key}={'true' if v else 'false'}")  # as the stream wrote it
+        elif isinstance(v, (str, int, float)):
+            parts.append(f"{key}={v}")
+
     for k, v in data.items():
         if k in skip:
             continue
-        if isinstance(v, bool):
-            parts.append(f"{k}={'true' if v else 'false'}")  # as the stream wrote it
-        elif isinstance(v, (str, int, float)):
-            parts.append(f"{k}={v}")
-        if len(parts) >= 6:
+        if isinstance(v, dict):
+            for k2, v2 in v.items():
+                add(f"{k}.{k2}", v2)
+                if len(parts) >= 8:
+                    break
+        else:
+            add(k, v)
+        if len(parts) >= 8:
             break
-    return " ".join(parts)
+    return " ".join(parts[:8])
 
 
 def interpret(ev: Event) -> A.Action:
