@@ -893,3 +893,24 @@ async def test_the_bundled_demo_says_it_is_a_demo():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert any("bundled demo run" in n.message for n in app._notifications)
+
+
+async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running():
+    now = [1000.0]
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: now[0])
+    app = AgentViewerApp(feed, clock=lambda: now[0])
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        cut = next(i for i, line in enumerate(lines) if b'"subtype":"started"' in line) + 1
+        feed._queue.put(feed.ingest.feed(b"".join(lines[:cut])))
+        await settle(pilot)
+        t = app.session.tools[-1]
+        assert t.status == "running"
+        row = lambda: _plain(app, app.timeline).splitlines()[t.index]  # noqa: E731
+        assert "…" not in row()  # under a second: nothing yet
+        now[0] += 12.4
+        await pilot.pause(0.4)  # a few frame ticks
+        assert row().rstrip().endswith("12 s…"), row()
+        now[0] += 60
+        await pilot.pause(0.4)
+        assert row().rstrip().endswith("1m12s…"), row()

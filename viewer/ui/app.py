@@ -205,6 +205,7 @@ class AgentViewerApp(App[int]):
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
         self.header.model = self.model
+        self.timeline.clock = self.clock
         self.timeline.focus()
         if not self.is_headless:
             self._install_signal_handlers()

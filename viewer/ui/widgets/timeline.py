@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -77,6 +79,7 @@ class Timeline(ScrollView, can_focus=True):
         self.search = ""
         self._follow = True
         self.frame = 0
+        self.clock = time.monotonic  # the app's clock: how long a live call has been running
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
         self._by_data = False  # the cursor is being moved by new data, not by the user
@@ -281,7 +284,7 @@ class Timeline(ScrollView, can_focus=True):
         if t is None:
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor
-        frame = self.frame if t.status == "running" else 0
+        frame = (self.frame, self._running_for(t)) if t.status == "running" else 0
         key = (t.index, t.status, t.target, t.detail, t.label, frame, selected, width, self.search,
                self.has_focus, id(self.session), self._column_widths())
         strip = self._cache.get(key)
@@ -301,9 +304,19 @@ class Timeline(ScrollView, can_focus=True):
         self._scanned = len(tools)
         return len(str(len(tools))), self._label_w
 
+    def _running_for(self, t: ToolCall) -> int:
+        """Whole seconds a call of a live source has been running (0 when not known)."""
+        if t.start_arrival is None:  # a saved file or a replay: no wall clock for it
+            return 0
+        return max(0, int(self.clock() - t.start_arrival))
+
     def _render_row(self, t: ToolCall, width: int, selected: bool) -> Strip:
         glyph, gstyle = status_glyph(t.status, self.frame)
-        dur = fmt_duration(t.duration_ms) if t.done or t.status == "unfinished" else ""
+        if t.done or t.status == "unfinished":
+            dur = fmt_duration(t.duration_ms)
+        else:  # still running: for how long, from a second on (is it stuck?)
+            secs = self._running_for(t)
+            dur = "" if not secs else f"{secs} s…" if secs < 60 else f"{fmt_duration(secs * 1000)}…"
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
         label = f"{one_line(t.label, label_w):<{label_w}.{label_w}} "
