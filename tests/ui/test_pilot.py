@@ -914,3 +914,21 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
         now[0] += 60
         await pilot.pause(0.4)
         assert row().rstrip().endswith("1m12s…"), row()
+
+
+async def test_the_replay_bar_keeps_its_length_as_the_counter_grows():
+    from viewer.core.feed import BytesFeed, records_of
+    from viewer.core.replay import Replay, schedule
+    from viewer.ui.replay import ReplayApp
+
+    data = sample("demo_session.ndjson")
+    records = records_of(data)
+    app = ReplayApp(Replay(records, schedule(records), playing=False), BytesFeed(data, eof=False),
+                    clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.bar.render()
+        at_start = app.bar._bar
+        await pilot.press("end")  # 0 → 337: a counter three digits wider
+        app.bar.render()
+        assert app.bar._bar == at_start  # a click lands on the same fraction of the run

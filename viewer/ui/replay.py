@@ -45,8 +45,10 @@ class ReplayBar(Widget):
         p = self.replay.progress()
         state = "▶" if p.playing else ("■" if p.position >= p.total else "❚❚")
         speed = f"{p.speed:g}×"
-        left = f"{state} {speed:>5}  "
-        right = f"  event {p.position:,}/{p.total:,}  {fmt_clock(p.time)} / {fmt_clock(p.duration)}"
+        left = f"{state:<2} {speed:>5}  "  # ▶ ■ and ❚❚: one width, the bar does not move
+        total = f"{p.total:,}"
+        # The position is padded to the width of the total: the bar keeps its length as it plays.
+        right = f"  event {p.position:>{len(total)},}/{total}  {fmt_clock(p.time)} / {fmt_clock(p.duration)}"
         width = max(10, self.size.width - 2 - len(left) - len(right))
         frac = p.position / p.total if p.total else 0.0
         filled = int(round(frac * width))
