@@ -185,6 +185,12 @@ def test_save_refuses_to_overwrite_the_file_it_reads(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "viewer", "--print", "--save", str(other), "-"],
                               stdin=stdin, capture_output=True, timeout=20)
     assert proc.returncode != 2 and other.read_bytes() == data  # (1: this run has no result)
+    # --follow waits for a file that is not there yet: saving to it would read back the copy
+    # (a loop that filled the disk at ~35 MB/s)
+    later = tmp_path / "later.ndjson"
+    proc = subprocess.run([sys.executable, "-m", "viewer", "--print", "--follow", "--save", str(later),
+                           str(later)], capture_output=True, timeout=20)
+    assert proc.returncode == 2 and b"is the file being read" in proc.stderr and not later.exists()
 
 
 def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path):
@@ -283,3 +289,36 @@ def test_print_text_lists_the_calls_a_restart_cut_off_at_once():
     printer.feed_lines(LineSplitter().feed(ev(1)))
     printer.finish()
     assert out.getvalue().count("make build") == 1  # not listed a second time at the end
+
+
+def test_print_follow_reads_a_fifo_made_at_the_path_after_it_started(tmp_path):
+    path = tmp_path / "later.fifo"
+    proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json",
+                             "--follow", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.8)
+        os.mkfifo(path)
+        deadline = time.monotonic() + 10
+        while True:  # until the viewer has it open for reading (bounded: never hang the suite)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the viewer never opened the FIFO"
+                time.sleep(0.05)
+        os.set_blocking(fd, True)
+        os.write(fd, ev(0) + ev(1))
+        os.close(fd)
+        import selectors
+
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        out = b""
+        deadline = time.monotonic() + 10
+        while out.count(b"\n") < 2 and time.monotonic() < deadline:
+            if sel.select(timeout=0.2):
+                out += os.read(proc.stdout.fileno(), 65536)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == ["m0", "m1"]

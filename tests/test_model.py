@@ -770,3 +770,13 @@ def test_a_failed_commands_output_is_shown_as_output_not_as_escaped_json():
     outcome = sections["Outcome: failure"].body
     assert '"exitCode": 2' in outcome and "oops" not in outcome  # the output is not shown twice
     assert "stdout" not in sections  # nothing on stdout: only stderr is shown
+
+
+def test_a_result_block_holds_only_what_the_transcript_does_not_show(h):
+    m, _, _ = apply_all(init() + user() + assistant("Second part.", ts=1)
+                        + result("First part. Second part."), h)
+    (s,) = m.sessions
+    assert s.result_mismatch
+    assert s.blocks[-1].kind == "result" and s.blocks[-1].text == "First part."
+    m, _, _ = apply_all(init() + user() + assistant("Same.", ts=1) + result("Same."), h)
+    assert not m.sessions[0].result_mismatch and m.sessions[0].blocks[-1].text == ""

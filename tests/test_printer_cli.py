@@ -776,3 +776,21 @@ def test_print_follow_waits_for_a_file_that_is_not_there_yet(tmp_path):
         proc.terminate()
         _, err = proc.communicate(timeout=10)
     assert b"waiting for later.ndjson to appear" in err
+
+
+def test_text_mode_does_not_reprint_the_narration_of_a_run_that_ended_on_a_tool_call(capsys, tmp_path):
+    """Cursor's result text is all the run's assistant text joined: printed only when the run
+    said nothing else, not whenever its last segment came before a tool call."""
+    path = tmp_path / "ends-on-a-tool.ndjson"
+    msg = {"role": "assistant", "content": [{"type": "text", "text": "Looking around."}]}
+    path.write_bytes(
+        j(type="assistant", message=msg, session_id=SID)
+        + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+            tool_call={"shellToolCall": {"args": {"command": "ls"}}})
+        + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID,
+            tool_call={"shellToolCall": {"args": {"command": "ls"}, "result": {"success": {
+                "command": "ls", "exitCode": 0, "stdout": "a", "stderr": ""}}}})
+        + j(type="result", subtype="success", is_error=False, result="Looking around.", session_id=SID)
+    )
+    code, out, err = run_main(capsys, "--print", str(path))
+    assert code == 0 and "Looking around." not in out, out

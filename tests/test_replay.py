@@ -171,6 +171,10 @@ def test_start_at_accepts_events_and_times():
         parse_start_at("9999", times)
     with pytest.raises(ValueError, match="the run plays for 1:31"):
         parse_start_at("2:00", times)
+    times = [0.0, 90.6]  # the bar shows 01:30: 1:30 is the end, 1:31 is past it and says 1:30
+    assert parse_start_at("1:30", times) == 1
+    with pytest.raises(ValueError, match="the run plays for 1:30"):
+        parse_start_at("1:31", times)
 
 
 def test_an_empty_recording_ends_at_once_instead_of_waiting_for_events():

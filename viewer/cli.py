@@ -235,8 +235,8 @@ def _reads_from(path: str, file: str | None) -> bool:
     """Is ``path`` the input: FILE, or the file standard input is redirected from?"""
     try:
         target = os.stat(path)
-    except OSError:  # a new file: not the input, which exists (FILE was checked readable)
-        return False
+    except OSError:  # a new file: the input only if it is the same path (--follow waits for it)
+        return file is not None and os.path.realpath(path) == os.path.realpath(file)
     try:
         source = os.stat(file) if file is not None else os.fstat(sys.stdin.fileno())
     except (OSError, ValueError, AttributeError):

@@ -321,3 +321,34 @@ def test_a_hangup_ends_the_viewer_even_when_its_event_loop_is_stuck(tmp_path):
         assert p.wait_exit(10) == 128 + signal.SIGHUP
     finally:
         p.kill()
+
+
+AFTER = textwrap.dedent(
+    """
+    import signal, sys, time
+    from viewer.core.feed import FileFeed
+    from viewer.ui.app import AgentViewerApp
+
+    app = AgentViewerApp(FileFeed(sys.argv[1]))
+    app.run()
+    # The app is gone: its handlers and its watchdog must be too.
+    restored = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    time.sleep(4)  # longer than the watchdog's grace
+    print("AFTER-RUN", app.return_code, restored, flush=True)
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
+def test_after_a_signal_the_app_gives_back_the_signal_handlers_and_its_watchdog_stands_down(tmp_path):
+    script = tmp_path / "after.py"
+    script.write_text(AFTER)
+    stream = REPO / "sample_streams" / "demo_session.ndjson"
+    p = Pty(f"exec {sys.executable} {script} {stream}")
+    try:
+        assert p.read_until(b"SUCCEEDED", 15)
+        os.kill(p.pid, signal.SIGTERM)
+        assert p.wait_exit(10) == 0, ANSI.sub(b"", p.buffer)[-500:]  # not os._exit(143) mid-way
+        assert b"AFTER-RUN 143 True" in ANSI.sub(b"", p.buffer)
+    finally:
+        p.kill()

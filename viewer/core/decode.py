@@ -131,7 +131,7 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     except RecursionError:  # pragma: no cover - orjson reports this itself
         return None, "nesting too deep to parse"
     if not isinstance(obj, dict):
-        return None, f"valid JSON but not an object (a {_JSON_TYPE_NAMES.get(type(obj), 'value')})"
+        return None, f"valid JSON but not an object (a JSON {_JSON_TYPE_NAMES.get(type(obj), 'value')})"
     return obj, ""
 
 

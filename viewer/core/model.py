@@ -158,6 +158,7 @@ class Session:
         self.tool_by_id: dict[str, int] = {}
         self.result: ResultInfo | None = None
         self.result_mismatch = False
+        self.said_anything = False  # some assistant text arrived (kept when blocks are let go)
         self.notices: list[NoticeRecord] = []
         self.events = 0
         self.first_line = 0
@@ -263,6 +264,16 @@ class Session:
             if b.kind == "assistant" and b.text:
                 out.append(b.text)
         return "\n\n".join(reversed(out))
+
+
+def _unsaid(result: str, said: str) -> str:
+    """The part of a result's text that the transcript (``said``) does not show: the whole
+    text, or only its start or end when the transcript holds the rest (a stream joined late)."""
+    if said and result.endswith(said):
+        return result[: -len(said)].strip()
+    if said and result.startswith(said):
+        return result[len(said):].strip()
+    return result
 
 
 #: Malformed lines kept with their preview; past this many only the count grows (a 1 GB file
@@ -493,6 +504,7 @@ class StreamModel:
         if not a.text:
             s.empty_deltas += 1
             return Delta(Change.NONE)
+        s.said_anything = True
         if open_b is not None and not a.delta_only and (
             a.consolidated or (len(a.text) == open_b.size and a.text == open_b.text)
         ):
@@ -619,11 +631,14 @@ class StreamModel:
             a.subtype, a.is_error, a.duration_ms, a.duration_api_ms, a.text, a.request_id,
             a.usage, ev.line, a.session_id,
         )
+        unsaid = ""
         if a.text and not a.is_error and self.keep_history:
-            s.result_mismatch = a.text != "".join(s.assistant_segments)
-        # The block holds the result's text when it says something the transcript does not
-        # (an error, or a text that differs): shown under the result line, and searchable.
-        idx = self._add_block(s, "result", ev.line, a.text if a.is_error or s.result_mismatch else "")
+            said = "".join(s.assistant_segments)
+            s.result_mismatch = a.text != said
+            unsaid = _unsaid(a.text, said) if s.result_mismatch else ""
+        # The block holds what the result says that the transcript does not (an error, or the
+        # part of its text the transcript lacks): shown under the result line, and searchable.
+        idx = self._add_block(s, "result", ev.line, a.text if a.is_error else unsaid)
         return Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
 
     _handlers = {

@@ -134,7 +134,7 @@ class TextPrinter(Printer):
 
     def _finish(self, s: Session) -> None:
         final = s.final_text()
-        if not final and s.result is not None and not s.result.is_error:
+        if not final and not s.said_anything and s.result is not None and not s.result.is_error:
             final = s.result.text  # a run whose answer is only in its result
         if final:
             print(file=self.out)

@@ -91,7 +91,7 @@ def schedule(
 
 
 def _clock(seconds: float) -> str:
-    s = int(seconds + 0.5)
+    s = int(seconds)  # rounded down, like the replay bar's clock
     return f"{s // 60}:{s % 60:02d}"
 
 
@@ -106,7 +106,7 @@ def parse_start_at(value: str, times: Sequence[float]) -> int:
     if m and (m.group(1) is not None or m.group(3)) and (m.group(1) is None or float(m.group(2)) < 60):
         seconds = float(m.group(2)) + 60 * int(m.group(1) or 0)
         end = times[-1] if times else 0.0
-        if seconds > end:
+        if int(seconds) > int(end):  # in whole seconds, as the replay bar shows the duration
             raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}")
         return bisect_right(times, seconds)
     raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")

@@ -329,6 +329,17 @@ def follow_file(
                     lost = False
                     yield None
             fd, st = opened
+            if not stat.S_ISREG(st.st_mode):  # a FIFO made at the path: read it as a pipe
+                try:
+                    chunk = os.read(fd, CHUNK)
+                except OSError:
+                    chunk = b""
+                if chunk:
+                    yield chunk
+                else:  # its writer closed it: wait for the next one (reopening waits)
+                    os.close(fd)
+                    opened = None
+                continue
             try:
                 chunk = os.pread(fd, CHUNK, pos)
             except OSError:

@@ -48,6 +48,7 @@ _now = time.perf_counter  # the clock of that wait (tests replace it)
 #: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
 #: seconds, or the process ends regardless (see ``_install_signal_handlers``).
 EXIT_GRACE = 3.0
+_EXIT_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 #: The model keeps many small long-lived objects (blocks, tool calls); with the default
 #: thresholds (700, 10, 10) the collector rescans them all over and over while a big file
 #: loads (measured: a third of the time to open a 70 MB file).  Young collections stay as
@@ -151,6 +152,8 @@ class AgentViewerApp(App[int]):
         self._detail_timer: Timer | None = None
         self._resets = 0  # truncations/replacements of a followed file seen so far
         self.greeting = ""  # shown once the screen is up (e.g. "this is the bundled demo")
+        self._exit_requested = threading.Event()  # a termination signal arrived
+        self._exit_done = threading.Event()  # run() returned
         self.sub_title = feed.label
 
     # -- layout --------------------------------------------------------------------
@@ -233,21 +236,56 @@ class AgentViewerApp(App[int]):
 
         A plain ``signal.signal`` handler, not the event loop's: when the terminal goes away
         (SIGHUP), Textual's output thread dies on the write error and the loop can block for
-        ever on that thread's full queue, where a loop callback would never run."""
+        ever on that thread's full queue, where a loop callback would never run.  The
+        watchdog thread is started here, not in the handler (starting a thread takes a lock
+        the interrupted code may hold).  :meth:`run` puts the previous handlers back."""
         loop = asyncio.get_running_loop()
+        requested, code = self._exit_requested, [0]
+
+        def watchdog() -> None:
+            requested.wait()
+            if not self._exit_done.wait(EXIT_GRACE):
+                self._restore_terminal_modes()
+                os._exit(code[0])
 
         def on_signal(signum: int, frame: object) -> None:
-            code = 128 + signum
-            watchdog = threading.Timer(EXIT_GRACE, os._exit, args=(code,))
-            watchdog.daemon = True
-            watchdog.start()
-            loop.call_soon_threadsafe(lambda: self.exit(return_code=code))
+            code[0] = 128 + signum
+            requested.set()
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(lambda: self.exit(return_code=128 + signum))
 
         try:
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            for sig in _EXIT_SIGNALS:
                 signal.signal(sig, on_signal)
         except ValueError:  # pragma: no cover - not the main thread
-            pass
+            return
+        threading.Thread(target=watchdog, name="agent-viewer-exit-watchdog", daemon=True).start()
+
+    def _restore_terminal_modes(self) -> None:
+        """Best effort, from the watchdog: the terminal's modes as they were before the app (an
+        ioctl, which does not wait on Textual's stuck output queue)."""
+        driver = self._driver
+        attrs = getattr(driver, "attrs_before", None)
+        if attrs is not None:
+            try:
+                import termios
+
+                termios.tcsetattr(driver.fileno, termios.TCSANOW, attrs)
+            except Exception:  # noqa: BLE001 - best effort in a process about to end
+                pass
+
+    def run(self, *args: Any, **kwargs: Any) -> int | None:
+        # The handlers from before the app (and its event loop, which installs its own).
+        before = {sig: signal.getsignal(sig) for sig in _EXIT_SIGNALS}
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            self._exit_done.set()  # a clean exit: the watchdog stands down
+            try:
+                for sig, handler in before.items():
+                    signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+            except ValueError:  # pragma: no cover - not the main thread
+                pass
 
     def on_unmount(self) -> None:
         self.feed.stop()

@@ -482,7 +482,9 @@ def _notice_text(data: dict[str, Any]) -> str:
     def add(key: str, v: Any) -> None:
         if isinstance(v, bool):
             parts.append(f"{key}={'true' if v else 'false'}")  # as the stream wrote it
-        elif isinstance(v, (str, int, float)):
+        elif isinstance(v, str):
+            parts.append(f"{key}={v[:300] + '…' if len(v) > 300 else v}")  # a line, not a payload
+        elif isinstance(v, (int, float)):
             parts.append(f"{key}={v}")
 
     for k, v in data.items():

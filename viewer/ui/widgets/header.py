@@ -82,7 +82,9 @@ class SessionHeader(Widget):
                                  style="bold yellow")
             elif self.live_label:  # a replay at its start
                 line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
-                line1.append("  at the start of the run (Space plays, → steps)", style="dim")
+                paused = "PAUSED" in self.live_label
+                line1.append("  at the start of the run" + (" (Space plays, → steps)" if paused else ""),
+                             style="dim")
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
@@ -129,18 +131,18 @@ class SessionHeader(Widget):
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
         done = s.done_tools - failed - rejected  # each call counted once: the parts add up
         line2.append(f"{s.tool_count:,} tool{'' if s.tool_count == 1 else 's'}: ", style="dim")
-        line2.append(f"{running} running", style="yellow" if running else "dim")
+        line2.append(f"{running:,} running", style="yellow" if running else "dim")
         line2.append(" · ")
-        line2.append(f"{done} ok", style="green" if done else "dim")
+        line2.append(f"{done:,} ok", style="green" if done else "dim")
         line2.append(" · ")
-        line2.append(f"{failed} failed", style="bold red" if failed else "dim")
+        line2.append(f"{failed:,} failed", style="bold red" if failed else "dim")
         if rejected:
             line2.append(" · ")
-            line2.append(f"{rejected} rejected", style="magenta")
+            line2.append(f"{rejected:,} rejected", style="magenta")
         unfinished = counts["unfinished"]
         if unfinished:
             line2.append(" · ")
-            line2.append(f"{unfinished} unfinished", style="bright_black")
+            line2.append(f"{unfinished:,} unfinished", style="bright_black")
         r = s.result
         if r is not None and r.usage:
             u = r.usage

@@ -235,7 +235,7 @@ class Transcript(BlockView):
             parts.append(fmt_duration(r.duration_ms))
         line = Text(" · ".join(parts), style="bold green")
         if text:  # the result's text says something the transcript does not: show it
-            return Group(line, Text("Its result text, which the transcript does not show:", style="dim"),
+            return Group(line, Text("Its result also says (not in the transcript):", style="dim"),
                          markdown(text))
         return line
 
