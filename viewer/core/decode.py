@@ -173,6 +173,7 @@ class Decoder:
         self._pending: list[tuple[int, int, bytes, str]] = []  # (line, offset, raw, reason)
         self._pending_bytes = 0
         self._prev_raw: bytes | None = None  # last line handled by the fast path
+        self.first_line = 1  # the line a stream starts on (may carry a BOM); later after a restart
 
     # -- public API -----------------------------------------------------
     def feed_run(self, offset: int, pieces: list[bytes], arrival: float | None = None) -> list[Record]:
@@ -211,7 +212,7 @@ class Decoder:
         """Feed one physical line (without its trailing newline)."""
         self.lines_seen += 1
         line_no = self.lines_seen
-        if line_no == 1 and raw.startswith(_BOM):
+        if line_no == self.first_line and raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
             offset += len(_BOM)
         raw = _clean(raw)

@@ -260,6 +260,7 @@ class FollowFeed(Feed):
         # Keep numbering lines and counting them (blank ones in the health screen too).
         new.lines_seen, new.blank_lines, new.events = was.lines_seen, was.blank_lines, was.events
         new.malformed, new.rejoined = was.malformed, was.rejoined
+        new.first_line = new.lines_seen + 1  # the new file's first line may carry a BOM
         self.ingest.bytes_read = old.bytes_read
 
     def _on_error(self, message: str) -> None:

@@ -85,6 +85,7 @@ class Printer:
         left unfinished is reported, and what comes next is a new stream."""
         for rec in self.decoder.close():
             self.handle(rec)
+        self.decoder.first_line = self.decoder.lines_seen + 1  # it may start with a BOM
         self.handle(Restart(self.decoder.lines_seen))
 
     def close(self) -> int:  # pragma: no cover - interface
