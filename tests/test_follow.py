@@ -185,6 +185,11 @@ def test_save_refuses_to_overwrite_the_file_it_reads(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "viewer", "--print", "--save", str(other), "-"],
                               stdin=stdin, capture_output=True, timeout=20)
     assert proc.returncode != 2 and other.read_bytes() == data  # (1: this run has no result)
+    # standard input from /dev/null is no stream: refused, the file is not emptied
+    with open(os.devnull, "rb") as stdin:
+        proc = subprocess.run([sys.executable, "-m", "viewer", "--print", "--save", str(run)], stdin=stdin,
+                              capture_output=True, timeout=20)
+    assert proc.returncode == 2 and run.read_bytes() == data
     # --follow waits for a file that is not there yet: saving to it would read back the copy
     # (a loop that filled the disk at ~35 MB/s)
     later = tmp_path / "later.ndjson"
@@ -322,3 +327,26 @@ def test_print_follow_reads_a_fifo_made_at_the_path_after_it_started(tmp_path):
         proc.terminate()
         proc.communicate(timeout=10)
     assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == ["m0", "m1"]
+
+
+def test_saving_stops_when_the_copy_becomes_the_followed_file(tmp_path):
+    """`mv copy.ndjson run.ndjson` under `--follow run.ndjson --save copy.ndjson`: reading the
+    copy while writing to it grew it without end (~35 MB/s)."""
+    run, copy = tmp_path / "run.ndjson", tmp_path / "copy.ndjson"
+    run.write_bytes(ev(0) + ev(1))
+    proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json",
+                             "--follow", "--save", str(copy), str(run)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while (not copy.exists() or copy.stat().st_size < len(ev(0) + ev(1))) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.replace(copy, run)
+        time.sleep(1.5)
+        size = run.stat().st_size
+        time.sleep(1.0)
+        assert run.stat().st_size == size <= 2 * len(ev(0) + ev(1)), "the copy keeps growing"
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert b"stopped: it became the followed file" in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import sys
 import threading
 from importlib import resources
@@ -96,9 +97,14 @@ def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
     mid_line = False  # the copy (--save) ends inside a line
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd):
         if chunk is None:  # --follow: the file was truncated or replaced
-            if recorder is not None and mid_line:  # the copy is read the same way
-                recorder.write(b"\n")
-                mid_line = False
+            if recorder is not None:
+                if mid_line:  # the copy is read the same way
+                    recorder.write(b"\n")
+                    mid_line = False
+                recorder.guard(path)  # `mv copy run`: the copy must not be written back into
+                if recorder.error and not warned:
+                    warned = True
+                    click.echo(f"{PROG}: {recorder.error}", err=True)
             printer.feed_lines(splitter.flush())
             printer.restart()
             click.echo(f"{PROG}: {path} was truncated or replaced: reading it again from its start",
@@ -172,7 +178,7 @@ def cli(
     With no FILE, reads standard input when it is a pipe or a file, and
     opens the bundled demo run otherwise.
     """
-    stdin_is_data = not sys.stdin.isatty() if sys.stdin is not None else False
+    stdin_is_data = _stdin_is_data()
     if demo:
         if file:
             raise click.UsageError("--demo takes no FILE")
@@ -215,7 +221,11 @@ def cli(
 
     if print_mode or output_format is not None or not sys.stdout.isatty():
         if replay:
-            raise click.UsageError("--replay plays in the TUI; use --print without --replay")
+            why = "" if print_mode or output_format else " and standard output is not a terminal"
+            raise click.UsageError(f"--replay plays in the TUI{why}; use --print without --replay")
+        if file == demo_path() and not demo:
+            click.echo(f"{PROG}: no input (standard input is a terminal or empty): printing the bundled "
+                       "demo run", err=True)
         return run_print(file, output_format or "text", follow, save)
 
     from viewer.ui import launch  # Textual is imported only for the TUI
@@ -224,6 +234,15 @@ def cli(
         assert file is not None
         return launch.launch_replay(file, speed=speed, start_at=start_at, paused=paused, idle_limit=idle_limit)
     return launch.launch(file, follow=follow, save=save, demo=file == demo_path())
+
+
+def _stdin_is_data() -> bool:
+    """Is standard input a pipe, a file or a socket (not a terminal, not /dev/null)?"""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
 
 
 def _may_appear(path: str) -> bool:

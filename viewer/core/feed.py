@@ -229,9 +229,11 @@ class FollowFeed(Feed):
     live = True
 
     def __init__(self, path: str, clock: Clock | None = None,
-                 tee: Callable[[bytes], None] | None = None) -> None:
+                 tee: Callable[[bytes], None] | None = None,
+                 on_restart: Callable[[], None] | None = None) -> None:
         super().__init__(clock=clock or time.monotonic)
         self.label = path
+        self._on_restart = on_restart  # e.g. the --save copy checks it is not the file now
         self.store = SpoolStore()
         self._tee = tee
         self._tee_mid_line = False  # the copy ends inside a line
@@ -247,6 +249,8 @@ class FollowFeed(Feed):
 
     def _on_reset(self) -> None:
         # Truncated or replaced: finish the old stream, continue with the new bytes.
+        if self._on_restart is not None:
+            self._on_restart()
         if self._tee is not None and self._tee_mid_line:  # the copy (--save) is read the same way
             self._tee(b"\n")
             self._tee_mid_line = False

@@ -68,6 +68,20 @@ class Recorder:
                 self.error = f"saving to {self.path} stopped: {os.strerror(exc.errno) if exc.errno else exc}"
                 self._close_files()
 
+    def guard(self, followed: str) -> None:
+        """The followed file changed (truncated or replaced): if it is now this copy (``mv
+        copy.ndjson run.ndjson``), stop saving, or every byte read would be written back."""
+        try:  # the copy as it is open (moved, it no longer has its name)
+            mine, theirs = os.fstat(self._data.fileno()), os.stat(followed)
+        except (OSError, ValueError):  # closed, or the followed file is gone
+            return
+        if (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
+            with self._lock:
+                if self.error is None:
+                    self.error = f"saving to {self.path} stopped: it became the followed file"
+                self._closed = True
+                self._close_files()
+
     def _close_files(self) -> None:
         for f in (self._data, self._timing):
             try:

@@ -34,7 +34,8 @@ def detach_stdin() -> int | None:
     return data_fd
 
 
-def make_feed(path: str | None, follow: bool, tee: Callable[[bytes], None] | None = None) -> Feed:
+def make_feed(path: str | None, follow: bool, tee: Callable[[bytes], None] | None = None,
+              on_restart: Callable[[], None] | None = None) -> Feed:
     if path is None:
         fd = detach_stdin()
         if fd is None:  # pragma: no cover - the CLI opens the demo instead
@@ -43,7 +44,7 @@ def make_feed(path: str | None, follow: bool, tee: Callable[[bytes], None] | Non
     if is_stream_path(path):  # a FIFO, /dev/stdin, <(producer): read once, live, spooled
         return PipeFeed(None, label=path, tee=tee, path=path)
     if follow:
-        return FollowFeed(path, tee=tee)
+        return FollowFeed(path, tee=tee, on_restart=on_restart)
     return FileFeed(path)
 
 
@@ -79,7 +80,8 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
 
     recorder = open_recorder(save)
     with terminal_stdout():
-        feed = make_feed(path, follow, tee=recorder.write if recorder else None)
+        feed = make_feed(path, follow, tee=recorder.write if recorder else None,
+                         on_restart=(lambda: recorder.guard(path)) if recorder and path else None)
         app = AgentViewerApp(feed, recorder=recorder)
         if demo:
             app.greeting = DEMO_GREETING
