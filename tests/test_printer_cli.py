@@ -794,3 +794,29 @@ def test_text_mode_does_not_reprint_the_narration_of_a_run_that_ended_on_a_tool_
     )
     code, out, err = run_main(capsys, "--print", str(path))
     assert code == 0 and "Looking around." not in out, out
+
+
+def test_json_follow_writes_each_result_as_it_comes(tmp_path):
+    """`--print --output-format json --follow` has no end of input: it used to print nothing."""
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(j(type="result", subtype="success", is_error=False, result="first", session_id=SID))
+    proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "json", "--follow",
+                             str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    out = b""
+    try:
+        deadline = time.monotonic() + 10
+        while b"first" not in out and time.monotonic() < deadline:
+            if sel.select(timeout=0.2):
+                out += os.read(proc.stdout.fileno(), 65536)
+        with open(path, "ab") as f:
+            f.write(j(type="result", subtype="success", is_error=False, result="second", session_id=SID))
+        deadline = time.monotonic() + 10
+        while b"second" not in out and time.monotonic() < deadline:
+            if sel.select(timeout=0.2):
+                out += os.read(proc.stdout.fileno(), 65536)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert [json.loads(x)["result"] for x in out.splitlines()] == ["first", "second"]

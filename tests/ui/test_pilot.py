@@ -865,9 +865,9 @@ async def test_a_search_that_only_hidden_thinking_matches_says_so():
         assert not app._search_hits
         assert any("hidden thinking: t shows it" in n.message for n in app._notifications)
         await pilot.press("t")
-        app.run_search("double-checking")
+        await pilot.press("n")  # n searches again now that the thinking is shown
         await pilot.pause()
-        assert app._search_hits
+        assert app._search_hits and any("Match 1/" in n.message for n in app._notifications)
 
 
 async def test_a_paused_replay_at_its_start_says_so_not_waiting_for_events():

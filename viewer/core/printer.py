@@ -174,6 +174,13 @@ class JsonPrinter(Printer):
         super().__init__()
         self.out, self.err = out, err
         self.runs = RunOutcome()
+        #: --follow has no end of input to wait for: write each run's result object as it comes.
+        self.each_result = False
+
+    def _track(self, data: dict) -> None:
+        if self.runs.track(data) == "result" and self.each_result:
+            self.out.write(orjson.dumps(self.runs.format.result_object(data)).decode() + "\n")
+            self.out.flush()
 
     def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
         dec = self.decoder
@@ -187,14 +194,14 @@ class JsonPrinter(Printer):
                 if type(obj) is dict:
                     dec.lines_seen += 1
                     dec.events += 1
-                    self.runs.track(obj)
+                    self._track(obj)
                     continue
             for rec in dec.feed(raw, off):
                 self.handle(rec)
 
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Event):
-            self.runs.track(rec.data)
+            self._track(rec.data)
 
     def close(self) -> int:
         problem = self.runs.problem()
@@ -218,7 +225,8 @@ class RunOutcome:
         self.events = 0
         self.unknown = 0  # events of a type the format does not know
 
-    def track(self, data: dict) -> None:
+    def track(self, data: dict) -> str:
+        """Take one raw event into account; returns what the format says of it (run_marker)."""
         self.events += 1
         sid, marker = self.format.run_marker(data)
         if marker == "unknown":
@@ -229,6 +237,7 @@ class RunOutcome:
             self.results[self.current] = data
         elif marker == "init":
             self.results.pop(self.current, None)
+        return marker
 
     def last_result(self) -> dict | None:
         return self.results.get(self.current)

@@ -672,7 +672,14 @@ class AgentViewerApp(App[int]):
     def action_search_next(self, step: int) -> None:
         hits = self._search_hits
         s = self.session
+        if not hits and self.timeline.search and s is not None:
+            # No match before; what is shown may have changed since (t showed the thinking,
+            # more of the run arrived): search again.
+            self.run_search(self.timeline.search)
+            return
         if not hits or s is None:
+            if not self.timeline.search:
+                self.notify("No search yet: / searches.", timeout=1.5)
             return
         self._search_pos = (self._search_pos + step) % len(hits)
         bi = hits[self._search_pos]
@@ -699,7 +706,7 @@ class AgentViewerApp(App[int]):
         yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
         for status in self._statuses():
             yield SystemCommand(
-                f"Filter: {status} calls", f"Only tool calls that are {status}",
+                f"Filter: {status} calls", f"Only the tool calls whose status is {status}",
                 lambda st=status: self._set_status_filter(st),
             )
         for kind in self._kinds():

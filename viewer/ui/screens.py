@@ -92,7 +92,7 @@ class HealthScreen(ModalScreen[None]):
         summary = Text()
         summary.append(f"{m.events:,} events", style="bold")
         summary.append(f" from {m.lines_in_events:,} lines · ")
-        summary.append(f"{m.malformed_lines:,} malformed lines", style="bold yellow" if m.malformed_lines else "")
+        summary.append(f"{m.malformed_lines:,} malformed line{'' if m.malformed_lines == 1 else 's'}", style="bold yellow" if m.malformed_lines else "")
         summary.append(f" · {m.unknown_events:,} unknown events", style="bold yellow" if m.unknown_events else "")
         if self.blank_lines:
             summary.append(f" · {self.blank_lines:,} blank lines")

@@ -90,7 +90,7 @@ class SessionHeader(Widget):
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
                     line1.append(f"  {one_line(self.extra, 200)}", style="cyan")
                 if m is not None and m.malformed_lines:
-                    line2.append(f"⚠ {m.malformed_lines} malformed lines so far (h)", style="yellow")
+                    line2.append(f"⚠ {m.malformed_lines:,} malformed line{'' if m.malformed_lines == 1 else 's'} so far (h)", style="yellow")
             return _two_lines(line1, line2)
         state = s.state
         if state == "live" and not self.live_source and self.progress is None and m.ended:
