@@ -113,8 +113,8 @@ async def test_status_and_kind_filters():
         await pilot.press("s")
         await pilot.press("x")
         assert app.timeline.row_count == len(tools)
-        await pilot.press("c")  # first kind, alphabetically
-        kinds = sorted({t.kind_key for t in tools})
+        await pilot.press("c")  # first kind, in the order their labels read
+        kinds = sorted({t.kind_key for t in tools}, key=lambda k: next(t.label for t in tools if t.kind_key == k))
         assert app.timeline.kind_filter == kinds[0]
         assert app.timeline.row_count == sum(t.kind_key == kinds[0] for t in tools)
         assert app.timeline.border_subtitle.startswith("only: ")

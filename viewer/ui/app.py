@@ -588,7 +588,11 @@ class AgentViewerApp(App[int]):
         if s is None:
             return []
         status = self.timeline.status_filter
-        return sorted({t.kind_key for t in s.tools if status == "all" or t.status == status})
+        first_label: dict[str, str] = {}  # one pass: a run can have 60k calls
+        for t in s.tools:
+            if status == "all" or t.status == status:
+                first_label.setdefault(t.kind_key, t.label)
+        return sorted(first_label, key=lambda k: (first_label[k].casefold(), k))  # as they read
 
     def action_cycle_status(self) -> None:
         """Next status that some call has (then all calls again)."""
