@@ -35,8 +35,10 @@ def texts(events) -> list[str]:
 def test_follow_reads_growth_truncation_and_rotation(tmp_path):
     path = tmp_path / "run.ndjson"
     path.write_bytes(ev(0) + ev(1))
-    copy: list[bytes] = []  # what --save writes
-    feed = FollowFeed(str(path), tee=copy.append)
+    from viewer.core.record import Recorder
+
+    copy = Recorder(str(tmp_path / "copy.ndjson"))  # --save, wired as the TUI wires it
+    feed = FollowFeed(str(path), tee=copy.write, on_restart=lambda: copy.restarted(str(path)))
     feed._follower._poll = 0.01
     feed.start()
     try:
@@ -75,9 +77,10 @@ def test_follow_reads_growth_truncation_and_rotation(tmp_path):
         assert [type(r).__name__ for r in got] == ["Malformed", "Restart", "Event"]
         assert texts([got[2]]) == ["m6"] and feed.resets == resets + 1
         # In the copy too, the cut line does not run into the new file's first line.
-        assert b"".join(copy).endswith(ev(9)[:12] + b"\n\xef\xbb\xbf" + ev(6))
+        assert (tmp_path / "copy.ndjson").read_bytes().endswith(ev(9)[:12] + b"\n\xef\xbb\xbf" + ev(6))
     finally:
         feed.stop()
+        copy.close()
 
 
 def test_pipe_feed_tee_saves_exact_bytes(tmp_path):

@@ -96,14 +96,10 @@ def _silence_stdout() -> None:
 
 def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
     warned = False
-    mid_line = False  # the copy (--save) ends inside a line
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd):
         if chunk is None:  # --follow: the file was truncated or replaced
             if recorder is not None:
-                if mid_line:  # the copy is read the same way
-                    recorder.write(b"\n")
-                    mid_line = False
-                recorder.guard(path)  # `mv copy run`: the copy must not be written back into
+                recorder.restarted(path)
                 if recorder.error and not warned:
                     warned = True
                     click.echo(f"{PROG}: {recorder.error}", err=True)
@@ -114,7 +110,6 @@ def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
             continue
         if recorder is not None:
             recorder.write(chunk)
-            mid_line = chunk[-1] != 10
             if recorder.error and not warned:
                 warned = True
                 click.echo(f"{PROG}: {recorder.error}", err=True)

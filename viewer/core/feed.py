@@ -233,17 +233,15 @@ class FollowFeed(Feed):
                  on_restart: Callable[[], None] | None = None) -> None:
         super().__init__(clock=clock or time.monotonic)
         self.label = path
-        self._on_restart = on_restart  # e.g. the --save copy checks it is not the file now
+        self._on_restart = on_restart  # e.g. the --save copy (Recorder.restarted)
         self.store = SpoolStore()
         self._tee = tee
-        self._tee_mid_line = False  # the copy ends inside a line
         self._follower = FileFollower(path, self._on_chunk, self._on_reset, on_error=self._on_error)
 
     def _on_chunk(self, chunk: bytes) -> None:
         self.error = None
         if self._tee is not None:
             self._tee(chunk)
-            self._tee_mid_line = chunk[-1] != 10
         self.store.append(chunk)  # type: ignore[attr-defined]
         self._chunk(chunk)
 
@@ -251,9 +249,6 @@ class FollowFeed(Feed):
         # Truncated or replaced: finish the old stream, continue with the new bytes.
         if self._on_restart is not None:
             self._on_restart()
-        if self._tee is not None and self._tee_mid_line:  # the copy (--save) is read the same way
-            self._tee(b"\n")
-            self._tee_mid_line = False
         recs = self.ingest.close()
         recs.append(Restart(self.ingest.decoder.lines_seen))  # in order: the old runs end here
         self._put(recs)

@@ -33,6 +33,7 @@ class Recorder:
         self.error: str | None = None
         self.offset = 0
         self._closed = False
+        self._mid_line = False  # the copy ends inside a line
         self._t0: float | None = None
         self._lock = threading.Lock()
         # Open both now so a bad path is reported before the UI starts.
@@ -62,25 +63,30 @@ class Recorder:
                         continue
                     view = view[n:]
                 self.offset += len(chunk)
+                self._mid_line = chunk[-1] != 10
                 self._timing.write(f"{self.offset}\t{int((now - self._t0) * 1000)}\n")
                 self._timing.flush()
             except OSError as exc:
                 self.error = f"saving to {self.path} stopped: {os.strerror(exc.errno) if exc.errno else exc}"
                 self._close_files()
 
-    def guard(self, followed: str) -> None:
-        """The followed file changed (truncated or replaced): if it is now this copy (``mv
-        copy.ndjson run.ndjson``), stop saving, or every byte read would be written back."""
+    def restarted(self, followed: str) -> None:
+        """The followed file was truncated or replaced, and is read again from its start.
+        If it is now this copy (``mv copy.ndjson run.ndjson``), stop saving, or every byte
+        read would be written back.  Else end a line the old file left unfinished, so it does
+        not run into the new file's first line (the copy is read the way the viewer read it)."""
         try:  # the copy as it is open (moved, it no longer has its name)
             mine, theirs = os.fstat(self._data.fileno()), os.stat(followed)
         except (OSError, ValueError):  # closed, or the followed file is gone
-            return
-        if (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
+            theirs = None
+        if theirs is not None and (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
             with self._lock:
                 if self.error is None:
                     self.error = f"saving to {self.path} stopped: it became the followed file"
                 self._closed = True
                 self._close_files()
+        elif self._mid_line:
+            self.write(b"\n")
 
     def _close_files(self) -> None:
         for f in (self._data, self._timing):

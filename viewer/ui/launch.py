@@ -81,7 +81,7 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
     recorder = open_recorder(save)
     with terminal_stdout():
         feed = make_feed(path, follow, tee=recorder.write if recorder else None,
-                         on_restart=(lambda: recorder.guard(path)) if recorder and path else None)
+                         on_restart=(lambda: recorder.restarted(path)) if recorder and path else None)
         app = AgentViewerApp(feed, recorder=recorder)
         if demo:
             app.greeting = DEMO_GREETING

@@ -22,12 +22,12 @@ from viewer.ui.render import fmt_duration, status_glyph
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
 
 
-
 def kind_name(session: Session | None, kind: str) -> str:
     """What a kind filter reads as: the labels its calls show (editToolCall is shown as both
     "Create" and "Edit"), or the raw kind key when no call has it yet."""
     labels = dict.fromkeys(t.label for t in session.tools if t.kind_key == kind) if session else {}
     return " / ".join(labels) or kind
+
 
 class Timeline(ScrollView, can_focus=True):
     """Rows of tool calls in start order, with a cursor, filters and follow mode."""
