@@ -16,7 +16,10 @@ files work whatever pytest import mode is used.
 from __future__ import annotations
 
 import os
+import selectors
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -27,6 +30,29 @@ REPO = Path(__file__).resolve().parents[1]
 REAL_CURSOR_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "real_streams" / "cursor"
 REAL_CURSOR: list[Path] = sorted(REAL_CURSOR_DIR.glob("*.ndjson")) if REAL_CURSOR_DIR.is_dir() else []
 SAMPLES_DIR = REPO / "sample_streams"
+
+
+class ChildOutput:
+    """A child process's standard output, read as it comes; never a blocking read that could
+    hang the suite."""
+
+    def __init__(self, proc) -> None:
+        self.fd = proc.stdout.fileno()
+        self.out = b""
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self.fd, selectors.EVENT_READ)
+
+    def until(self, done: bytes | Callable[[bytes], bool], timeout: float = 10.0) -> bytes:
+        """Read until ``done`` is in the output (or holds of it), EOF, or ``timeout``."""
+        ready = (lambda out: done in out) if isinstance(done, bytes) else done
+        deadline = time.monotonic() + timeout
+        while not ready(self.out) and time.monotonic() < deadline:
+            if self._sel.select(timeout=0.2):
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    break
+                self.out += chunk
+        return self.out
 
 
 def sample_paths() -> list[Path]:

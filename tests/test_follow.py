@@ -10,6 +10,7 @@ import time
 
 import orjson
 
+from tests.conftest import ChildOutput
 from viewer.core.decode import Event
 from viewer.core.feed import FollowFeed, PipeFeed
 
@@ -204,8 +205,6 @@ def test_save_refuses_to_overwrite_the_file_it_reads(tmp_path):
 def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path):
     """`--print --follow` used to read on at the old offset (truncated) or the old file
     (replaced) and print nothing more, silently."""
-    import selectors
-
     path = tmp_path / "run.ndjson"
     path.write_bytes(ev(0) + ev(1))
     proc = subprocess.Popen(
@@ -213,17 +212,10 @@ def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path)
          "--save", str(tmp_path / "copy.ndjson"), str(path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    out = b""
+    output = ChildOutput(proc)
 
     def wait_for(text: bytes) -> None:
-        nonlocal out
-        deadline = time.monotonic() + 10
-        while text not in out and time.monotonic() < deadline:
-            if sel.select(timeout=0.2):
-                out += os.read(proc.stdout.fileno(), 65536)
-        assert text in out, out
+        assert text in output.until(text), output.out
 
     try:
         wait_for(b'"m1"')
@@ -239,7 +231,7 @@ def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path)
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=10)
-    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == [
+    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in output.out.splitlines()] == [
         "m0", "m1", "m3", "m4", "m5"]
     err_text = err.decode()
     assert err_text.count("truncated or replaced: reading it again from its start") == 2, err_text
@@ -317,15 +309,7 @@ def test_print_follow_reads_a_fifo_made_at_the_path_after_it_started(tmp_path):
         os.set_blocking(fd, True)
         os.write(fd, ev(0) + ev(1))
         os.close(fd)
-        import selectors
-
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        out = b""
-        deadline = time.monotonic() + 10
-        while out.count(b"\n") < 2 and time.monotonic() < deadline:
-            if sel.select(timeout=0.2):
-                out += os.read(proc.stdout.fileno(), 65536)
+        out = ChildOutput(proc).until(lambda out: out.count(b"\n") >= 2)
     finally:
         proc.terminate()
         proc.communicate(timeout=10)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ import time
 import orjson
 import pytest
 
-from tests.conftest import SAMPLES_DIR
+from tests.conftest import SAMPLES_DIR, ChildOutput
 
 RESULT_KEYS = ["type", "subtype", "is_error", "duration_ms", "duration_api_ms", "result", "session_id",
                "request_id"]
@@ -360,17 +359,7 @@ def test_streams_output_before_stdin_closes(h):
         )
         proc.stdin.write(first)
         proc.stdin.flush()
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        got = b""
-        deadline = time.monotonic() + 4.0
-        while b"Ran terminal command make build\n" not in got and time.monotonic() < deadline:
-            if sel.select(timeout=max(0.0, deadline - time.monotonic())):
-                chunk = os.read(proc.stdout.fileno(), 65536)
-                if not chunk:
-                    break
-                got += chunk
-        sel.close()
+        got = ChildOutput(proc).until(b"Ran terminal command make build\n", timeout=4.0)
         assert b"Ran terminal command make build\n" in got, "no output while stdin was still open"
         assert proc.poll() is None  # still waiting for more input
         assert b"make test" not in got  # the second call has not finished
@@ -768,10 +757,7 @@ def test_print_follow_waits_for_a_file_that_is_not_there_yet(tmp_path):
         time.sleep(1.0)
         assert proc.poll() is None  # waiting, not refused
         path.write_bytes(j(type="result", subtype="success", is_error=False, result="x", session_id=SID))
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        assert sel.select(timeout=10), "nothing printed after the file appeared"
-        assert b'"result"' in os.read(proc.stdout.fileno(), 65536)
+        assert b'"result"' in ChildOutput(proc).until(b'"result"'), "nothing printed after the file appeared"
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=10)
@@ -802,20 +788,12 @@ def test_json_follow_writes_each_result_as_it_comes(tmp_path):
     path.write_bytes(j(type="result", subtype="success", is_error=False, result="first", session_id=SID))
     proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "json", "--follow",
                              str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    out = b""
+    output = ChildOutput(proc)
     try:
-        deadline = time.monotonic() + 10
-        while b"first" not in out and time.monotonic() < deadline:
-            if sel.select(timeout=0.2):
-                out += os.read(proc.stdout.fileno(), 65536)
+        output.until(b"first")
         with open(path, "ab") as f:
             f.write(j(type="result", subtype="success", is_error=False, result="second", session_id=SID))
-        deadline = time.monotonic() + 10
-        while b"second" not in out and time.monotonic() < deadline:
-            if sel.select(timeout=0.2):
-                out += os.read(proc.stdout.fileno(), 65536)
+        out = output.until(b"second")
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
