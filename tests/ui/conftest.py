@@ -29,6 +29,17 @@ def make_app(data: bytes, *, label: str = "stream", live: bool = False, eof: boo
     return AgentViewerApp(feed, clock=clock)
 
 
+def make_replay_app(data: bytes, **replay_options):
+    """A replay of ``data`` (paused unless ``playing=True``), frozen clock, as in make_app."""
+    from viewer.core.feed import records_of
+    from viewer.core.replay import Replay, schedule
+    from viewer.ui.replay import ReplayApp
+
+    records = records_of(data)
+    replay = Replay(records, schedule(records), **{"playing": False, **replay_options})
+    return ReplayApp(replay, BytesFeed(data, eof=False), clock=lambda: FIXED_CLOCK)
+
+
 async def settle(pilot, timeout: float = 10.0) -> None:
     """Wait until everything that arrived is applied and drawn."""
     app = pilot.app

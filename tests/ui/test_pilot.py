@@ -7,7 +7,7 @@ import os
 
 import orjson
 
-from tests.ui.conftest import make_app, sample, settle
+from tests.ui.conftest import make_app, make_replay_app, sample, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
 from viewer.ui.widgets.timeline import STATUS_FILTERS
@@ -250,14 +250,8 @@ async def test_hostile_text_is_shown_literally():
 
 
 async def test_replay_controls_step_seek_and_speed():
-    from viewer.core.feed import BytesFeed, records_of
-    from viewer.core.replay import Replay, schedule
-    from viewer.ui.replay import ReplayApp
-
-    data = sample("demo_session.ndjson")
-    records = records_of(data)
-    replay = Replay(records, schedule(records), playing=False)
-    app = ReplayApp(replay, BytesFeed(data, eof=False), clock=lambda: 1000.0)
+    app = make_replay_app(sample("demo_session.ndjson"))
+    replay = app.replay
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert replay.position == 0
@@ -706,14 +700,7 @@ async def test_while_a_file_loads_the_detail_waits_and_then_shows_the_last_call(
 
 
 async def test_replay_messages_do_not_cover_the_replay_bar():
-    from viewer.core.feed import BytesFeed, records_of
-    from viewer.core.replay import Replay, schedule
-    from viewer.ui.replay import ReplayApp
-
-    data = sample("demo_session.ndjson")
-    records = records_of(data)
-    replay = Replay(records, schedule(records), playing=False)
-    app = ReplayApp(replay, BytesFeed(data, eof=False), clock=lambda: 1000.0)
+    app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("end", "right_curly_bracket")  # at the end: "No error after this point"
@@ -871,14 +858,7 @@ async def test_a_search_that_only_hidden_thinking_matches_says_so():
 
 
 async def test_a_paused_replay_at_its_start_says_so_not_waiting_for_events():
-    from viewer.core.feed import BytesFeed, records_of
-    from viewer.core.replay import Replay, schedule
-    from viewer.ui.replay import ReplayApp
-
-    data = sample("demo_session.ndjson")
-    records = records_of(data)
-    app = ReplayApp(Replay(records, schedule(records), playing=False), BytesFeed(data, eof=False),
-                    clock=lambda: 1000.0)
+    app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         top = app.header.render_line(0).text
@@ -917,14 +897,7 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
 
 
 async def test_the_replay_bar_keeps_its_length_as_the_counter_grows():
-    from viewer.core.feed import BytesFeed, records_of
-    from viewer.core.replay import Replay, schedule
-    from viewer.ui.replay import ReplayApp
-
-    data = sample("demo_session.ndjson")
-    records = records_of(data)
-    app = ReplayApp(Replay(records, schedule(records), playing=False), BytesFeed(data, eof=False),
-                    clock=lambda: 1000.0)
+    app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         app.bar.render()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.conftest import first_lines, make_app, sample, settle
+from tests.ui.conftest import first_lines, make_app, make_replay_app, sample, settle
 
 WIDE = (120, 40)
 
@@ -93,16 +93,8 @@ def test_narrow_80x24(snap_compare):
 
 
 def test_replay_paused_mid_run(snap_compare):
-    from viewer.core.feed import BytesFeed, records_of
-    from viewer.core.replay import Replay, schedule
-    from viewer.ui.replay import ReplayApp
-
-    data = sample("demo_session.ndjson")
-    records = records_of(data)
-    replay = Replay(records, schedule(records), speed=4.0, playing=False)
-    replay.seek(len(records) // 2)
-    clock = lambda: 1000.0  # noqa: E731
-    app = ReplayApp(replay, BytesFeed(data, eof=False), clock=clock)
+    app = make_replay_app(sample("demo_session.ndjson"), speed=4.0)
+    app.replay.seek(app.replay.total // 2)
     assert snap_compare(app, run_before=settle, terminal_size=WIDE)
 
 
