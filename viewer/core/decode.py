@@ -274,6 +274,16 @@ class Decoder:
         """End of input: whatever is pending becomes malformed."""
         return self._flush_pending(arrival)
 
+    def restart(self, arrival: float | None = None) -> list[Record]:
+        """The input starts over (a followed file was truncated or replaced): what is pending
+        becomes malformed, then a :class:`Restart`.  Lines go on being numbered and counted;
+        the next one is a first line again (it may carry a BOM), never a repeat."""
+        out = self.close(arrival)
+        out.append(Restart(self.lines_seen))
+        self._prev_raw = None
+        self.first_line = self.lines_seen + 1
+        return out
+
     @property
     def has_pending(self) -> bool:
         return bool(self._pending)

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-from viewer.core.decode import Record, Restart
+from viewer.core.decode import Record
 from viewer.core.sources import (
     CHUNK,
     FileFollower,
@@ -249,18 +249,8 @@ class FollowFeed(Feed):
         # Truncated or replaced: finish the old stream, continue with the new bytes.
         if self._on_restart is not None:
             self._on_restart()
-        recs = self.ingest.close()
-        recs.append(Restart(self.ingest.decoder.lines_seen))  # in order: the old runs end here
-        self._put(recs)
+        self._put(self.ingest.close(restart=True))  # in order: the old runs end here
         self.resets += 1
-        old = self.ingest
-        self.ingest = Ingest(offset=self.store.size, clock=old._clock)  # type: ignore[attr-defined]
-        new, was = self.ingest.decoder, old.decoder
-        # Keep numbering lines and counting them (blank ones in the health screen too).
-        new.lines_seen, new.blank_lines, new.events = was.lines_seen, was.blank_lines, was.events
-        new.malformed, new.rejoined = was.malformed, was.rejoined
-        new.first_line = new.lines_seen + 1  # the new file's first line may carry a BOM
-        self.ingest.bytes_read = old.bytes_read
 
     def _on_error(self, message: str) -> None:
         self.error = message

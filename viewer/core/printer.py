@@ -83,10 +83,8 @@ class Printer:
     def restart(self) -> None:
         """The input started over (``--follow``: the file was truncated or replaced): a line
         left unfinished is reported, and what comes next is a new stream."""
-        for rec in self.decoder.close():
+        for rec in self.decoder.restart():
             self.handle(rec)
-        self.decoder.first_line = self.decoder.lines_seen + 1  # it may start with a BOM
-        self.handle(Restart(self.decoder.lines_seen))
 
     def close(self) -> int:  # pragma: no cover - interface
         raise NotImplementedError

@@ -166,12 +166,13 @@ class Ingest:
         offset, pieces = self.splitter.split(chunk)
         return self.decoder.feed_run(offset, pieces, now)
 
-    def close(self) -> list[Record]:
+    def close(self, restart: bool = False) -> list[Record]:
+        """End of input (or, with ``restart``, of one stream: see :meth:`Decoder.restart`)."""
         now = self._clock() if self._clock else None
         out: list[Record] = []
         for off, line in self.splitter.flush():
             out.extend(self.decoder.feed(line, off, now))
-        out.extend(self.decoder.close(now))
+        out.extend(self.decoder.restart(now) if restart else self.decoder.close(now))
         return out
 
 
