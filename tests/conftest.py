@@ -80,14 +80,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 # -- helpers -----------------------------------------------------------------
 
 
-def decode_bytes(data: bytes, chunks: list[int] | None = None):
-    """Decode ``data`` (optionally fed in chunks of the given sizes).
+def decode_bytes(data: bytes, chunks: list[int] | None = None, runs: bool = False):
+    """Decode ``data`` (optionally fed in chunks of the given sizes; with ``runs``, text deltas
+    gathered into runs as the TUI's feeds do).
 
     Returns ``(records, decoder)``.
     """
+    from viewer.core.formats import cursor
     from viewer.core.sources import Ingest
 
-    ing = Ingest()
+    ing = Ingest(runs=cursor.run_line if runs else None)
     recs = []
     if chunks is None:
         recs.extend(ing.feed(data))
@@ -101,11 +103,11 @@ def decode_bytes(data: bytes, chunks: list[int] | None = None):
     return recs, ing.decoder
 
 
-def model_of(data: bytes, end: bool = True):
+def model_of(data: bytes, end: bool = True, chunks: list[int] | None = None, runs: bool = False):
     """Decode ``data`` and reduce it: returns ``(model, records, decoder)``."""
     from viewer.core.model import StreamModel
 
-    recs, dec = decode_bytes(data)
+    recs, dec = decode_bytes(data, chunks, runs)
     m = StreamModel()
     for r in recs:
         m.apply(r)
@@ -116,14 +118,29 @@ def model_of(data: bytes, end: bool = True):
 
 def check_accounting(recs, dec) -> None:
     """Every physical line is an event line, a malformed line or a blank line."""
-    from viewer.core.decode import Event, Malformed
+    from viewer.core.decode import Event, Malformed, Run
 
     events = [r for r in recs if isinstance(r, Event)]
     malformed = [r for r in recs if isinstance(r, Malformed)]
-    assert len(events) + len(malformed) == len(recs)
-    assert sum(e.line_count for e in events) + len(malformed) + dec.blank_lines == dec.lines_seen
-    assert dec.events == len(events)
+    runs = [r for r in recs if isinstance(r, Run)]
+    assert len(events) + len(malformed) + len(runs) == len(recs)
+    in_runs = sum(r.count for r in runs)
+    assert sum(e.line_count for e in events) + in_runs + len(malformed) + dec.blank_lines == dec.lines_seen
+    assert dec.events == len(events) + in_runs
     assert dec.malformed == len(malformed)
+
+
+def model_state(m) -> list:
+    """Everything a view shows of a model, to compare two models."""
+    out = [m.events, m.lines_in_events, dict(m.event_types), m.malformed_lines, m.unknown_events,
+           m.mirrored, m.duplicates, m.ended]
+    for s in m.sessions:
+        out.append((s.index, s.session_id, s.events, s.first_line, s.last_line, s.first_ms, s.last_ms,
+                    s.said_anything, s.empty_deltas, s.state, s.ended, s.init_line, len(s.notices)))
+        out.extend((b.kind, b.line, b.text, b.ref, b.open) for b in s.blocks)
+        out.extend((t.call_id, t.status, t.label, t.target, t.detail, t.block, t.start_line, t.end_line)
+                   for t in s.tools)
+    return out
 
 
 def check_status_counts(model) -> None:

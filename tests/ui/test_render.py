@@ -121,3 +121,27 @@ def test_search_matches_are_marked_where_they_are_on_the_line():
     assert lit == "Pytestpytest"  # both, case-insensitively, after two wide characters
     untouched = Strip([Segment("nothing here")])
     assert mark_matches([untouched], "pytest", MATCH_STYLE) == [untouched]
+
+
+def test_markdown_with_its_shared_parser_renders_as_richs_own():
+    """render.markdown reuses one parser; what it draws must not differ from Rich's Markdown
+    with the same settings (a table, code, emphasis, a link, the README as a long case)."""
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.markdown import Markdown
+    from rich.text import Text
+
+    from viewer.ui.render import CODE_THEME, markdown
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    sample = "# T\n\n*a* **b** ~~c~~ `d` [e](http://x)\n\n| h | i |\n|---|---|\n| 1 | 2 |\n\n```py\nx = 1\n```\n"
+    for text in (sample, readme):
+        out = []
+        for md in (Markdown(text, code_theme=CODE_THEME, hyperlinks=False, inline_code_theme=CODE_THEME,
+                            style="italic"), markdown(text, style="italic")):
+            console = Console(width=70, record=True, color_system="truecolor", file=open("/dev/null", "w"))
+            console.print(md)
+            out.append(console.export_text(styles=True))
+        assert out[0] == out[1]
+        assert text is readme or "x = 1" in Text.from_ansi(out[1]).plain

@@ -15,6 +15,7 @@ the same code serves files, pipes and followed files.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +89,38 @@ class Restart:
     line: int
 
 
-Record = Event | Malformed | Restart
+@dataclass(slots=True)
+class Run:
+    """Lines that go on with the event just before them: text deltas of the same kind and the
+    same session (a :data:`RunLine` classifier of the format says which).  A
+    ``--stream-partial-output`` run is mostly such deltas, token by token; gathered, the model
+    applies them at once instead of as one event each.  ``texts`` holds one text per line
+    (lines ``line`` to ``line + count - 1``, from ``offset`` for ``length`` bytes)."""
+
+    kind: str  # "thinking" (like A.Thinking) or "assistant" (like A.AssistantText, a delta)
+    type: str  # the events' type
+    session_id: str | None
+    line: int
+    offset: int
+    length: int
+    texts: list[str]
+    first_ms: int | None  # the first and the latest timestamp_ms of the lines
+    last_ms: int | None
+    arrival: float | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.texts)
+
+    @property
+    def end_line(self) -> int:
+        return self.line + len(self.texts) - 1
+
+
+Record = Event | Malformed | Restart | Run
+#: A format's classifier of run lines: parsed object -> (kind, session id, text, timestamp_ms),
+#: or None for an event that is not a plain text delta.
+RunLine = Callable[[dict[str, Any]], "tuple[str, str | None, str, int | None] | None"]
 
 
 def preview_of(raw: bytes, limit: int = PREVIEW_CHARS) -> str:
@@ -174,6 +206,9 @@ class Decoder:
         self._pending_bytes = 0
         self._prev_raw: bytes | None = None  # last line handled by the fast path
         self.first_line = 1  # the line a stream starts on (may carry a BOM); later after a restart
+        #: The format's classifier of run lines (None: every line is an :class:`Event`).
+        self.runs: RunLine | None = None
+        self._run_key: tuple[str, str | None, str] | None = None
 
     # -- public API -----------------------------------------------------
     def feed_run(self, offset: int, pieces: list[bytes], arrival: float | None = None) -> list[Record]:
@@ -181,11 +216,16 @@ class Decoder:
 
         This is the hot path of every source: a line that is one whole JSON
         object is handled inline; anything else (the first line, blank or broken
-        lines, a pending split event) goes through :meth:`feed`.
+        lines, a pending split event) goes through :meth:`feed`.  With a
+        :attr:`runs` classifier, lines that go on with the event before them are
+        gathered into a :class:`Run` (the first of them stays an :class:`Event`).
         """
         out: list[Record] = []
         append = out.append
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+        runs = self.runs
+        key = self._run_key  # (kind, session id, type) of the line before, if a run may go on from it
+        run: Run | None = None
         off = offset
         for raw in pieces:
             n = len(raw)
@@ -198,18 +238,46 @@ class Decoder:
             if type(obj) is dict:
                 self.lines_seen += 1
                 self.events += 1
-                ev = Event(self.lines_seen, 1, off, n - 1 if raw[-1] == 13 else n, obj, arrival)
-                if raw == self._prev_raw:
-                    ev.repeat = True
+                length = n - 1 if raw[-1] == 13 else n
+                repeat = raw == self._prev_raw
                 self._prev_raw = raw
+                r = runs(obj) if runs is not None and not repeat else None
+                if r is not None and key is not None and r[0] == key[0] and r[1] == key[1]:
+                    ts = r[3]
+                    if run is None:
+                        run = Run(r[0], key[2], r[1], self.lines_seen, off, length, [r[2]], ts, ts, arrival)
+                    else:
+                        run.texts.append(r[2])
+                        run.length = off + length - run.offset
+                        if ts is not None:
+                            if run.first_ms is None:
+                                run.first_ms = ts
+                            if run.last_ms is None or ts > run.last_ms:
+                                run.last_ms = ts
+                    off += n + 1
+                    continue
+                if run is not None:
+                    append(run)
+                    run = None
+                ev = Event(self.lines_seen, 1, off, length, obj, arrival)
+                ev.repeat = repeat
                 append(ev)
+                key = (r[0], r[1], ev.type) if r is not None else None
             else:
+                if run is not None:
+                    append(run)
+                    run = None
                 out.extend(self.feed(raw, off, arrival))
+                key = None
             off += n + 1
+        if run is not None:
+            append(run)
+        self._run_key = key
         return out
 
     def feed(self, raw: bytes, offset: int, arrival: float | None = None) -> list[Record]:
         """Feed one physical line (without its trailing newline)."""
+        self._run_key = None  # a run goes on only from a line of feed_run's own
         self.lines_seen += 1
         line_no = self.lines_seen
         if line_no == self.first_line and raw.startswith(_BOM):
@@ -272,6 +340,7 @@ class Decoder:
 
     def close(self, arrival: float | None = None) -> list[Record]:
         """End of input: whatever is pending becomes malformed."""
+        self._run_key = None
         return self._flush_pending(arrival)
 
     def restart(self, arrival: float | None = None) -> list[Record]:

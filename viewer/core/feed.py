@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-from viewer.core.decode import Record
+from viewer.core.decode import Record, RunLine
 from viewer.core.sources import (
     CHUNK,
     FileFollower,
@@ -69,6 +69,12 @@ class Feed:
         self._put(None)
 
     # -- consumer side --------------------------------------------------------
+    def gather_runs(self, run_line: RunLine | None) -> None:
+        """Gather consecutive text deltas into :class:`~viewer.core.decode.Run` records, using the
+        format's classifier (before :meth:`start`).  The model applies a run at once: most events
+        of a ``--stream-partial-output`` run are such deltas."""
+        self.ingest.decoder.runs = run_line
+
     def start(self) -> None:  # pragma: no cover - overridden
         pass
 

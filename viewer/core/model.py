@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from viewer.core import actions as A
-from viewer.core.decode import Event, Malformed, Record, Restart
+from viewer.core.decode import Event, Malformed, Record, Restart, Run
 from viewer.core.formats import Format, get_format
 
 
@@ -281,6 +281,11 @@ def _unsaid(result: str, said: str) -> str:
 MAX_MALFORMED_KEPT = 10_000
 
 
+#: ``StreamModel._prev`` after a :class:`Run`: an event the next one can never repeat (its
+#: lines were compared as they were decoded; see ``apply_event``).
+_AFTER_RUN = Event(0, 1, 0, -1, {})
+
+
 class StreamModel:
     """All sessions of one input stream, plus what could not be parsed."""
 
@@ -363,6 +368,8 @@ class StreamModel:
     def apply(self, rec: Record) -> Delta:
         if type(rec) is Event:
             return self.apply_event(rec)
+        if type(rec) is Run:
+            return self.apply_run(rec)
         if type(rec) is Restart:
             return self.restart()
         self.malformed_lines += 1
@@ -413,6 +420,38 @@ class StreamModel:
                 session.first_arrival = ev.arrival
             session.last_arrival = ev.arrival
         delta = self._handlers[type(action)](self, session, action, ev)
+        if created:
+            delta.flags |= Change.SESSIONS
+        delta.session = session.index
+        return delta
+
+    def apply_run(self, run: Run) -> Delta:
+        """Text deltas that go on with the event before them (see :class:`Run`): the same as
+        applying them one by one, at once.  The delta names the first block they touched;
+        any block after it is new."""
+        n = len(run.texts)
+        self.events += n
+        self.lines_in_events += n
+        self.event_types[run.type or "(no type)"] += n
+        self._prev = _AFTER_RUN
+        session, created = self._route(run.session_id, False)
+        session.events += n
+        if not session.first_line:
+            session.first_line = run.line
+        session.last_line = run.line + n - 1
+        if run.first_ms is not None:
+            if session.first_ms is None:
+                session.first_ms = run.first_ms
+            if session.last_ms is None or run.last_ms > session.last_ms:  # type: ignore[operator]
+                session.last_ms = run.last_ms
+        if run.arrival is not None:
+            if session.first_arrival is None:
+                session.first_arrival = run.arrival
+            session.last_arrival = run.arrival
+        if run.kind == "thinking":
+            delta = self._thinking_run(session, run)
+        else:
+            delta = self._assistant_run(session, run)
         if created:
             delta.flags |= Change.SESSIONS
         delta.session = session.index
@@ -541,6 +580,65 @@ class StreamModel:
         if a.text and self.keep_history:
             s._open_thinking.append(a.text)
         return Delta(Change.THINKING, block=s._open_thinking_idx)
+
+    def _thinking_run(self, s: Session, run: Run) -> Delta:
+        """Like :meth:`_thinking` for each text of the run."""
+        texts = run.texts
+        s.empty_deltas += texts.count("")
+        keep = self.keep_history
+        if s._open_thinking is None:  # (the delta before the run opened it; kept for safety)
+            idx = self._add_block(s, "thinking", run.line, texts[0] if keep else "", open_=True)
+            s._open_thinking = s.blocks[idx]
+            s._open_thinking_idx = idx
+            texts = texts[1:]
+        if keep:
+            joined = "".join(texts)
+            if joined:
+                s._open_thinking.append(joined)
+        return Delta(Change.THINKING, block=s._open_thinking_idx)
+
+    def _assistant_run(self, s: Session, run: Run) -> Delta:
+        """Like :meth:`_assistant_text` for each text of the run (deltas: never consolidated),
+        with one append for the texts that only go on with the open segment."""
+        if s._open_thinking is not None:
+            s._open_thinking.open = False
+            s._open_thinking = None
+        first = -1
+        b = s._open_text
+        size = b.size if b is not None else 0  # the open segment's length, pending texts included
+        pending: list[str] = []
+        said = False
+        for i, text in enumerate(run.texts):
+            if not text:
+                s.empty_deltas += 1
+                continue
+            said = True
+            if b is None:
+                idx = self._add_block(s, "assistant", run.line + i, text, open_=True)
+                b = s._open_text = s.blocks[idx]
+                s._open_text_idx = idx
+                size = len(text)
+                if first < 0:
+                    first = idx
+                continue
+            if first < 0:
+                first = s._open_text_idx
+            if len(text) == size:  # maybe the CLI re-sent the whole segment (see _assistant_text)
+                if pending:
+                    b.append("".join(pending))
+                    pending = []
+                if text == b.text:
+                    b.replace(text)
+                    b.open = False
+                    s._open_text = b = None
+                    continue
+            pending.append(text)
+            size += len(text)
+        if pending:
+            b.append("".join(pending))  # type: ignore[union-attr]
+        if said:
+            s.said_anything = True
+        return Delta(Change.TRANSCRIPT if first >= 0 else Change.NONE, block=first)
 
     def _new_tool(self, s: Session, call_id: str, ev: Event) -> ToolCall:
         self._close_open(s)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from viewer.core.decode import Decoder, Record
+from viewer.core.decode import Decoder, Record, RunLine
 
 CHUNK = 1 << 20  # 1 MiB
 
@@ -154,9 +154,12 @@ class SpoolStore(Store):
 class Ingest:
     """Chunks -> lines -> records, with line accounting."""
 
-    def __init__(self, offset: int = 0, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, offset: int = 0, clock: Callable[[], float] | None = None,
+                 runs: RunLine | None = None) -> None:
+        """``runs``: the format's classifier of run lines (see :class:`~viewer.core.decode.Run`)."""
         self.splitter = LineSplitter(offset)
         self.decoder = Decoder()
+        self.decoder.runs = runs
         self.bytes_read = 0
         self._clock = clock
 

@@ -135,6 +135,7 @@ class AgentViewerApp(App[int]):
         self._save_error_shown = False
         self.clock = clock or time.monotonic
         self.model = model or StreamModel()
+        feed.gather_runs(self.model.format.run_line)  # text deltas applied a run at a time
         self.frame_interval = frame_interval
         self.view_index = -1  # session on screen
         self._pending: deque[Record] = deque()

@@ -2,7 +2,8 @@
 
 A format is a module exposing ``NAME``, ``interpret(event) -> Action``,
 ``tool_sections(started, completed) -> list[Section]``,
-``event_time_ms(event) -> int | None`` and, for ``--print --output-format
+``event_time_ms(event) -> int | None``, ``run_line(data)`` (which events are text
+deltas the decoder may gather into runs) and, for ``--print --output-format
 json``, ``run_marker(data)``, ``result_problem(data)`` and
 ``result_object(data)``.  Today only Cursor's
 stream-json is implemented; Claude Code, Gemini CLI and Codex streams will be
@@ -25,6 +26,8 @@ class Format(Protocol):  # pragma: no cover - typing only
     def tool_sections(self, started, completed): ...
 
     def event_time_ms(self, ev): ...
+
+    def run_line(self, data): ...
 
     def run_marker(self, data): ...
 

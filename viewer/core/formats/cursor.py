@@ -571,6 +571,46 @@ def interpret(ev: Event) -> A.Action:
     return a
 
 
+def run_line(data: dict[str, Any]) -> tuple[str, str | None, str, int | None] | None:
+    """``(kind, session id, text, timestamp_ms)`` when the event is a text delta that
+    :func:`interpret` would turn into a plain ``A.Thinking`` (not ``done``) or ``A.AssistantText``
+    (neither consolidated nor with unknown parts), else None.
+
+    The decoder gathers consecutive such lines of one kind and session into a
+    :class:`~viewer.core.decode.Run` (thinking and assistant deltas are most of the events of a
+    ``--stream-partial-output`` run); the model applies it as the same actions one by one would.
+    """
+    t = data.get("type")
+    if t == "thinking":
+        if data.get("subtype") == "completed":
+            return None
+        text = data.get("text")
+        if type(text) is not str:
+            text = ""
+    elif t == "assistant":
+        if "timestamp_ms" not in data or _s(data.get("model_call_id")):
+            return None  # the consolidated copy of a segment
+        msg = data.get("message")
+        content = msg.get("content") if type(msg) is dict else None
+        item = content[0] if type(content) is list and len(content) == 1 else None
+        if type(item) is dict and item.get("type", "text") == "text":
+            text = _s(item.get("text"))
+        else:  # other shapes: as interpret reads them, unless some part is unknown
+            unknown: list[str] = []
+            text = message_text(msg, unknown)
+            if unknown:
+                return None
+    else:
+        return None
+    sid = data.get("session_id")
+    if type(sid) is not str or not sid:
+        sid = None
+    ts = data.get("timestamp_ms")
+    if type(ts) is not int:
+        ts = _int(ts)
+    return t, sid, text, ts
+
+
 def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
     qtype = _s(data.get("query_type"))
     body = _d(data.get("query")) if st == "request" else _d(data.get("response"))
