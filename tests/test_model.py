@@ -677,7 +677,24 @@ def test_another_agents_content_is_shown_as_unknown_not_dropped(h):
     assert any("content tool_use" in t and "Write" in t for t in unknown)
     assert any("content tool_result" in t for t in unknown)
     assert not any(b.kind == "prompt" and not b.text for b in s.blocks)  # no empty "You"
-    assert not m.foreign
+    assert not m.foreign and m.other_agent == "Claude Code"
+
+
+OTHER_AGENTS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
+
+def test_every_other_agents_real_stream_is_named_and_no_cursor_stream_is(h, real_streams):
+    from tests.conftest import REAL_CURSOR_DIR, sample_paths
+
+    seen = set()
+    for folder, agent in OTHER_AGENTS.items():
+        for path in sorted((REAL_CURSOR_DIR.parent / folder).glob("*.ndjson")):
+            m, _, _ = h.model_of(path.read_bytes())
+            assert m.other_agent == agent, path.name
+            seen.add(agent)
+    assert seen == set(OTHER_AGENTS.values())
+    for name, data in list(real_streams.items()) + [(p.name, p.read_bytes()) for p in sample_paths()]:
+        assert h.model_of(data)[0].other_agent == "", name
 
 
 @pytest.mark.parametrize("name", ["codex/agentcmd__stream-output-2.ndjson",
@@ -704,7 +721,34 @@ def test_every_print_mode_calls_another_agents_stream_foreign(capsys, fmt):
     with pytest.raises(SystemExit) as exc:
         main(["--print", "--output-format", fmt, str(path)])
     err = capsys.readouterr().err
-    assert exc.value.code == 1 and "is Cursor stream-json (another agent's format?)" in err, err
+    assert exc.value.code == 1 and "is Cursor stream-json: it looks like a Codex stream" in err, err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_every_print_mode_notes_a_claude_code_stream_read_as_far_as_it_goes(capsys, fmt):
+    """Claude Code's events share Cursor's types: the run is read (its result says it went well),
+    with a note on stderr that it is another agent's stream."""
+    from tests.conftest import REAL_CURSOR_DIR
+    from viewer.cli import main
+
+    path = REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    with pytest.raises(SystemExit) as exc:
+        main(["--print", "--output-format", fmt, str(path)])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 0, err
+    assert "looks like a Claude Code stream" in err and "as far as it goes" in err, err
+    assert out.strip()
+
+
+def test_a_cursor_stream_gets_no_note(capsys):
+    from tests.conftest import SAMPLES_DIR
+    from viewer.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--print", str(SAMPLES_DIR / "demo_session.ndjson")])
+    assert exc.value.code == 0 and "looks like" not in capsys.readouterr().err
 
 
 def test_cursor_streams_are_not_foreign(h, real_stream_path):

@@ -63,9 +63,7 @@ def _follow_chunks(path: str):
 
 
 def run_print(path: str | None, output_format: str, follow: bool, save: str | None = None) -> int:
-    printer = make_printer(output_format)
-    if follow and hasattr(printer, "each_result"):
-        printer.each_result = True  # no end of input to wait for
+    printer = make_printer(output_format, follow=follow)
     splitter = LineSplitter()
     recorder = open_recorder(save)
     try:  # --follow reads the path itself (and waits for it to appear)

@@ -854,7 +854,7 @@ async def test_a_search_that_only_hidden_thinking_matches_says_so():
         await pilot.press("t")
         await pilot.press("n")  # n searches again now that the thinking is shown
         await pilot.pause()
-        assert app._search_hits and any("Match 1/" in n.message for n in app._notifications)
+        assert app._search_hits and any(n.message.startswith("Block 1 of ") for n in app._notifications)
 
 
 async def test_a_paused_replay_at_its_start_says_so_not_waiting_for_events():
@@ -905,3 +905,20 @@ async def test_the_replay_bar_keeps_its_length_as_the_counter_grows():
         await pilot.press("end")  # 0 → 337: a counter three digits wider
         app.bar.render()
         assert app.bar._bar == at_start  # a click lands on the same fraction of the run
+
+
+async def test_the_header_names_another_agents_stream():
+    """A Claude Code stream is read as far as it goes, a Codex one not at all: the header says
+    which agent's stream it looks like, so what is listed as unknown is no surprise."""
+    from tests.conftest import REAL_CURSOR_DIR
+
+    cases = [("claude/maestro__02_tool_use_allowed.ndjson", "a Claude Code stream, read as Cursor stream-json"),
+             ("codex/agentcmd__stream-output-1.ndjson", "no Cursor stream-json events: a Codex stream?")]
+    for name, want in cases:
+        path = REAL_CURSOR_DIR.parent / name
+        if not path.exists():
+            continue
+        app = make_app(path.read_bytes())
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            assert want in _plain(app, app.header), _plain(app, app.header)

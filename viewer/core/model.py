@@ -15,7 +15,7 @@ from typing import Any
 
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Restart, Run
-from viewer.core.formats import Format, get_format
+from viewer.core.formats import Format, get_format, sniff_agent
 
 
 class Change:
@@ -309,6 +309,9 @@ class StreamModel:
         self.lines_in_events = 0
         self.ended = False
         self.mirrored = False  # every event arrives twice (stderr merged into stdout)
+        #: Another agent whose stream this is, by the shape of its events ("" when it is the format's
+        #: own, or nothing tells): see formats.sniff_agent.
+        self.other_agent = ""
         self.duplicates = 0  # events skipped as mirrored copies
         self._prev: Event | None = None
         self._current: Session | None = None
@@ -494,9 +497,16 @@ class StreamModel:
             s._open_thinking.open = False
             s._open_thinking = None
 
+    def _sniff(self, ev: Event) -> None:
+        """Name the agent whose stream this is, from an event its format marks as rare (an
+        init, an unknown type or content): a stream of another agent is read as far as it goes."""
+        if not self.other_agent:
+            self.other_agent = sniff_agent(ev.data)
+
     def _init(self, s: Session, a: A.Init, ev: Event) -> Delta:
         s.init = a
         s.init_line = ev.line
+        self._sniff(ev)
         return Delta(Change.HEADER)
 
     def _user(self, s: Session, a: A.UserText, ev: Event) -> Delta:
@@ -509,6 +519,7 @@ class StreamModel:
 
     def _unknown_parts(self, s: Session, parts: list[str], ev: Event, flags: int) -> Delta:
         """Content the format could not read: shown as unknown, never dropped."""
+        self._sniff(ev)
         idx = -1
         for text in parts:
             self.unknown_events += 1
@@ -520,6 +531,7 @@ class StreamModel:
         s.notices.append(NoticeRecord(ev.line, a.event_type, a.subtype, a.text, a.known))
         flags = Change.TRANSCRIPT | Change.HEADER
         if not a.known:
+            self._sniff(ev)
             self.unknown_events += 1
             self.unknown_types += 1
             flags |= Change.HEALTH | Change.UNKNOWN

@@ -13,7 +13,7 @@ from typing import BinaryIO, TextIO
 import orjson
 
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
-from viewer.core.formats import get_format
+from viewer.core.formats import get_format, sniff_agent
 from viewer.core.model import Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, one_line
 
@@ -45,8 +45,18 @@ def tool_line(t: ToolCall) -> str:
     return one_line(text, 400)  # labels, outcomes and signals come from the stream too
 
 
-def foreign_problem(events: int, fmt) -> str:
-    return f"none of the {events} events is {fmt.NAME.capitalize()} stream-json (another agent's format?)"
+def foreign_problem(events: int, fmt, agent: str = "") -> str:
+    own = f"{fmt.NAME.capitalize()} stream-json"
+    if agent:
+        return f"none of the {events} events is {own}: it looks like a {agent} stream, which agent-viewer cannot read yet"
+    return f"none of the {events} events is {own} (another agent's format?)"
+
+
+def agent_note(agent: str, fmt) -> str:
+    """What to say of a stream that is another agent's yet partly readable (Claude Code's shares
+    event types with Cursor's): it is read as far as it goes."""
+    return (f"note: this looks like a {agent} stream; agent-viewer reads it as {fmt.NAME.capitalize()} "
+            "stream-json as far as it goes (what it cannot read is listed as unknown)")
 
 
 def session_problem(s: Session | None) -> str:
@@ -150,7 +160,9 @@ class TextPrinter(Printer):
         self.out.flush()
         problem = session_problem(cur)
         if m.foreign:
-            problem = foreign_problem(m.events - m.duplicates, m.format) + "; each is listed as unknown"
+            problem = foreign_problem(m.events - m.duplicates, m.format, m.other_agent) + "; each is listed as unknown"
+        elif m.other_agent:
+            print(f"agent-viewer: {agent_note(m.other_agent, m.format)}", file=self.err)
         if problem:
             print(f"agent-viewer: {problem}", file=self.err)
             return EXIT_RUN_FAILED
@@ -168,12 +180,12 @@ class JsonPrinter(Printer):
     lines counted.
     """
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(self, out: TextIO, err: TextIO, each_result: bool = False) -> None:
         super().__init__()
         self.out, self.err = out, err
         self.runs = RunOutcome()
         #: --follow has no end of input to wait for: write each run's result object as it comes.
-        self.each_result = False
+        self.each_result = each_result
 
     def _track(self, data: dict) -> None:
         if self.runs.track(data) == "result" and self.each_result:
@@ -206,6 +218,7 @@ class JsonPrinter(Printer):
         if problem:
             print(f"agent-viewer: {problem}; no JSON written", file=self.err)
             return EXIT_RUN_FAILED
+        self.runs.note_agent(self.err)
         fmt = self.runs.format
         self.out.write(orjson.dumps(fmt.result_object(self.runs.last_result())).decode() + "\n")
         self.out.flush()
@@ -222,6 +235,7 @@ class RunOutcome:
         self.results: dict[str | None, dict] = {}  # session id -> result of its latest run
         self.events = 0
         self.unknown = 0  # events of a type the format does not know
+        self.other_agent = ""  # see formats.sniff_agent
 
     def track(self, data: dict) -> str:
         """Take one raw event into account; returns what the format says of it (run_marker)."""
@@ -229,6 +243,8 @@ class RunOutcome:
         sid, marker = self.format.run_marker(data)
         if marker == "unknown":
             self.unknown += 1
+        if marker and marker != "result" and not self.other_agent:  # an init or an unknown type
+            self.other_agent = sniff_agent(data)
         if sid is not None:
             self.current = sid
         if marker == "result":
@@ -240,13 +256,18 @@ class RunOutcome:
     def last_result(self) -> dict | None:
         return self.results.get(self.current)
 
+    def note_agent(self, err: TextIO) -> None:
+        """Say so when a run that went well is another agent's stream, read as far as it goes."""
+        if self.other_agent:
+            print(f"agent-viewer: {agent_note(self.other_agent, self.format)}", file=err)
+
     def problem(self) -> str:
         """Why the run did not succeed ("" when it did)."""
         data = self.last_result()
         if not self.events:
             return "the input holds no events"
         if self.unknown == self.events:
-            return foreign_problem(self.events, self.format)
+            return foreign_problem(self.events, self.format, self.other_agent)
         if data is None:
             return "the run ended without a result"
         problem = self.format.result_problem(data)
@@ -279,16 +300,18 @@ class StreamJsonPrinter(Printer):
         if problem:
             print(f"agent-viewer: {problem}", file=self.err)
             return EXIT_RUN_FAILED
+        self.runs.note_agent(self.err)
         return EXIT_OK
 
 
-def make_printer(fmt: str, out_text: TextIO | None = None, err: TextIO | None = None):
+def make_printer(fmt: str, out_text: TextIO | None = None, err: TextIO | None = None, follow: bool = False):
+    """The printer for ``--output-format fmt``; ``follow``: the input has no end to wait for."""
     out_text = out_text or sys.stdout
     err = err or sys.stderr
     if fmt == "text":
         return TextPrinter(out_text, err)
     if fmt == "json":
-        return JsonPrinter(out_text, err)
+        return JsonPrinter(out_text, err, each_result=follow)
     if fmt == "stream-json":
         return StreamJsonPrinter(out_text.buffer if hasattr(out_text, "buffer") else out_text, err)
     raise ValueError(f"unknown output format {fmt!r}")

@@ -224,7 +224,26 @@ def iter_records(f: BinaryIO, chunk_size: int = CHUNK) -> Iterator[Record]:
     yield from ingest.close()
 
 
-class PipeReader:
+class _ReaderThread:
+    """``_run`` in a daemon thread; :meth:`stop` returns at once (``_run`` checks ``_stop``)."""
+
+    thread_name = "agent-viewer-reader"
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class PipeReader(_ReaderThread):
     """Read a file descriptor in a daemon thread without ever blocking quit.
 
     ``on_chunk(bytes)`` is called from the reader thread for every chunk and
@@ -248,14 +267,7 @@ class PipeReader:
         self._on_eof = on_eof
         self._on_error = on_error or (lambda message: None)
         self._poll = poll_interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="agent-viewer-reader", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
+        super().__init__()
 
     def _open(self) -> bool:
         assert self.path is not None
@@ -384,9 +396,11 @@ def _open_stat(path: str) -> tuple[int, os.stat_result] | None:
     return fd, os.fstat(fd)
 
 
-class FileFollower:
+class FileFollower(_ReaderThread):
     """Tail a growing file in a thread (:func:`follow_file`): chunks, and resets when the
     file is truncated or replaced."""
+
+    thread_name = "agent-viewer-follow"
 
     def __init__(
         self,
@@ -401,14 +415,7 @@ class FileFollower:
         self._on_reset = on_reset
         self._on_error = on_error
         self._poll = poll_interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="agent-viewer-follow", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
+        super().__init__()
 
     def _run(self) -> None:
         for chunk in follow_file(self.path, self._stop, self._poll, self._on_error):

@@ -699,7 +699,9 @@ class AgentViewerApp(App[int]):
         if b.kind == "tool":
             self.timeline.follow = False
             self.timeline.select_tool(b.ref)
-        self.notify(f"Match {self._search_pos + 1}/{len(hits)}", timeout=1.5)
+        # Hits are blocks (a message, a call), each with its matches marked: say so.
+        self.notify(f"Block {self._search_pos + 1} of {len(hits)} containing {self.timeline.search!r}", timeout=1.5,
+                    markup=False)
 
     # -- command palette ----------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

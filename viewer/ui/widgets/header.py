@@ -157,9 +157,12 @@ class SessionHeader(Widget):
         if bad or unknown:
             line2.append("   ⚠ ", style="bold yellow")
             line2.append(f"{bad} malformed · {unknown} unknown (h)", style="yellow")
+        own = f"{m.format.NAME.capitalize()} stream-json"
         if state == "foreign":
-            line2.append(f"   no {m.format.NAME.capitalize()} stream-json events: another agent's stream?",
-                         style="bold yellow")
+            guess = f"a {m.other_agent} stream?" if m.other_agent else "another agent's stream?"
+            line2.append(f"   no {own} events: {guess}", style="bold yellow")
+        elif m.other_agent:
+            line2.append(f"   a {m.other_agent} stream, read as {own} as far as it goes", style="bold yellow")
         if len(m.sessions) > 1:
             line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
         if self.progress is not None:
