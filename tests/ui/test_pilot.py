@@ -922,3 +922,19 @@ async def test_the_header_names_another_agents_stream():
         async with app.run_test(size=(160, 40)) as pilot:
             await settle(pilot)
             assert want in _plain(app, app.header), _plain(app, app.header)
+
+
+async def test_the_transcript_title_says_whether_it_follows():
+    """Scrolling up stops the transcript following new text; its title says so, as the tool
+    list's does, and f (or End) brings it back."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.transcript.border_title == "Transcript · following"
+        app.transcript.focus()
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert app.transcript.border_title == "Transcript"
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.transcript.border_title == "Transcript · following"

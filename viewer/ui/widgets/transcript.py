@@ -55,7 +55,16 @@ class Transcript(BlockView):
 
     # -- following ------------------------------------------------------------------
     # Moving up stops following the newest text (so streaming never pulls the view away);
-    # End (or f) starts it again.
+    # End (or f) starts it again.  The title says which, like the tool list's.
+    @property
+    def follow(self) -> bool:
+        return self._follow
+
+    @follow.setter
+    def follow(self, on: bool) -> None:
+        self._follow = on
+        self.border_title = "Transcript · following" if on else "Transcript"
+
     def action_scroll_up(self) -> None:
         self.follow = False
         super().action_scroll_up()
