@@ -80,7 +80,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 # -- helpers -----------------------------------------------------------------
 
 
-def decode_bytes(data: bytes, chunks: list[int] | None = None, runs: bool = False):
+def decode_bytes(data: bytes, chunks: list[int] | None = None, runs: bool = False, clock: bool = False):
     """Decode ``data`` (optionally fed in chunks of the given sizes; with ``runs``, text deltas
     gathered into runs as the TUI's feeds do).
 
@@ -89,7 +89,8 @@ def decode_bytes(data: bytes, chunks: list[int] | None = None, runs: bool = Fals
     from viewer.core.formats import cursor
     from viewer.core.sources import Ingest
 
-    ing = Ingest(runs=cursor.run_line if runs else None)
+    ticks = iter(range(1, 1 << 30))  # a clock that moves at every chunk: arrival times are kept
+    ing = Ingest(runs=cursor.run_line if runs else None, clock=(lambda: float(next(ticks))) if clock else None)
     recs = []
     if chunks is None:
         recs.extend(ing.feed(data))
@@ -103,11 +104,13 @@ def decode_bytes(data: bytes, chunks: list[int] | None = None, runs: bool = Fals
     return recs, ing.decoder
 
 
-def model_of(data: bytes, end: bool = True, chunks: list[int] | None = None, runs: bool = False):
-    """Decode ``data`` and reduce it: returns ``(model, records, decoder)``."""
+def model_of(data: bytes, end: bool = True, chunks: list[int] | None = None, runs: bool = False,
+             clock: bool = False):
+    """Decode ``data`` and reduce it: returns ``(model, records, decoder)``.  ``clock``: a live
+    source's arrival times (one tick per chunk)."""
     from viewer.core.model import StreamModel
 
-    recs, dec = decode_bytes(data, chunks, runs)
+    recs, dec = decode_bytes(data, chunks, runs, clock)
     m = StreamModel()
     for r in recs:
         m.apply(r)
@@ -136,10 +139,11 @@ def model_state(m) -> list:
            m.mirrored, m.duplicates, m.ended]
     for s in m.sessions:
         out.append((s.index, s.session_id, s.events, s.first_line, s.last_line, s.first_ms, s.last_ms,
-                    s.said_anything, s.empty_deltas, s.state, s.ended, s.init_line, len(s.notices)))
+                    s.first_arrival, s.last_arrival, s.said_anything, s.empty_deltas, s.state, s.ended,
+                    s.init_line, len(s.notices)))
         out.extend((b.kind, b.line, b.text, b.ref, b.open) for b in s.blocks)
-        out.extend((t.call_id, t.status, t.label, t.target, t.detail, t.block, t.start_line, t.end_line)
-                   for t in s.tools)
+        out.extend((t.call_id, t.status, t.label, t.target, t.detail, t.block, t.start_line, t.end_line,
+                    t.start_arrival, t.end_arrival) for t in s.tools)
     return out
 
 

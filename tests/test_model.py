@@ -824,3 +824,30 @@ def test_a_result_block_holds_only_what_the_transcript_does_not_show(h):
     assert s.blocks[-1].kind == "result" and s.blocks[-1].text == "First part."
     m, _, _ = apply_all(init() + user() + assistant("Same.", ts=1) + result("Same."), h)
     assert not m.sessions[0].result_mismatch and m.sessions[0].blocks[-1].text == ""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_a_claude_code_stream_joined_midway_is_noted_by_every_print_mode(tmp_path, capsys, fmt):
+    """No init and no hooks: only the messages' content tells (tool_use, tool_result parts)."""
+    from viewer.cli import main
+
+    data = _other_agent("claude/maestro__02_tool_use_allowed.ndjson")
+    keep = [ln for ln in data.splitlines(keepends=True)
+            if b'"subtype":"init"' not in ln and b"hook_" not in ln and b"rate_limit" not in ln]
+    path = tmp_path / "midway.ndjson"
+    path.write_bytes(b"".join(keep))
+    with pytest.raises(SystemExit):
+        main(["--print", "--output-format", fmt, str(path)])
+    assert "looks like a Claude Code stream" in capsys.readouterr().err
+
+
+def test_after_a_restart_whose_stream_it_is_is_told_again(h):
+    """--follow: a Claude Code file replaced by a Cursor one must not keep the Claude note."""
+    m, _, _ = h.model_of(_other_agent("claude/maestro__01_simple_no_tool.ndjson"), end=False)
+    assert m.other_agent == "Claude Code"
+    m.restart()
+    from tests.conftest import SAMPLES_DIR
+
+    for r in h.decode((SAMPLES_DIR / "demo_session.ndjson").read_bytes())[0]:
+        m.apply(r)
+    assert m.other_agent == ""

@@ -105,9 +105,11 @@ def test_real_and_sample_streams_give_the_same_model_with_runs(real_streams):
     for name, data in streams.items():
         want = model_state(model_of(data)[0])
         for size in (1 << 20, 997, 61):
-            m, recs, dec = model_of(data, runs=True, chunks=[size] * (len(data) // size))
+            chunks = [size] * (len(data) // size)
+            m, recs, dec = model_of(data, runs=True, chunks=chunks, clock=True)
             check_accounting(recs, dec)
-            assert model_state(m) == want, (name, size)
+            assert model_state(m) == model_state(model_of(data, chunks=chunks, clock=True)[0]), (name, size)
+            assert model_state(model_of(data, runs=True, chunks=chunks)[0]) == want
             gathered += sum(r.count for r in recs if isinstance(r, Run))
     assert gathered > 1000  # the streams do have runs: the comparison means something
 
@@ -117,7 +119,8 @@ DELTAS = [
     thinking("a"), thinking(""), thinking("b c"), thinking("a", sid="s2"), thinking("x", sid=None),
     thinking("t", ts=None), line({"type": "thinking", "subtype": "delta", "text": 5, "session_id": "s1"}),
     said("a"), said(""), said("ab"), said("b"), said("a", sid="s2"), said("z", sid=None), said("ab", call="t1"),
-    said("a", ts=None), line({"type": "assistant", "message": "plain", "session_id": "s1", "timestamp_ms": 3}),
+    said("a", ts=None), said("", ts=4), said("", ts=5), thinking("d", ts=9), thinking("e", ts=0),
+    line({"type": "assistant", "message": "plain", "session_id": "s1", "timestamp_ms": 3}),
     line({"type": "assistant", "message": {"content": [{"type": "text", "text": "p"}, {"type": "image"}]},
           "session_id": "s1", "timestamp_ms": 3}),
     line({"type": "assistant", "message": {"content": [{"type": "text", "text": "q"}, {"text": "r"}]},
@@ -138,9 +141,9 @@ def test_runs_never_change_the_model(picks, seed):
     data = b"".join(DELTAS[i] for i in picks)
     rnd = random.Random(seed)
     chunks = [rnd.randint(1, 200) for _ in range(len(data) // 50 + 1)]
-    m, recs, dec = model_of(data, runs=True, chunks=chunks)
+    m, recs, dec = model_of(data, runs=True, chunks=chunks, clock=True)
     check_accounting(recs, dec)
-    assert model_state(m) == model_state(model_of(data)[0])
+    assert model_state(m) == model_state(model_of(data, chunks=chunks, clock=True)[0])
 
 
 def test_the_app_feeds_gather_runs_and_a_plain_model_applies_them():
@@ -166,3 +169,38 @@ def test_a_copy_of_a_runs_last_line_is_still_a_mirrored_duplicate():
     assert any(isinstance(r, Run) for r in recs) and m.mirrored
     assert m.sessions[0].blocks[0].text == "abc" and m.duplicates == 2
     assert model_state(m) == model_state(model_of(data)[0])
+
+
+def test_a_rejoined_copy_of_a_runs_last_line_is_a_mirrored_duplicate_too():
+    """An event split over two lines (an unescaped newline) is compared with the event before by
+    its object: after a run, that is the run's last line."""
+    split = b'{"type":"thinking","subtype":"delta","text":"a\nb","session_id":"s1","timestamp_ms":1} \n'
+    data = INIT + INIT + thinking("x") + thinking("y") + thinking("a\nb") + split
+    m, recs, _ = model_of(data, runs=True)
+    assert isinstance(recs[3], Run) and m.mirrored
+    assert m.sessions[0].blocks[0].text == "xya\nb" and m.duplicates == 2
+    assert model_state(m) == model_state(model_of(data)[0])
+
+
+def test_a_run_names_the_first_block_it_touched_and_any_later_one_is_new():
+    """The UI redraws the block a delta names and measures new blocks itself: a re-send in the
+    middle of a run closes the open block (it must be named) and opens a new one after it."""
+    m = StreamModel()
+    recs, _ = _decode(INIT + said("a") + said("b") + said("ab") + said("c"))
+    assert isinstance(recs[-1], Run) and recs[-1].texts == ["b", "ab", "c"]
+    for r in recs[:-1]:
+        m.apply(r)
+    before = len(m.sessions[0].blocks)
+    d = m.apply(recs[-1])
+    blocks = m.sessions[0].blocks
+    assert d.block == 0 and blocks[0].text == "ab" and not blocks[0].open
+    assert len(blocks) == before + 1 and blocks[1].text == "c" and blocks[1].open
+
+
+def test_live_arrival_times_are_the_same_with_runs():
+    data = INIT + b"".join(thinking(t) for t in "abcdefgh") + said("x") + said("y")
+    chunks = [40] * (len(data) // 40)
+    m = model_of(data, runs=True, chunks=chunks, clock=True)[0]
+    s = m.sessions[0]
+    assert s.first_arrival is not None and s.last_arrival > s.first_arrival + 3
+    assert model_state(m) == model_state(model_of(data, chunks=chunks, clock=True)[0])

@@ -104,9 +104,12 @@ class Run:
     offset: int
     length: int
     texts: list[str]
-    first_ms: int | None  # the first and the latest timestamp_ms of the lines
+    first_ms: int | None  # the first and the highest timestamp_ms of the lines
     last_ms: int | None
     arrival: float | None = None
+    #: The last line's object and length (the model compares the next event with that line).
+    last_data: dict[str, Any] | None = None
+    last_length: int = 0
 
     @property
     def count(self) -> int:
@@ -245,10 +248,13 @@ class Decoder:
                 if r is not None and key is not None and r[0] == key[0] and r[1] == key[1]:
                     ts = r[3]
                     if run is None:
-                        run = Run(r[0], key[2], r[1], self.lines_seen, off, length, [r[2]], ts, ts, arrival)
+                        run = Run(r[0], key[2], r[1], self.lines_seen, off, length, [r[2]], ts, ts, arrival, obj,
+                                  length)
                     else:
                         run.texts.append(r[2])
                         run.length = off + length - run.offset
+                        run.last_data = obj
+                        run.last_length = length
                         if ts is not None:
                             if run.first_ms is None:
                                 run.first_ms = ts

@@ -281,11 +281,6 @@ def _unsaid(result: str, said: str) -> str:
 MAX_MALFORMED_KEPT = 10_000
 
 
-#: ``StreamModel._prev`` after a :class:`Run`: an event the next one can never repeat (its
-#: lines were compared as they were decoded; see ``apply_event``).
-_AFTER_RUN = Event(0, 1, 0, -1, {})
-
-
 class StreamModel:
     """All sessions of one input stream, plus what could not be parsed."""
 
@@ -388,6 +383,7 @@ class StreamModel:
         self._current = None
         self._restarted_at = len(self.sessions)
         self._prev = None
+        self.other_agent = ""  # another file now: whose stream it is is told again
         return Delta(Change.ENDED | Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, len(self.sessions) - 1)
 
     def apply_event(self, ev: Event) -> Delta:
@@ -436,7 +432,8 @@ class StreamModel:
         self.events += n
         self.lines_in_events += n
         self.event_types[run.type or "(no type)"] += n
-        self._prev = _AFTER_RUN
+        # The next event is compared with the run's last line, as it would be without runs.
+        self._prev = Event(run.end_line, 1, 0, run.last_length, run.last_data or {})
         session, created = self._route(run.session_id, False)
         session.events += n
         if not session.first_line:

@@ -225,6 +225,11 @@ class JsonPrinter(Printer):
         return EXIT_OK
 
 
+#: ``--print`` json and stream-json look at this many first events for another agent's signs
+#: (text mode, which builds the model, also sees them in unknown content later on).
+SNIFF_EVENTS = 200
+
+
 class RunOutcome:
     """How the run an input ends in went, from raw events read cheaply: which session the
     input ends in, that session's latest result, and whether there were events at all."""
@@ -243,7 +248,9 @@ class RunOutcome:
         sid, marker = self.format.run_marker(data)
         if marker == "unknown":
             self.unknown += 1
-        if marker and marker != "result" and not self.other_agent:  # an init or an unknown type
+        if not self.other_agent and (self.events <= SNIFF_EVENTS or marker in ("init", "unknown")):
+            # Every init and unknown type, and the first events (a stream joined mid-way starts
+            # with messages): cheap enough there, not on every delta of a long run.
             self.other_agent = sniff_agent(data)
         if sid is not None:
             self.current = sid

@@ -12,6 +12,7 @@ Rules, applied everywhere in the UI:
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import functools
 import re
@@ -102,30 +103,30 @@ def safe_line(text: str, limit: int | None = None, style: str = "") -> Text:
     return Text(one_line(text, limit), style=style, no_wrap=True, overflow="ellipsis")
 
 
-class _Markdown(Markdown):
+class _SharedParser:
     """Rich's Markdown with one parser for all.  ``Markdown()`` builds a new ``MarkdownIt``
     each time: 0.4 ms, ten times the parse of a short segment, and the open segment of a live
-    run is drawn again at every frame.  A parser keeps no state between ``parse`` calls; a
-    test checks that both render alike."""
+    run is drawn again at every frame.  A parser keeps no state between ``parse`` calls.  Each
+    Markdown is a copy of one built once (so it has every attribute Rich's ``__init__`` sets),
+    given its own text; a test checks that both render alike."""
 
-    _parser: MarkdownIt | None = None
+    template: Markdown | None = None
+    parser: MarkdownIt | None = None
 
-    def __init__(self, markup: str, style: str = "none") -> None:
-        parser = _Markdown._parser
-        if parser is None:
-            parser = _Markdown._parser = MarkdownIt().enable("strikethrough").enable("table")
-        self.markup = markup
-        self.parsed = parser.parse(markup)
-        self.code_theme = CODE_THEME
-        self.justify = None
-        self.style = style
-        self.hyperlinks = False
-        self.inline_code_lexer = None
-        self.inline_code_theme = CODE_THEME
+    @classmethod
+    def markdown(cls, markup: str, style: str) -> Markdown:
+        if cls.template is None:
+            cls.template = Markdown("", code_theme=CODE_THEME, hyperlinks=False, inline_code_theme=CODE_THEME)
+            cls.parser = MarkdownIt().enable("strikethrough").enable("table")
+        md = copy.copy(cls.template)
+        md.markup = markup
+        md.parsed = cls.parser.parse(markup)  # type: ignore[union-attr]
+        md.style = style
+        return md
 
 
 def markdown(text: str, style: str = "none") -> Markdown:
-    return _Markdown(clean(text), style=style)
+    return _SharedParser.markdown(clean(text), style)
 
 
 def truncate_body(body: str) -> tuple[str, str]:
