@@ -20,6 +20,17 @@ def live_demo():
     return sample("demo_session.ndjson").splitlines(keepends=True), feed, app
 
 
+def _screen_rows(app) -> str:
+    """The whole screen (modal screens too) as plain text, a line per row."""
+    import re
+
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, t in re.findall(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>',
+                              app.export_screenshot()):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(t).replace("\xa0", " ")))
+    return "\n".join("".join(t for _, t in sorted(r)) for _, r in sorted(rows.items()))
+
+
 def _plain(app, widget) -> str:
     """What a widget shows, as plain text."""
     return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
@@ -912,14 +923,14 @@ async def test_the_header_names_another_agents_stream():
     which agent's stream it looks like, so what is listed as unknown is no surprise."""
     from tests.conftest import REAL_CURSOR_DIR
 
-    cases = [("claude/maestro__02_tool_use_allowed.ndjson", "a Claude Code stream, read as Cursor stream-json"),
-             ("codex/agentcmd__stream-output-1.ndjson", "no Cursor stream-json events: a Codex stream?")]
+    cases = [("claude/maestro__02_tool_use_allowed.ndjson", "⚠ Claude Code stream: partly readable (h)"),
+             ("codex/agentcmd__stream-output-1.ndjson", "⚠ not Cursor stream-json: a Codex stream?")]
     for name, want in cases:
         path = REAL_CURSOR_DIR.parent / name
         if not path.exists():
             continue
         app = make_app(path.read_bytes())
-        async with app.run_test(size=(160, 40)) as pilot:
+        async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             assert want in _plain(app, app.header), _plain(app, app.header)
 
@@ -938,3 +949,108 @@ async def test_the_transcript_title_says_whether_it_follows():
         await pilot.press("f")
         await pilot.pause()
         assert app.transcript.border_title == "Transcript · following"
+
+
+async def test_the_full_screen_detail_of_a_running_call_shows_its_completion():
+    """Enter on a call still running, then its completion arrives: the full-screen view (like the
+    pane) shows the outcome instead of 'running' for ever."""
+    from tests.conftest import decode_bytes
+
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    start = next(i for i, ln in enumerate(lines) if b'"subtype":"started"' in ln and b"shellToolCall" in ln)
+    call_id = orjson.loads(lines[start])["call_id"]
+    done = next(i for i, ln in enumerate(lines) if b'"subtype":"completed"' in ln
+                and orjson.loads(ln).get("call_id") == call_id)
+    app = make_app(b"".join(lines[: start + 1]), live=True, eof=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        s = app.session
+        app.timeline.follow = False
+        app.timeline.select_tool(len(s.tools) - 1)
+        await pilot.press("enter")
+        await pilot.pause()
+        view = app.screen.query_one("#zoom-detail")
+        assert "running" in _plain(app, view)
+        recs, _ = decode_bytes(b"".join(lines[: done + 1]))
+        app.model.apply(recs[-1])  # the completion arrives
+        assert s.tools[-1].status != "running"
+        await pilot.pause(0.4)
+        shown = _plain(app, view)
+        assert "running" not in shown.split("kind")[0] and s.tools[-1].status in shown, shown
+
+
+async def test_the_detail_pane_catches_up_when_a_narrow_window_is_widened():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.resize_terminal(80, 24)  # no room for the detail pane
+        await pilot.pause()
+        assert not app.detail.display
+        app.timeline.follow = False
+        app.timeline.select_tool(2)
+        await pilot.pause()
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.2)
+        assert app.detail.display and app.detail.tool is app.session.tools[2]
+
+
+async def test_n_takes_in_what_arrived_or_was_shown_since_the_search():
+    """n searches again when the run grew or the thinking was shown, and goes on from the
+    block it showed last; stepping past the last hit says it starts from the top again."""
+    from tests.conftest import decode_bytes
+
+    data = sample("demo_session.ndjson")
+    lines = data.splitlines(keepends=True)
+    half = len(lines) // 2
+    app = make_app(b"".join(lines[:half]), live=True, eof=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_search("decimal")
+        await pilot.pause()
+        first = list(app._search_hits)
+        assert first and app._search_pos == 0
+        for r in decode_bytes(data)[0]:  # the rest of the run arrives
+            if r.line > half:
+                app.model.apply(r)
+        await pilot.press("t")  # and the thinking is shown
+        await pilot.press("n")
+        await pilot.pause()
+        hits = app._search_hits
+        assert len(hits) > len(first) and hits[app._search_pos] > first[0]
+        assert hits[app._search_pos] == min(h for h in hits if h > first[0])
+        for _ in range(len(hits)):  # to the last hit
+            if app._search_pos == len(hits) - 1:
+                break
+            await pilot.press("n")
+        await pilot.press("n")
+        await pilot.pause()
+        assert app._search_pos == 0
+        assert app._notifications and list(app._notifications)[-1].message.endswith("(from the top)")
+
+
+async def test_a_binary_file_says_one_line_could_not_be_parsed_in_plain_words():
+    elf = b"\x7fELF\x02\x01\x01\x00" + bytes(b for b in range(256) if b != 10) * 4
+    app = make_app(elf)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "⚠ 1 line could not be parsed: press h" in _plain(app, app.header)
+        await pilot.press("h")
+        await pilot.pause()
+        shown = _screen_rows(app)
+        assert "0 events · 1 malformed line · 0 unknown events" in shown
+        assert "Event types" not in shown and "0 lines" not in shown
+
+
+async def test_the_health_screen_says_whose_stream_it_is():
+    from tests.conftest import REAL_CURSOR_DIR
+
+    path = REAL_CURSOR_DIR.parent / "claude" / "maestro__03_tool_use_denied.ndjson"
+    if not path.exists():
+        return
+    app = make_app(path.read_bytes())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        shown = _screen_rows(app)
+        assert "This looks like a Claude Code stream" in shown

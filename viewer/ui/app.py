@@ -9,6 +9,7 @@ import re
 import signal
 import threading
 import time
+from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -143,6 +144,7 @@ class AgentViewerApp(App[int]):
         self._last_absorb = 0.0
         self._ticks = 0
         self._search_hits: list[int] = []  # transcript block indices
+        self._search_seen: tuple[int, int, bool] = (0, 0, False)  # what the hits were found in
         self._search_pos = -1
         self._ended = False
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
@@ -151,6 +153,7 @@ class AgentViewerApp(App[int]):
         self._chained = False  # a pump is scheduled right after the current one (bulk load)
         self._detail_at = 0.0  # when the detail view was last brought up to date
         self._detail_timer: Timer | None = None
+        self._detail_stale = False  # the selection moved while the detail pane was hidden
         self._resets = 0  # truncations/replacements of a followed file seen so far
         self.greeting = ""  # shown once the screen is up (e.g. "this is the bundled demo")
         self._exit_requested = threading.Event()  # a termination signal arrived
@@ -206,6 +209,7 @@ class AgentViewerApp(App[int]):
             "detail": self.query_one("#detail", DetailView),
             "search": self.query_one("#search", Input),
         }
+        self._footer = self.query_one(Footer)
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
         self.header.model = self.model
@@ -342,6 +346,11 @@ class AgentViewerApp(App[int]):
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
         self._update_loading(redraw)
+        if self._detail_stale and self.detail.display:  # the window was made wide again
+            self._show_detail()
+        narrow = not self.detail.display  # keep every key in view: less padding, no palette key
+        self._footer.compact = narrow
+        self._footer.show_command_palette = not narrow
         self._check_feed_error()
         self._check_save()
         if not changed:
@@ -490,8 +499,10 @@ class AgentViewerApp(App[int]):
 
     def _show_detail(self) -> None:
         detail = self.detail
-        if not detail.display:
+        if not detail.display:  # a narrow window: shown when it is wide again (pump)
+            self._detail_stale = True
             return
+        self._detail_stale = False
         s = self.session
         idx = self.timeline.selected_index()
         tool = s.tools[idx] if s is not None and idx >= 0 else None
@@ -650,6 +661,23 @@ class AgentViewerApp(App[int]):
             self._search_hits = []
             return
         q = query.casefold()
+        hits = self._find_hits(s, q)
+        self._search_hits = hits
+        self._search_pos = -1
+        if not hits:
+            in_thinking = not self.transcript.show_thinking and any(
+                b.kind == "thinking" and q in _as_shown(b.text.casefold()) for b in s.blocks
+            )
+            hint = " (it is in the hidden thinking: t shows it)" if in_thinking else ""
+            self.notify(f"No match for {query!r}{hint}", severity="warning", timeout=3 if hint else 2,
+                        markup=False)  # the query is literal text
+            return
+        self.action_search_next(1)
+
+    def _find_hits(self, s: Session, q: str) -> list[int]:
+        """Blocks of ``s`` whose shown text contains ``q`` (casefolded); tool calls by their
+        label, target, summary and error."""
+        self._search_seen = (id(s), len(s.blocks), self.transcript.show_thinking)
         hits = []
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
@@ -662,17 +690,7 @@ class AgentViewerApp(App[int]):
             hay = hay.casefold()
             if q in hay or (b.kind in ("assistant", "thinking", "result") and q in _as_shown(hay)):
                 hits.append(i)
-        self._search_hits = hits
-        self._search_pos = -1
-        if not hits:
-            in_thinking = not self.transcript.show_thinking and any(
-                b.kind == "thinking" and q in _as_shown(b.text.casefold()) for b in s.blocks
-            )
-            hint = " (it is in the hidden thinking: t shows it)" if in_thinking else ""
-            self.notify(f"No match for {query!r}{hint}", severity="warning", timeout=3 if hint else 2,
-                        markup=False)  # the query is literal text
-            return
-        self.action_search_next(1)
+        return hits
 
     def action_search_next(self, step: int) -> None:
         hits = self._search_hits
@@ -686,6 +704,18 @@ class AgentViewerApp(App[int]):
             if not self.timeline.search:
                 self.notify("No search yet: / searches.", timeout=1.5)
             return
+        if self._search_seen != (id(s), len(s.blocks), self.transcript.show_thinking):
+            # More of the run arrived, or the thinking was shown or hidden: search again, and go
+            # on from the block the last step showed.
+            at = hits[self._search_pos] if 0 <= self._search_pos < len(hits) else -1
+            hits = self._search_hits = self._find_hits(s, self.timeline.search.casefold())
+            if not hits:
+                self.run_search(self.timeline.search)
+                return
+            # From the last hit at or before it (forward) or the first at or after it (back), the
+            # step lands on the hit after (before) that block, whether or not it is still a hit.
+            self._search_pos = (bisect_right(hits, at) - 1) if step > 0 else bisect_left(hits, at)
+        wrapped = not 0 <= self._search_pos + step < len(hits) and self._search_pos >= 0
         self._search_pos = (self._search_pos + step) % len(hits)
         bi = hits[self._search_pos]
         tr = self.transcript
@@ -700,8 +730,9 @@ class AgentViewerApp(App[int]):
             self.timeline.follow = False
             self.timeline.select_tool(b.ref)
         # Hits are blocks (a message, a call), each with its matches marked: say so.
-        self.notify(f"Block {self._search_pos + 1} of {len(hits)} containing {self.timeline.search!r}", timeout=1.5,
-                    markup=False)
+        where = (" (from the top)" if step > 0 else " (from the end)") if wrapped else ""
+        self.notify(f"Block {self._search_pos + 1} of {len(hits)} containing {self.timeline.search!r}{where}",
+                    timeout=1.5, markup=False)
 
     # -- command palette ----------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

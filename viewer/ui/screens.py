@@ -27,8 +27,8 @@ HELP_ROWS = [
     ("< >", "previous / next session when the stream holds several"),
     ("h", "stream health: malformed lines, unknown events"),
     ("Finding", ""),
-    ("/", "search the transcript and tool calls"),
-    ("n N", "next / previous search match"),
+    ("/", "search the transcript and the tool calls' summaries"),
+    ("n N", "next / previous block with a match"),
     ("s", "filter tool calls by status (cycles)"),
     ("c", "filter tool calls by kind (cycles)"),
     ("x", "clear filters and search"),
@@ -89,19 +89,30 @@ class HealthScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         m = self.model
+        def count(n: int, what: str) -> str:
+            return f"{n:,} {what}{'' if n == 1 else 's'}"
+
         summary = Text()
-        summary.append(f"{m.events:,} events", style="bold")
-        summary.append(f" from {m.lines_in_events:,} lines · ")
-        summary.append(f"{m.malformed_lines:,} malformed line{'' if m.malformed_lines == 1 else 's'}", style="bold yellow" if m.malformed_lines else "")
-        summary.append(f" · {m.unknown_events:,} unknown events", style="bold yellow" if m.unknown_events else "")
+        summary.append(count(m.events, "event"), style="bold")
+        if m.events:
+            summary.append(f" (on {count(m.lines_in_events, 'line')})")
+        summary.append(" · ")
+        summary.append(count(m.malformed_lines, "malformed line"), style="bold yellow" if m.malformed_lines else "")
+        summary.append(" · ")
+        summary.append(count(m.unknown_events, "unknown event"), style="bold yellow" if m.unknown_events else "")
         if self.blank_lines:
-            summary.append(f" · {self.blank_lines:,} blank lines")
-        types = Text("Event types: ", style="dim")
-        types.append(", ".join(f"{one_line(k, 40)} {v:,}" for k, v in m.event_types.most_common()))
+            summary.append(f" · {count(self.blank_lines, 'blank line')}")
         with VerticalScroll() as vs:
             vs.border_title = "Stream health"
             yield Static(summary)
-            yield Static(types)
+            if m.event_types:
+                types = Text("Event types: ", style="dim")
+                types.append(", ".join(f"{one_line(k, 40)} {v:,}" for k, v in m.event_types.most_common()))
+                yield Static(types)
+            if m.other_agent:
+                yield Static(Text(
+                    f"This looks like a {m.other_agent} stream. agent-viewer reads {m.format.NAME.capitalize()} "
+                    "stream-json: what it cannot read of this one is listed below as unknown.", style="bold yellow"))
             if m.malformed:
                 t = Table(title="Malformed lines", expand=True, title_justify="left")
                 t.add_column("line", justify="right", no_wrap=True)
@@ -154,6 +165,9 @@ class DetailScreen(ModalScreen[None]):
         view = self.query_one(DetailView)
         view.show(*self._args)
         view.focus()
+        # The call may still be running: its completion is drawn when it arrives (show() does
+        # nothing while the call is unchanged).
+        self.set_interval(0.25, lambda: view.show(*self._args))
 
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)

@@ -134,9 +134,13 @@ class DetailView(BlockView):
             grid.add_row("message", safe_text(t.error_text, style="red"))
         grid.add_row("kind", safe_line(t.kind_key, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
-        lines = f"{t.start_line}" if t.start_line else "?"
-        lines += f" → {t.end_line}" if t.end_line else (" → (running)" if t.status == "running" else " → (no completion)")
-        grid.add_row("lines", lines)
+        # Where its events are in the stream (line numbers; r shows them raw).
+        lines = f"line {t.start_line:,}" if t.start_line else "(no start)"
+        if t.end_line:
+            lines += f" → line {t.end_line:,}"
+        else:
+            lines += " → (running)" if t.status == "running" else " → (no completion)"
+        grid.add_row("events", lines)
         if t.duplicates:
             grid.add_row("duplicates", f"{t.duplicates} repeated event(s)")
         return Group(head, grid, Text(""))

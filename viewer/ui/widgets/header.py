@@ -78,7 +78,8 @@ class SessionHeader(Widget):
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
                 line1.append("  the input ended without a single JSON event")
                 if m.malformed_lines:
-                    line2.append(f"⚠ {m.malformed_lines} lines could not be parsed: press h to see them",
+                    n = m.malformed_lines
+                    line2.append(f"⚠ {n:,} line{'' if n == 1 else 's'} could not be parsed: press h to see them",
                                  style="bold yellow")
             elif self.live_label:  # a replay at its start
                 line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
@@ -127,6 +128,13 @@ class SessionHeader(Widget):
                 line1.append("  ")
                 line1.append_text(safe_line(shorten_path(one_line(init.cwd), min(60, room)), style="cyan"))
 
+        own = f"{m.format.NAME.capitalize()} stream-json"
+        # Another agent's stream: said first on the line, so a narrow window keeps it.
+        if state == "foreign":
+            guess = f"a {m.other_agent} stream?" if m.other_agent else "another agent's stream?"
+            line2.append(f"⚠ not {own}: {guess}   ", style="bold yellow")
+        elif m.other_agent:  # partly readable (Claude Code's types are Cursor's): its calls are not counted
+            line2.append(f"⚠ {m.other_agent} stream: partly readable (h)   ", style="bold yellow")
         counts = s.status_counts
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
         done = s.done_tools - failed - rejected  # each call counted once: the parts add up
@@ -157,12 +165,6 @@ class SessionHeader(Widget):
         if bad or unknown:
             line2.append("   ⚠ ", style="bold yellow")
             line2.append(f"{bad} malformed · {unknown} unknown (h)", style="yellow")
-        own = f"{m.format.NAME.capitalize()} stream-json"
-        if state == "foreign":
-            guess = f"a {m.other_agent} stream?" if m.other_agent else "another agent's stream?"
-            line2.append(f"   no {own} events: {guess}", style="bold yellow")
-        elif m.other_agent:
-            line2.append(f"   a {m.other_agent} stream, read as {own} as far as it goes", style="bold yellow")
         if len(m.sessions) > 1:
             line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
         if self.progress is not None:

@@ -55,7 +55,7 @@ class Timeline(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home,g", "first", "First", show=False),
         Binding("end,G", "last", "Last", show=False),
-        Binding("enter", "open", "Open", show=False),
+        Binding("enter", "open", "Open"),  # in a narrow window the only way to a call's detail
     ]
 
     cursor = reactive(0, always_update=True, init=False)
