@@ -260,13 +260,23 @@ def test_json_mode_truncated_run(h, real_dir):
     assert "Traceback" not in err
 
 
-def test_json_mode_failed_run_writes_no_json(capsys, tmp_path):
+def test_json_mode_writes_a_failed_runs_result_and_exits_1(capsys, tmp_path):
+    """Like the agent CLI: the result object with is_error true, for a CI job to parse."""
     p = tmp_path / "failed.ndjson"
     p.write_bytes(j(type="result", subtype="error", is_error=True, result="boom", session_id=SID))
     code, out, err = run_main(capsys, "--output-format", "json", str(p))
-    assert code != 0
-    assert out == ""
-    assert "boom" in err
+    assert code == 1
+    obj = json.loads(out)
+    assert obj["is_error"] is True and obj["subtype"] == "error" and obj["result"] == "boom"
+    assert "boom" in err and "no JSON written" not in err
+
+
+def test_json_mode_writes_no_json_when_there_is_no_result(capsys, tmp_path):
+    p = tmp_path / "cut.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID))
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code == 1 and out == ""
+    assert "ended without a result; no JSON written" in err
 
 
 # -- stream-json -----------------------------------------------------------------------
@@ -283,10 +293,11 @@ def test_stream_json_reemits_every_event(capsys, real_stream_path):
     data = real_stream_path.read_bytes()
     events = raw_events(data)
     code, out, err = run_main(capsys, "--output-format", "stream-json", str(real_stream_path))
-    json_code, _, json_err = run_main(capsys, "--output-format", "json", str(real_stream_path))
+    json_code, json_out, json_err = run_main(capsys, "--output-format", "json", str(real_stream_path))
     # Exit status and message as in json mode: 1 when the run did not end in success.
     assert code == json_code
     assert err == ("" if code == 0 else json_err.replace("; no JSON written", ""))
+    assert (json_out.strip() != "") == (b'"type":"result"' in data)  # a failed run's result too
     lines = out.splitlines()
     assert len(lines) == len(events)
     for line, ev in zip(lines, events, strict=True):

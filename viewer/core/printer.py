@@ -170,7 +170,8 @@ class TextPrinter(Printer):
 
 
 class JsonPrinter(Printer):
-    """Exactly the agent CLI's single result object, when the run succeeded.
+    """Exactly the agent CLI's single result object: the last run's result, whether it
+    succeeded or failed (the exit status says which).
 
     Only three things matter here: which session the input ends in, that
     session's latest result, and whether there were events at all.  So this
@@ -215,13 +216,16 @@ class JsonPrinter(Printer):
 
     def close(self) -> int:
         problem = self.runs.problem()
+        last = self.runs.last_result()
+        if last is not None and not self.each_result:
+            # The run's result object, also when it failed (is_error true: what a CI job parses).
+            self.out.write(orjson.dumps(self.runs.format.result_object(last)).decode() + "\n")
+            self.out.flush()
         if problem:
-            print(f"agent-viewer: {problem}; no JSON written", file=self.err)
+            why = "" if last is not None else "; no JSON written"  # no result to write
+            print(f"agent-viewer: {problem}{why}", file=self.err)
             return EXIT_RUN_FAILED
         self.runs.note_agent(self.err)
-        fmt = self.runs.format
-        self.out.write(orjson.dumps(fmt.result_object(self.runs.last_result())).decode() + "\n")
-        self.out.flush()
         return EXIT_OK
 
 
