@@ -145,3 +145,24 @@ def test_markdown_with_its_shared_parser_renders_as_richs_own():
             out.append(console.export_text(styles=True))
         assert out[0] == out[1]
         assert text is readme or "x = 1" in Text.from_ansi(out[1]).plain
+
+
+def test_wrapped_raw_json_keeps_its_indentation():
+    """A long value in the raw JSON view wraps under itself, two columns deeper than its line,
+    so the nesting stays readable; nothing of the text is lost."""
+    import orjson
+    from rich.console import Console
+
+    from viewer.ui.render import json_text
+
+    obj = {"a": {"b": {"command": "word " * 30, "blob": "x" * 100}}, "z": 1}
+    body = orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode()
+    console = Console(width=40, record=True, file=open("/dev/null", "w"))
+    console.print(json_text(body))
+    rows = console.export_text().splitlines()
+    assert all(len(r) <= 40 for r in rows)
+    at = next(i for i, r in enumerate(rows) if '"command"' in r)
+    depth = len(rows[at]) - len(rows[at].lstrip())
+    cont = rows[at + 1]
+    assert cont.startswith(" " * (depth + 2)) and cont.strip().startswith("word")
+    assert "".join(rows).replace(" ", "") == body.replace("\n", "").replace(" ", "")

@@ -265,6 +265,35 @@ def code(
     return syntax
 
 
+class _HangingLines:
+    """Highlighted lines whose wrapped parts keep the line's indentation, two columns deeper:
+    a long value in indented JSON does not break the shape of the nesting around it."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console, options):
+        width = max(1, options.max_width)
+        for line in self.text.split("\n", allow_blank=True):
+            plain = line.plain
+            indent = len(plain) - len(plain.lstrip(" "))
+            if indent + 2 + 20 > width:  # too deep for this width: wrap at the margin
+                indent = 0
+            if indent + len(plain) <= width or not plain:
+                yield line
+                continue
+            parts = line[indent:].wrap(console, width - indent - 2)
+            for i, part in enumerate(parts):
+                part.rstrip()
+                yield Text.assemble(" " * (indent + (2 if i else 0)), part, no_wrap=True)
+
+
+def json_text(body: str) -> _HangingLines:
+    """Indented JSON, highlighted; wrapped lines keep their indentation."""
+    syntax = Syntax("", "json", theme=CODE_THEME, background_color="default")
+    return _HangingLines(syntax.highlight(clean(body)))
+
+
 def diff(body: str) -> Syntax:
     return Syntax(clean(body), "diff", theme=CODE_THEME, word_wrap=True, background_color="default")
 

@@ -18,6 +18,7 @@ from viewer.ui.render import (
     code,
     diff,
     fmt_duration,
+    json_text,
     lexer_for,
     safe_line,
     safe_text,
@@ -207,5 +208,5 @@ class _Chunk:
         if self.kind == "terminal":
             return terminal_text(text)
         if self.kind == "json":
-            return code(text, "json", line_numbers=False, lexer="json")
+            return json_text(text)
         return safe_text(text)
