@@ -233,3 +233,11 @@ def test_recorder_ignores_writes_after_it_is_closed(tmp_path):
     rec.close()
     rec.write(b'{"type":"late"}\n')  # used to raise ValueError (I/O on a closed file)
     assert (tmp_path / "copy.ndjson").read_bytes() == b'{"type":"x"}\n'
+
+
+def test_start_at_past_the_end_says_pauses_were_shortened():
+    """The run's own duration (the header) can be longer than the replay: --start-at counts
+    replay time, and its error says why the two differ."""
+    times = [0.0, 1.0, 4.0]
+    with pytest.raises(ValueError, match=r"plays for 0:04 \(pauses longer than 3 s are shortened to 3 s"):
+        parse_start_at("10s", times, idle_limit=3.0)

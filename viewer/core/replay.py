@@ -95,8 +95,9 @@ def _clock(seconds: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
-def parse_start_at(value: str, times: Sequence[float]) -> int:
-    """``--start-at``: an event number (``120``) or a time (``90s``, ``1:30``) -> records to apply."""
+def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None = None) -> int:
+    """``--start-at``: an event number (``120``) or a time (``90s``, ``1:30``) -> records to apply.
+    Times are replay times: with ``idle_limit``, longer pauses were shortened (the error says so)."""
     v = value.strip()
     if re.fullmatch(r"\d+", v):
         if int(v) > len(times):
@@ -107,7 +108,9 @@ def parse_start_at(value: str, times: Sequence[float]) -> int:
         seconds = float(m.group(2)) + 60 * int(m.group(1) or 0)
         end = times[-1] if times else 0.0
         if int(seconds) > int(end):  # in whole seconds, as the replay bar shows the duration
-            raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}")
+            why = (f" (pauses longer than {idle_limit:g} s are shortened to {idle_limit:g} s; "
+                   "a larger --idle-limit keeps more of them)") if idle_limit else ""
+            raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}{why}")
         return bisect_right(times, seconds)
     raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")
 

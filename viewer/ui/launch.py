@@ -109,7 +109,7 @@ def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, pa
     replay = Replay(records, times, speed=speed, playing=not paused)
     if start_at:
         try:
-            replay.seek(parse_start_at(start_at, times))
+            replay.seek(parse_start_at(start_at, times, idle_limit))
         except ValueError as exc:
             raise SourceError(str(exc)) from None
     with terminal_stdout():
