@@ -7,7 +7,6 @@ import os
 import stat
 import sys
 import threading
-from importlib import resources
 
 import click
 
@@ -28,6 +27,8 @@ PROG = "agent-viewer"
 
 def demo_path() -> str:
     """The bundled demo stream (a copy of sample_streams/demo_session.ndjson)."""
+    from importlib import resources  # here, not at the top: 13 ms of every --print start
+
     return str(resources.files("viewer") / "demo" / "demo_session.ndjson")
 
 

@@ -190,12 +190,16 @@ class JsonPrinter(Printer):
 
     def _track(self, data: dict) -> None:
         if self.runs.track(data) == "result" and self.each_result:
-            self.out.write(orjson.dumps(self.runs.format.result_object(data)).decode() + "\n")
-            self.out.flush()
+            self._write_result(data)
+
+    def _write_result(self, data: dict) -> None:
+        self.out.write(orjson.dumps(self.runs.format.result_object(data)).decode() + "\n")
+        self.out.flush()
 
     def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
         dec = self.decoder
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+        track = self.runs.track
         for off, raw in lines:
             if dec.lines_seen and not dec.has_pending:  # line 1 may carry a BOM: decoder path
                 try:
@@ -205,7 +209,8 @@ class JsonPrinter(Printer):
                 if type(obj) is dict:
                     dec.lines_seen += 1
                     dec.events += 1
-                    self._track(obj)
+                    if track(obj) == "result" and self.each_result:
+                        self._write_result(obj)
                     continue
             for rec in dec.feed(raw, off):
                 self.handle(rec)
@@ -245,23 +250,29 @@ class RunOutcome:
         self.events = 0
         self.unknown = 0  # events of a type the format does not know
         self.other_agent = ""  # see formats.sniff_agent
+        self._run_marker = self.format.run_marker
 
     def track(self, data: dict) -> str:
-        """Take one raw event into account; returns what the format says of it (run_marker)."""
+        """Take one raw event into account; returns what the format says of it (run_marker).
+        This runs for every event of ``--print`` json and stream-json: most are neither an
+        init, a result nor unknown, and cost one call and two tests."""
         self.events += 1
-        sid, marker = self.format.run_marker(data)
-        if marker == "unknown":
-            self.unknown += 1
-        if not self.other_agent and (self.events <= SNIFF_EVENTS or marker in ("init", "unknown")):
-            # Every init and unknown type, and the first events (a stream joined mid-way starts
-            # with messages): cheap enough there, not on every delta of a long run.
-            self.other_agent = sniff_agent(data)
+        sid, marker = self._run_marker(data)
         if sid is not None:
             self.current = sid
-        if marker == "result":
-            self.results[self.current] = data
-        elif marker == "init":
-            self.results.pop(self.current, None)
+        if marker:
+            if marker == "result":
+                self.results[self.current] = data
+            else:
+                if marker == "init":
+                    self.results.pop(self.current, None)
+                else:
+                    self.unknown += 1
+                if not self.other_agent:  # every init and unknown type is looked at
+                    self.other_agent = sniff_agent(data)
+        elif self.events <= SNIFF_EVENTS and not self.other_agent:
+            # And the first events: a stream joined mid-way starts with messages.
+            self.other_agent = sniff_agent(data)
         return marker
 
     def last_result(self) -> dict | None:

@@ -13,7 +13,6 @@ import errno
 import os
 import selectors
 import stat
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -132,6 +131,8 @@ class SpoolStore(Store):
     """Keeps a copy of piped input in an anonymous temporary file."""
 
     def __init__(self) -> None:
+        import tempfile  # only pipes need it: not imported by every --print start
+
         self._file = tempfile.TemporaryFile(prefix="agent-viewer-")
         self._lock = threading.Lock()
         self.size = 0
