@@ -809,3 +809,22 @@ def test_json_follow_writes_each_result_as_it_comes(tmp_path):
         proc.terminate()
         proc.communicate(timeout=10)
     assert [json.loads(x)["result"] for x in out.splitlines()] == ["first", "second"]
+
+
+def test_json_follow_does_not_say_no_json_written_after_writing_results():
+    """--follow writes each result as it comes: a last run without one is reported, but not as
+    if nothing had been written."""
+    import io
+
+    from viewer.core.printer import JsonPrinter
+
+    out, err = io.StringIO(), io.StringIO()
+    p = JsonPrinter(out, err, each_result=True)
+    data = (j(type="system", subtype="init", session_id="a") + j(type="result", subtype="success",
+            is_error=False, result="ok", session_id="a") + j(type="system", subtype="init", session_id="b"))
+    from viewer.core.sources import LineSplitter
+
+    p.feed_lines(LineSplitter().feed(data))
+    assert p.finish() == 1
+    assert json.loads(out.getvalue())["result"] == "ok"
+    assert "ended without a result" in err.getvalue() and "no JSON written" not in err.getvalue()

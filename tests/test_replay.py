@@ -241,3 +241,8 @@ def test_start_at_past_the_end_says_pauses_were_shortened():
     times = [0.0, 1.0, 4.0]
     with pytest.raises(ValueError, match=r"plays for 0:04 \(pauses longer than 3 s are shortened to 3 s"):
         parse_start_at("10s", times, idle_limit=3.0)
+
+
+def test_start_at_past_the_end_with_no_pauses_at_all_says_so():
+    with pytest.raises(ValueError, match=r"plays for 0:01 \(--idle-limit 0 leaves every pause out\)"):
+        parse_start_at("30s", [0.0, 1.0, 1.5], idle_limit=0.0)

@@ -923,14 +923,14 @@ async def test_the_header_names_another_agents_stream():
     which agent's stream it looks like, so what is listed as unknown is no surprise."""
     from tests.conftest import REAL_CURSOR_DIR
 
-    cases = [("claude/maestro__02_tool_use_allowed.ndjson", "⚠ Claude Code stream: partly readable (h)"),
-             ("codex/agentcmd__stream-output-1.ndjson", "⚠ not Cursor stream-json: a Codex stream?")]
+    cases = [("claude/maestro__02_tool_use_allowed.ndjson", "⚠ Claude Code stream, partly read (h)"),
+             ("codex/agentcmd__stream-output-1.ndjson", "⚠ a Codex stream? (h)")]
     for name, want in cases:
         path = REAL_CURSOR_DIR.parent / name
         if not path.exists():
             continue
         app = make_app(path.read_bytes())
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with app.run_test(size=(60, 30)) as pilot:  # kept in a narrow window
             await settle(pilot)
             assert want in _plain(app, app.header), _plain(app, app.header)
 
@@ -1054,3 +1054,56 @@ async def test_the_health_screen_says_whose_stream_it_is():
         await pilot.pause()
         shown = _screen_rows(app)
         assert "This looks like a Claude Code stream" in shown
+
+
+async def test_a_replay_catches_up_the_detail_and_the_footer_after_a_resize():
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("end")  # the whole run
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        assert app._footer.compact and not app._footer.show_command_palette
+        app.timeline.follow = False
+        app.timeline.select_tool(2)
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.2)
+        assert app.detail.tool is app.session.tools[2]
+        assert not app._footer.compact and app._footer.show_command_palette
+
+
+async def test_the_palette_key_follows_the_window_width():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "palette" in _screen_rows(app).splitlines()[-1]
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        last = _screen_rows(app).splitlines()[-1]
+        assert "palette" not in last and "h Health" in last
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.2)
+        assert "palette" in _screen_rows(app).splitlines()[-1]
+
+
+async def test_n_finds_text_that_grew_inside_a_block_it_already_searched():
+    from tests.conftest import decode_bytes
+
+    def said(text: str, ts: int) -> bytes:
+        return orjson.dumps({"type": "assistant", "session_id": "s", "timestamp_ms": ts,
+                             "message": {"content": [{"type": "text", "text": text}]}}) + b"\n"
+
+    head = orjson.dumps({"type": "user", "session_id": "s",
+                         "message": {"content": [{"type": "text", "text": "find the needle"}]}}) + b"\n"
+    data = head + said("working on it", 1)
+    app = make_app(data, live=True, eof=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_search("needle")
+        await pilot.pause()
+        assert app._search_hits == [0]
+        more = decode_bytes(data + said(" ... found the needle", 2))[0][-1]
+        app.model.apply(more)  # the open block grows; no block is added
+        await pilot.press("n")
+        await pilot.pause()
+        assert app._search_hits == [0, 1] and app._search_pos == 1

@@ -166,3 +166,24 @@ def test_wrapped_raw_json_keeps_its_indentation():
     cont = rows[at + 1]
     assert cont.startswith(" " * (depth + 2)) and cont.strip().startswith("word")
     assert "".join(rows).replace(" ", "") == body.replace("\n", "").replace(" ", "")
+
+
+def test_wrapped_json_never_fails_at_tiny_widths_and_wraps_wide_characters_by_cells():
+    import orjson
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    from viewer.ui.render import json_text
+
+    body = orjson.dumps({"k": "x" * 28, "cjk": "漢字" * 20, "d": {"e": "w " * 40}},
+                        option=orjson.OPT_INDENT_2).decode()
+    for width in (2, 3, 10, 40):
+        console = Console(width=width, record=True, file=open("/dev/null", "w"))
+        console.print(json_text(body))
+        rows = console.export_text().splitlines()
+        assert all(cell_len(r) <= width for r in rows)
+        assert "".join(rows).replace(" ", "") == body.replace("\n", "").replace(" ", "")
+        if width == 40:
+            assert '  "k": "' + "x" * 28 + '",' in rows  # 39 columns: fits, not wrapped
+            at = next(i for i, r in enumerate(rows) if r.strip().startswith('"漢字') or '"cjk"' in r)
+            assert rows[at + 1].startswith("    ")  # wide characters hang under their key too

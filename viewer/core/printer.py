@@ -187,6 +187,7 @@ class JsonPrinter(Printer):
         self.runs = RunOutcome()
         #: --follow has no end of input to wait for: write each run's result object as it comes.
         self.each_result = each_result
+        self.written = 0  # result objects written
 
     def _track(self, data: dict) -> None:
         if self.runs.track(data) == "result" and self.each_result:
@@ -195,6 +196,7 @@ class JsonPrinter(Printer):
     def _write_result(self, data: dict) -> None:
         self.out.write(orjson.dumps(self.runs.format.result_object(data)).decode() + "\n")
         self.out.flush()
+        self.written += 1
 
     def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
         dec = self.decoder
@@ -224,10 +226,9 @@ class JsonPrinter(Printer):
         last = self.runs.last_result()
         if last is not None and not self.each_result:
             # The run's result object, also when it failed (is_error true: what a CI job parses).
-            self.out.write(orjson.dumps(self.runs.format.result_object(last)).decode() + "\n")
-            self.out.flush()
+            self._write_result(last)
         if problem:
-            why = "" if last is not None else "; no JSON written"  # no result to write
+            why = "" if self.written else "; no JSON written"  # no result at all to write
             print(f"agent-viewer: {problem}{why}", file=self.err)
             return EXIT_RUN_FAILED
         self.runs.note_agent(self.err)

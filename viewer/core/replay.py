@@ -108,8 +108,13 @@ def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None 
         seconds = float(m.group(2)) + 60 * int(m.group(1) or 0)
         end = times[-1] if times else 0.0
         if int(seconds) > int(end):  # in whole seconds, as the replay bar shows the duration
-            why = (f" (pauses longer than {idle_limit:g} s are shortened to {idle_limit:g} s; "
-                   "a larger --idle-limit keeps more of them)") if idle_limit else ""
+            if idle_limit is None:
+                why = ""
+            elif idle_limit == 0:
+                why = " (--idle-limit 0 leaves every pause out)"
+            else:
+                why = (f" (pauses longer than {idle_limit:g} s are shortened to {idle_limit:g} s; "
+                       "a larger --idle-limit keeps more of them)")
             raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}{why}")
         return bisect_right(times, seconds)
     raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")

@@ -144,7 +144,7 @@ class AgentViewerApp(App[int]):
         self._last_absorb = 0.0
         self._ticks = 0
         self._search_hits: list[int] = []  # transcript block indices
-        self._search_seen: tuple[int, int, bool] = (0, 0, False)  # what the hits were found in
+        self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
         self._search_pos = -1
         self._ended = False
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
@@ -154,6 +154,7 @@ class AgentViewerApp(App[int]):
         self._detail_at = 0.0  # when the detail view was last brought up to date
         self._detail_timer: Timer | None = None
         self._detail_stale = False  # the selection moved while the detail pane was hidden
+        self._narrow = False  # the footer is in its narrow form (see _sync_layout)
         self._resets = 0  # truncations/replacements of a followed file seen so far
         self.greeting = ""  # shown once the screen is up (e.g. "this is the bundled demo")
         self._exit_requested = threading.Event()  # a termination signal arrived
@@ -346,11 +347,7 @@ class AgentViewerApp(App[int]):
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
         self._update_loading(redraw)
-        if self._detail_stale and self.detail.display:  # the window was made wide again
-            self._show_detail()
-        narrow = not self.detail.display  # keep every key in view: less padding, no palette key
-        self._footer.compact = narrow
-        self._footer.show_command_palette = not narrow
+        self._sync_layout()
         self._check_feed_error()
         self._check_save()
         if not changed:
@@ -361,6 +358,20 @@ class AgentViewerApp(App[int]):
             # reader had nothing ready (a FIFO, a slow disk), wait for the tick: no busy loop.
             self._chained = True
             asyncio.get_running_loop().call_soon(self._pump_chained)
+
+    def _sync_layout(self) -> None:
+        """After a resize: the detail pane catches up if it was hidden while the selection
+        moved; below 100 columns the footer is compact and has no palette key, so every key
+        stays in view (it is rebuilt only when that changes)."""
+        shown = self.detail.display
+        if self._detail_stale and shown:
+            self._show_detail()
+        if shown == self._narrow:
+            self._narrow = not shown
+            footer = self._footer
+            footer.compact = self._narrow
+            footer.show_command_palette = shown
+            footer.refresh(recompose=True)
 
     def _pump_chained(self) -> None:
         self._chained = False
@@ -677,7 +688,7 @@ class AgentViewerApp(App[int]):
     def _find_hits(self, s: Session, q: str) -> list[int]:
         """Blocks of ``s`` whose shown text contains ``q`` (casefolded); tool calls by their
         label, target, summary and error."""
-        self._search_seen = (id(s), len(s.blocks), self.transcript.show_thinking)
+        self._search_seen = (id(s), s.events, self.transcript.show_thinking)
         hits = []
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
@@ -704,9 +715,10 @@ class AgentViewerApp(App[int]):
             if not self.timeline.search:
                 self.notify("No search yet: / searches.", timeout=1.5)
             return
-        if self._search_seen != (id(s), len(s.blocks), self.transcript.show_thinking):
-            # More of the run arrived, or the thinking was shown or hidden: search again, and go
-            # on from the block the last step showed.
+        if self._search_seen != (id(s), s.events, self.transcript.show_thinking):
+            # More of the run arrived (new blocks, or text or a call's summary that grew in
+            # place), or the thinking was shown or hidden: search again, and go on from the
+            # block the last step showed.
             at = hits[self._search_pos] if 0 <= self._search_pos < len(hits) else -1
             hits = self._search_hits = self._find_hits(s, self.timeline.search.casefold())
             if not hits:

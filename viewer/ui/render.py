@@ -276,16 +276,17 @@ class _HangingLines:
         width = max(1, options.max_width)
         for line in self.text.split("\n", allow_blank=True):
             plain = line.plain
-            indent = len(plain) - len(plain.lstrip(" "))
-            if indent + 2 + 20 > width:  # too deep for this width: wrap at the margin
-                indent = 0
-            if indent + len(plain) <= width or not plain:
+            if cell_len(plain) <= width:
                 yield line
                 continue
-            parts = line[indent:].wrap(console, width - indent - 2)
+            indent = len(plain) - len(plain.lstrip(" "))
+            hang = indent + 2
+            if hang + 20 > width:  # too deep for this width (or a tiny one): Rich wraps it
+                yield line
+                continue
+            parts = line[indent:].wrap(console, width - hang)
             for i, part in enumerate(parts):
-                part.rstrip()
-                yield Text.assemble(" " * (indent + (2 if i else 0)), part, no_wrap=True)
+                yield Text.assemble(" " * (indent if i == 0 else hang), part, no_wrap=True)
 
 
 def json_text(body: str) -> _HangingLines:

@@ -138,6 +138,7 @@ class ReplayApp(AgentViewerApp):
         self._absorb_deltas(deltas)
         if not deltas:
             self._tick_animations()
+        self._sync_layout()
         self.bar.refresh()
 
     def _absorb_deltas(self, deltas) -> None:

@@ -109,10 +109,13 @@ class HealthScreen(ModalScreen[None]):
                 types = Text("Event types: ", style="dim")
                 types.append(", ".join(f"{one_line(k, 40)} {v:,}" for k, v in m.event_types.most_common()))
                 yield Static(types)
-            if m.other_agent:
+            own = f"{m.format.NAME.capitalize()} stream-json"
+            if m.other_agent or m.foreign:
+                who = f"a {m.other_agent} stream" if m.other_agent else "another agent's stream"
+                what = "None of its events is" if m.foreign else "Not all of it is"
                 yield Static(Text(
-                    f"This looks like a {m.other_agent} stream. agent-viewer reads {m.format.NAME.capitalize()} "
-                    "stream-json: what it cannot read of this one is listed below as unknown.", style="bold yellow"))
+                    f"This looks like {who}. {what} {own}, which is what agent-viewer reads: "
+                    "what it cannot read is listed below as unknown.", style="bold yellow"))
             if m.malformed:
                 t = Table(title="Malformed lines", expand=True, title_justify="left")
                 t.add_column("line", justify="right", no_wrap=True)

@@ -128,13 +128,13 @@ class SessionHeader(Widget):
                 line1.append("  ")
                 line1.append_text(safe_line(shorten_path(one_line(init.cwd), min(60, room)), style="cyan"))
 
-        own = f"{m.format.NAME.capitalize()} stream-json"
         # Another agent's stream: said first on the line, so a narrow window keeps it.
+        # Short: the badge on the first line says UNKNOWN FORMAT; h says the rest.
         if state == "foreign":
-            guess = f"a {m.other_agent} stream?" if m.other_agent else "another agent's stream?"
-            line2.append(f"⚠ not {own}: {guess}   ", style="bold yellow")
+            guess = f"a {m.other_agent} stream" if m.other_agent else "another agent's stream"
+            line2.append(f"⚠ {guess}? (h)   ", style="bold yellow")
         elif m.other_agent:  # partly readable (Claude Code's types are Cursor's): its calls are not counted
-            line2.append(f"⚠ {m.other_agent} stream: partly readable (h)   ", style="bold yellow")
+            line2.append(f"⚠ {m.other_agent} stream, partly read (h)   ", style="bold yellow")
         counts = s.status_counts
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
         done = s.done_tools - failed - rejected  # each call counted once: the parts add up
