@@ -246,3 +246,43 @@ def test_start_at_past_the_end_says_pauses_were_shortened():
 def test_start_at_past_the_end_with_no_pauses_at_all_says_so():
     with pytest.raises(ValueError, match=r"plays for 0:01 \(--idle-limit 0 leaves every pause out\)"):
         parse_start_at("30s", [0.0, 1.0, 1.5], idle_limit=0.0)
+
+
+def test_a_saved_copy_of_a_replaced_followed_file_replays_with_the_old_run_ended(tmp_path):
+    """--follow --save: the followed file was replaced by another run.  The timing sidecar marks
+    the restart (old readers skip the line), and a replay ends the old run there, as the live view
+    did: its call still running becomes unfinished instead of running on through the next run."""
+    import orjson
+
+    from viewer.core.model import StreamModel
+    from viewer.core.record import Recorder, read_restarts, read_timing
+    from viewer.core.replay import with_restarts
+    from viewer.core.sources import iter_records
+
+    def line(**kw) -> bytes:
+        return orjson.dumps(kw) + b"\n"
+
+    old = line(type="system", subtype="init", session_id="a") + line(
+        type="tool_call", subtype="started", call_id="c1", session_id="a",
+        tool_call={"shellToolCall": {"args": {"command": "sleep 99"}}})
+    new = line(type="system", subtype="init", session_id="b") + line(
+        type="user", session_id="b", message={"content": [{"type": "text", "text": "again"}]})
+    path = tmp_path / "copy.ndjson"
+    followed = tmp_path / "run.ndjson"
+    followed.write_bytes(b"")
+    rec = Recorder(str(path), clock=iter(range(100)).__next__)
+    rec.write(old[:-1])  # the old file's last line has no newline yet: the copy gets one
+    rec.restarted(str(followed))
+    rec.write(new)
+    rec.close()
+    assert read_restarts(str(path)) == [len(old)]
+    assert read_timing(str(path)) is not None and all(len(p) == 2 for p in read_timing(str(path)))
+
+    with open(path, "rb") as f:
+        records = with_restarts(list(iter_records(f)), read_restarts(str(path)))
+    m = StreamModel()
+    for r in records:
+        m.apply(r)  # the whole copy, before the end of input
+    first, second = m.sessions
+    assert first.ended and first.tools[0].status == "unfinished"
+    assert not second.ended and second.prompt == "again"

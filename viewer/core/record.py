@@ -6,6 +6,9 @@ times go to a sidecar ``PATH.timing`` that ``--replay`` picks up::
 
     # agent-viewer timing v1
     <end offset of the bytes received>\t<milliseconds since the first byte>
+    <end offset>\t<milliseconds>\trestart      (--follow: the file started over here)
+
+Readers that know only the first kind of line skip the third (it has three fields).
 
 A write error (a full disk, say) stops the saving with a message; viewing
 goes on.
@@ -85,8 +88,24 @@ class Recorder:
                     self.error = f"saving to {self.path} stopped: it became the followed file"
                 self._closed = True
                 self._close_files()
-        elif self._mid_line:
-            self.write(b"\n")
+        else:
+            if self._mid_line:
+                self.write(b"\n")
+            self._mark("restart")
+
+    def _mark(self, what: str) -> None:
+        """A line in the timing sidecar saying ``what`` happened at this point of the copy."""
+        with self._lock:
+            if self._closed or self.error is not None:
+                return
+            now = self.clock()
+            ms = int((now - self._t0) * 1000) if self._t0 is not None else 0
+            try:
+                self._timing.write(f"{self.offset}\t{ms}\t{what}\n")
+                self._timing.flush()
+            except OSError as exc:
+                self.error = f"saving to {self.path} stopped: {os.strerror(exc.errno) if exc.errno else exc}"
+                self._close_files()
 
     def _close_files(self) -> None:
         for f in (self._data, self._timing):
@@ -99,6 +118,23 @@ class Recorder:
         with self._lock:
             self._closed = True
             self._close_files()
+
+
+def read_restarts(path: str) -> list[int]:
+    """Offsets in a ``--save`` copy where the followed file started over (truncated or replaced),
+    from its timing sidecar; a replay ends every run read before each."""
+    out: list[int] = []
+    try:
+        with open(timing_path(path), encoding="ascii", errors="replace") as f:
+            if not f.readline().startswith("# agent-viewer timing"):
+                return []
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 3 and parts[2] == "restart" and parts[0].isdigit():
+                    out.append(int(parts[0]))
+    except OSError:
+        return []
+    return out
 
 
 def read_timing(path: str) -> list[tuple[int, int]] | None:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from viewer.core import actions as A
-from viewer.core.decode import Event, Malformed, Record
+from viewer.core.decode import Event, Malformed, Record, Restart
 from viewer.core.formats import Format, get_format
 from viewer.core.model import Delta, StreamModel
 
@@ -31,8 +31,30 @@ DEFAULT_EVENT_S = 0.05
 DEFAULT_IDLE_LIMIT = 3.0
 
 
+def with_restarts(records: list[Record], offsets: Sequence[int]) -> list[Record]:
+    """``records`` of a ``--save`` copy with a :class:`Restart` where the followed file started
+    over (``offsets``, from the timing sidecar): the replay ends the runs before it, as the
+    live view did."""
+    if not offsets:
+        return records
+    out: list[Record] = []
+    marks = sorted(offsets)
+    k = 0
+    last_line = 0
+    for rec in records:
+        if not isinstance(rec, Restart):
+            while k < len(marks) and rec.offset >= marks[k]:
+                out.append(Restart(last_line))
+                k += 1
+            last_line = rec.end_line if isinstance(rec, Event) else rec.line
+        out.append(rec)
+    return out
+
+
 def _pace(rec: Record, fmt: Format) -> float:
     """A plausible time between the previous record and ``rec`` when the stream says nothing."""
+    if isinstance(rec, Restart):
+        return 0.0
     if isinstance(rec, Malformed):
         return DEFAULT_EVENT_S
     action = fmt.interpret(rec)
@@ -59,6 +81,9 @@ def schedule(
     if timing:
         ends = [e for e, _ in timing]
         for rec in records:
+            if isinstance(rec, Restart):  # at the time of what came before it
+                raw.append(raw[-1] if raw else 0.0)
+                continue
             end = rec.offset + rec.length
             i = bisect_left(ends, end)
             raw.append(timing[min(i, len(timing) - 1)][1] / 1000)

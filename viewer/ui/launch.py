@@ -98,13 +98,13 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
 
 def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, paused: bool = False,
                   idle_limit: float | None = 3.0) -> int:
-    from viewer.core.record import read_timing
-    from viewer.core.replay import Replay, parse_start_at, schedule
+    from viewer.core.record import read_restarts, read_timing
+    from viewer.core.replay import Replay, parse_start_at, schedule, with_restarts
     from viewer.core.sources import iter_records
     from viewer.ui.replay import ReplayApp
 
     with open(path, "rb") as f:
-        records = list(iter_records(f))
+        records = with_restarts(list(iter_records(f)), read_restarts(path))
     times = schedule(records, read_timing(path), idle_limit=idle_limit)
     replay = Replay(records, times, speed=speed, playing=not paused)
     if start_at:
