@@ -187,3 +187,18 @@ def test_wrapped_json_never_fails_at_tiny_widths_and_wraps_wide_characters_by_ce
             assert '  "k": "' + "x" * 28 + '",' in rows  # 39 columns: fits, not wrapped
             at = next(i for i, r in enumerate(rows) if r.strip().startswith('"漢字') or '"cjk"' in r)
             assert rows[at + 1].startswith("    ")  # wide characters hang under their key too
+
+
+def test_a_wrapped_json_value_keeps_its_closing_comma():
+    import orjson
+    from rich.console import Console
+
+    from viewer.ui.render import json_text
+
+    body = orjson.dumps({"call_id": "call-cfd2a8a0-0eb3-4b37-8cbb-22e7c0af305e-1\nfc_3e48061c-9d6d-9748-d1d9-48e0783c4549_0",
+                         "x": 1}, option=orjson.OPT_INDENT_2).decode()
+    console = Console(width=50, record=True, file=open("/dev/null", "w"))
+    console.print(json_text(body))
+    rows = [r.strip() for r in console.export_text().splitlines()]
+    assert "," not in rows and '",' not in rows
+    assert any(r.endswith('_0",') for r in rows)

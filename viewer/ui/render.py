@@ -284,7 +284,13 @@ class _HangingLines:
             if hang + 20 > width:  # too deep for this width (or a tiny one): Rich wraps it
                 yield line
                 continue
-            parts = line[indent:].wrap(console, width - hang)
+            body = line[indent:]
+            parts = body.wrap(console, width - hang)
+            tail = parts[-1].plain.strip()
+            if len(parts) > 1 and len(tail) <= 2 and tail and not tail[0].isalnum():
+                # Only the closing '",' or ',' was left for the last row: wrap a little
+                # narrower so that it goes with the end of the value.
+                parts = body.wrap(console, width - hang - len(tail) - 1)
             for i, part in enumerate(parts):
                 yield Text.assemble(" " * (indent if i == 0 else hang), part, no_wrap=True)
 
