@@ -828,3 +828,13 @@ def test_json_follow_does_not_say_no_json_written_after_writing_results():
     assert p.finish() == 1
     assert json.loads(out.getvalue())["result"] == "ok"
     assert "ended without a result" in err.getvalue() and "no JSON written" not in err.getvalue()
+
+
+def test_text_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
+    """Two runs in one file, the first failed: the exit status is the last run's, and stderr says
+    which earlier run did not succeed (a CI log must not hide it)."""
+    p = tmp_path / "two.ndjson"
+    p.write_bytes((SAMPLES_DIR / "failed_run.ndjson").read_bytes() + (SAMPLES_DIR / "reference_example.ndjson").read_bytes())
+    code, out, err = run_main(capsys, str(p))
+    assert code == 0
+    assert err.startswith("agent-viewer: session 1 of 2: the run failed: ConnectError")

@@ -1107,3 +1107,53 @@ async def test_n_finds_text_that_grew_inside_a_block_it_already_searched():
         await pilot.press("n")
         await pilot.pause()
         assert app._search_hits == [0, 1] and app._search_pos == 1
+
+
+async def test_paths_show_their_file_name_relative_to_the_runs_directory():
+    """Paths under the run's cwd (shown in the header) are relative; a path too long for the
+    tool list keeps its end, so the file name stays readable."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        rows = _plain(app, app.timeline)
+        assert "Edited file          …tool/totals.py" in rows
+        s = app.session
+        edit = next(t for t in s.tools if t.label == "Edited file")
+        assert edit.target.startswith("/home/maya/code/invoice-tool/")  # the model keeps it whole
+        marker = app.transcript._render(s, s.blocks[edit.block]).plain
+        assert "Edited file src/invoice_tool/totals.py" in marker and "/home" not in marker
+
+
+async def test_reading_the_detail_pane_stops_following_and_enter_opens_it_full_screen():
+    """While a run is live, the detail pane shows the newest call; scrolling it to read means
+    the user is reading: the list stops following (f brings it back). Enter there opens the
+    call full screen, raw JSON too if the pane shows raw JSON."""
+    app = make_app(sample("demo_session.ndjson"), live=True, eof=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.timeline.follow
+        shown = app.detail.tool
+        app.detail.focus()
+        await pilot.press("down")
+        await pilot.pause()
+        assert not app.timeline.follow and app.detail.tool is shown
+        await pilot.press("r")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen"
+        zoom = app.screen.query_one("#zoom-detail")
+        assert zoom.raw and zoom.tool is shown
+        await pilot.press("enter")  # not a second full-screen view on top
+        await pilot.pause()
+        assert len(app.screen_stack) == 2
+
+
+async def test_the_palette_offers_search_open_and_help():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Search", "Open the selected tool call", "Help: keys"} <= set(commands)
+        commands["Open the selected tool call"].callback()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen"

@@ -158,6 +158,15 @@ class TextPrinter(Printer):
             if cur.result is None:
                 self._finish(cur)
         self.out.flush()
+        if not m.foreign:
+            # Earlier runs of the input that did not succeed: the exit status is the last run's,
+            # but a CI log must not hide them.
+            for other in m.sessions:
+                if other is not cur and other.events:
+                    why = session_problem(other)
+                    if why:
+                        print(f"agent-viewer: session {other.index + 1} of {len(m.sessions)}: {why}",
+                              file=self.err)
         problem = session_problem(cur)
         if m.foreign:
             problem = foreign_problem(m.events - m.duplicates, m.format, m.other_agent) + "; each is listed as unknown"

@@ -118,6 +118,7 @@ class AgentViewerApp(App[int]):
         Binding("c", "cycle_kind", "Kind filter", show=False),
         Binding("x", "clear_filters", "Clear filters", show=False),
         Binding("h", "health", "Health"),
+        Binding("enter", "open_selected", "Open", show=False),  # from the transcript or detail pane
         Binding("less_than_sign", "session(-1)", "Prev session", show=False),
         Binding("greater_than_sign", "session(1)", "Next session", show=False),
     ]
@@ -560,7 +561,20 @@ class AgentViewerApp(App[int]):
         if s is None:
             return
         tool = s.tools[message.tool_index]
-        self.push_screen(DetailScreen(s, tool, self.load_event, self.model.format.tool_sections))
+        self.push_screen(DetailScreen(s, tool, self.load_event, self.model.format.tool_sections,
+                                      raw=self.detail.raw))
+
+    def action_open_selected(self) -> None:
+        """Enter outside the tool list: the selected call full screen (not from a modal screen)."""
+        s = self.session
+        idx = self.timeline.selected_index()
+        if s is not None and idx >= 0 and self.screen is self.screen_stack[0]:
+            self.push_screen(DetailScreen(s, s.tools[idx], self.load_event, self.model.format.tool_sections,
+                                          raw=self.detail.raw))
+
+    def on_detail_view_reading(self, message: DetailView.Reading) -> None:
+        if self.timeline.follow and message.view is self.detail:
+            self.timeline.follow = False  # the pane keeps the call being read; f follows again
 
     def on_transcript_tool_clicked(self, message: Transcript.ToolClicked) -> None:
         self.timeline.follow = False
@@ -743,6 +757,7 @@ class AgentViewerApp(App[int]):
             self.timeline.select_tool(b.ref)
         # Hits are blocks (a message, a call), each with its matches marked: say so.
         where = (" (from the top)" if step > 0 else " (from the end)") if wrapped else ""
+        self.clear_notifications()  # one toast for the latest step, not a pile of them
         self.notify(f"Block {self._search_pos + 1} of {len(hits)} containing {self.timeline.search!r}{where}",
                     timeout=1.5, markup=False)
 
@@ -753,6 +768,10 @@ class AgentViewerApp(App[int]):
         yield SystemCommand("Toggle raw JSON", "Raw events of the selected call", self.action_toggle_raw)
         yield SystemCommand("Toggle follow", "Keep the newest output in view", self.action_toggle_follow)
         yield SystemCommand("Stream health", "Malformed lines and unknown events", self.action_health)
+        yield SystemCommand("Search", "Search the transcript and the tool calls (/)", self.action_search)
+        yield SystemCommand("Open the selected tool call", "Full screen, with its arguments and output (Enter)",
+                            self.action_open_selected)
+        yield SystemCommand("Help: keys", "Every key of agent-viewer (?)", self.action_help)
         yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
         for status in self._statuses():
             yield SystemCommand(

@@ -54,6 +54,16 @@ def status_glyph(status: str, frame: int = 0) -> tuple[str, str]:
     return STATUS_GLYPHS.get(status, ("?", "yellow"))
 
 
+def under_cwd(target: str, session) -> str:
+    """A tool call's target shown relative to the run's working directory when it is a path
+    under it (the header shows that directory): the file name stays in view in a narrow column."""
+    init = getattr(session, "init", None)
+    cwd = init.cwd.rstrip("/") if init is not None and init.cwd else ""
+    if cwd and target.startswith(cwd) and target[len(cwd) : len(cwd) + 1] == "/" and len(target) > len(cwd) + 1:
+        return target[len(cwd) + 1 :]
+    return target
+
+
 def fmt_duration(ms: int | None) -> str:
     if ms is None:
         return ""

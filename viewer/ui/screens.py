@@ -156,9 +156,10 @@ class DetailScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, session, tool, loader, sections_fn) -> None:
+    def __init__(self, session, tool, loader, sections_fn, raw: bool = False) -> None:
         super().__init__()
         self._args = (session, tool, loader, sections_fn)
+        self._raw = raw  # as the pane shows it (r toggles here too)
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
@@ -166,6 +167,7 @@ class DetailScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         view = self.query_one(DetailView)
+        view.raw = self._raw
         view.show(*self._args)
         view.focus()
         # The call may still be running: its completion is drawn when it arrives (show() does

@@ -269,6 +269,12 @@ class BlockView(ScrollView, can_focus=True):
         if 0 <= index < len(self._heights):
             self.scroll_to(y=self._starts[index] - (0 if top else 2), animate=False, immediate=True, force=True)
 
+    def action_scroll_home(self) -> None:
+        """To the top at once (an animation over a long transcript took most of a second)."""
+        if not self.allow_vertical_scroll:
+            return
+        self.scroll_home(animate=False, immediate=True, x_axis=False, force=True)
+
     def action_scroll_end(self) -> None:
         """To the real end, at once: the heights of blocks far below are estimates that
         change when they are drawn, and an animation would land on the estimated end (then

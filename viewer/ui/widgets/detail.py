@@ -9,6 +9,8 @@ import orjson
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.events import MouseScrollDown, MouseScrollUp
+from textual.message import Message
 
 from viewer.core.detail import Section
 from viewer.core.model import Session, ToolCall
@@ -37,6 +39,41 @@ class DetailView(BlockView):
 
     BORDER_TITLE = "Detail"
     EXACT_NEW = 0  # a call's chunks are drawn when they come on screen
+
+    class Reading(Message):
+        """The user scrolled the detail: while they read it, the newest call must not replace it."""
+
+        def __init__(self, view: DetailView) -> None:
+            super().__init__()
+            self.view = view
+
+    # Scrolling by key or wheel says so (the app then stops following the newest call).
+    def _reading(self) -> None:
+        self.post_message(self.Reading(self))
+
+    def action_scroll_down(self) -> None:
+        self._reading()
+        super().action_scroll_down()
+
+    def action_scroll_up(self) -> None:
+        self._reading()
+        super().action_scroll_up()
+
+    def action_page_down(self) -> None:
+        self._reading()
+        super().action_page_down()
+
+    def action_page_up(self) -> None:
+        self._reading()
+        super().action_page_up()
+
+    def _on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
+        self._reading()
+        super()._on_mouse_scroll_down(event)
+
+    def _on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        self._reading()
+        super()._on_mouse_scroll_up(event)
 
     DEFAULT_CSS = """
     DetailView {

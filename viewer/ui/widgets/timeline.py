@@ -7,7 +7,7 @@ import time
 from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
-from textual.events import Click
+from textual.events import Click, MouseScrollUp
 from textual.geometry import Size
 from textual.markup import escape
 from textual.reactive import reactive
@@ -17,7 +17,7 @@ from textual.strip import Strip
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import fmt_duration, status_glyph
+from viewer.ui.render import fmt_duration, status_glyph, under_cwd
 
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
 
@@ -150,7 +150,7 @@ class Timeline(ScrollView, can_focus=True):
         both stay readable in a narrow pane."""
         s = self.session
         total = len(s.tools) if s else 0
-        title = f"Tool calls ({self.row_count}/{total})" if self.filtered else f"Tool calls ({total})"
+        title = f"Tool calls ({self.row_count:,}/{total:,})" if self.filtered else f"Tool calls ({total:,})"
         only = []
         if self.status_filter != "all":
             only.append(self.status_filter)
@@ -270,6 +270,10 @@ class Timeline(ScrollView, can_focus=True):
                 self.action_open()
             self.cursor = row
 
+    def _on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        self.follow = False  # reading back: the newest call must not pull the list down
+        super()._on_mouse_scroll_up(event)
+
     # -- drawing -----------------------------------------------------------------------
     def on_resize(self) -> None:
         self._cache.clear()
@@ -326,9 +330,25 @@ class Timeline(ScrollView, can_focus=True):
         text.append(num, style="dim")
         text.append(label, style="bold")
         summary_width = max(0, width - 2 - len(num) - len(label) - len(right))
-        summary = one_line(t.summary or t.error_text, 400)
-        if t.status in ("failed", "rejected") and t.error_text and t.error_text not in summary:
-            summary = f"{summary} · {one_line(t.error_text, 200)}" if summary else one_line(t.error_text, 200)
+        target = one_line(under_cwd(t.target, self.session), 400)
+        rest = [one_line(t.detail, 200)] if t.detail else []
+        error = one_line(t.error_text, 200)
+        if t.status in ("failed", "rejected") and error and error not in (t.target, t.detail):
+            rest.append(error)
+        if not target and not rest and error:
+            rest.append(error)
+        tail = " · ".join(rest)
+        if target and tail:
+            tail = f" · {tail}"
+        if len(target) + len(tail) > summary_width and "/" in target and " " not in target:
+            # A path: its end (the file name) says most.  It keeps the room the rest leaves, or
+            # the whole column when that is too little (the rest is in the detail pane).
+            room = summary_width - len(tail)
+            if room < 12:
+                room, tail = summary_width, ""
+            if len(target) > room >= 2:
+                target = "…" + target[-(room - 1):]
+        summary = target + tail
         stext = Text(summary, no_wrap=True, overflow="ellipsis")
         if self.search:
             stext.highlight_words([self.search], style="reverse", case_sensitive=False)

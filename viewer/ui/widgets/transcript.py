@@ -26,6 +26,7 @@ from viewer.ui.render import (
     safe_line,
     safe_text,
     status_glyph,
+    under_cwd,
 )
 from viewer.ui.widgets.blockview import BlockView
 
@@ -188,7 +189,7 @@ class Transcript(BlockView):
             line.append(f" {one_line(t.label, 100)}", style="bold")
             if t.target:
                 line.append(" ")
-                line.append_text(safe_line(t.target, 300, style="cyan"))
+                line.append_text(safe_line(under_cwd(t.target, s), 300, style="cyan"))
             if t.detail:
                 line.append(f" · {one_line(t.detail, 200)}", style="dim")
             dur = fmt_duration(t.duration_ms)
