@@ -345,8 +345,10 @@ def test_reads_stdin(h, real_dir, args):
     cp = run_cli(h, "--print", *args, input=data)
     assert cp.returncode == 0, cp.stderr
     out = cp.stdout.decode().splitlines()
-    assert "Ran terminal command sleep 4" in out and "Ran terminal command sleep 6" in out
-    assert out.index("Ran terminal command sleep 4") < out.index("Ran terminal command sleep 6")
+    four = next(i for i, x in enumerate(out) if is_tool_line(x, "Ran terminal command sleep 4"))
+    six = next(i for i, x in enumerate(out) if is_tool_line(x, "Ran terminal command sleep 6"))
+    assert four < six
+    assert out[four].endswith("(exit 0; 4.2 s)")  # a CI log says how each command went and how long
     assert out[-1] == "done"
 
 
@@ -370,8 +372,8 @@ def test_streams_output_before_stdin_closes(h):
         )
         proc.stdin.write(first)
         proc.stdin.flush()
-        got = ChildOutput(proc).until(b"Ran terminal command make build\n", timeout=4.0)
-        assert b"Ran terminal command make build\n" in got, "no output while stdin was still open"
+        got = ChildOutput(proc).until(b"Ran terminal command make build (exit 0)\n", timeout=4.0)
+        assert b"Ran terminal command make build (exit 0)\n" in got, "no output while stdin was still open"
         assert proc.poll() is None  # still waiting for more input
         assert b"make test" not in got  # the second call has not finished
         rest = (
@@ -705,7 +707,7 @@ def test_text_mode_lets_go_of_text_it_will_not_print():
     p.feed_lines(sp.feed(b"".join(lines)))
     assert p.finish() == 0
     printed = out.getvalue().splitlines()
-    assert printed[:2] == ["Ran terminal command echo 0", "Ran terminal command echo 1"]
+    assert printed[:2] == ["Ran terminal command echo 0 (exit 0)", "Ran terminal command echo 1 (exit 0)"]
     assert printed[-1] == "All done." and len(printed) == 302
     kept = sum(len(b.text) for s in p.model.sessions for b in s.blocks)
     assert kept < 100, f"{kept} characters of text kept"
@@ -737,7 +739,7 @@ def test_text_mode_lets_go_of_finished_calls_but_not_of_running_ones():
         if r == 5:
             continue  # both stay running: the stream never completes them
         lines += [call(b, "completed"), call(a, "completed")]
-        want += [f"Ran terminal command echo {b}", f"Ran terminal command echo {a}"]
+        want += [f"Ran terminal command echo {b} (exit 0)", f"Ran terminal command echo {a} (exit 0)"]
     lines.append(j(type="assistant", message={"content": [{"type": "text", "text": "Done."}]}, session_id=sid))
     out = io.StringIO()
     p = TextPrinter(out, io.StringIO())

@@ -1,4 +1,5 @@
-"""What the detail view of a tool call shows, as plain data (no UI)."""
+"""What the detail view of a tool call shows, as plain data (no UI), and how long a call took
+in words (the TUI and the text printer say it alike)."""
 
 from __future__ import annotations
 
@@ -20,3 +21,19 @@ class Section:
     body: str
     kind: str = "text"
     lang: str = ""
+
+
+def fmt_duration(ms: int | None) -> str:
+    """``812 ms``, ``12.2 s``, ``1m41s``, ``2h05m``; "" when not known."""
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms} ms"
+    s = ms / 1000
+    if s < 60:
+        return f"{s:.1f} s"
+    m, sec = divmod(int(s), 60)
+    if m < 60:
+        return f"{m}m{sec:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m"

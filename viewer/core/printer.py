@@ -13,6 +13,7 @@ from typing import BinaryIO, TextIO
 import orjson
 
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
+from viewer.core.detail import fmt_duration
 from viewer.core.formats import get_format, sniff_agent
 from viewer.core.model import Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, one_line
@@ -40,6 +41,11 @@ def tool_line(t: ToolCall) -> str:
         notes.append("unfinished")
     if t.error_text and t.status != "success":
         notes.append(t.error_text)
+    if t.status == "success":  # what a CI log reader checks: the exit code, the time
+        if t.detail.startswith("exit"):
+            notes.append(t.detail.split(" · ")[0])
+        if t.duration_ms is not None:
+            notes.append(fmt_duration(t.duration_ms))
     if notes:
         text += f" ({'; '.join(notes)})"
     return one_line(text, 400)  # labels, outcomes and signals come from the stream too

@@ -26,6 +26,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.strip import Strip
 
+from viewer.core.detail import fmt_duration  # noqa: F401 - used by the widgets from here
 from viewer.core.sanitize import clean, one_line
 
 #: The detail view renders a body in chunks of at most this many lines and characters, so
@@ -62,21 +63,6 @@ def under_cwd(target: str, session) -> str:
     if cwd and target.startswith(cwd) and target[len(cwd) : len(cwd) + 1] == "/" and len(target) > len(cwd) + 1:
         return target[len(cwd) + 1 :]
     return target
-
-
-def fmt_duration(ms: int | None) -> str:
-    if ms is None:
-        return ""
-    if ms < 1000:
-        return f"{ms} ms"
-    s = ms / 1000
-    if s < 60:
-        return f"{s:.1f} s"
-    m, s = divmod(int(s), 60)
-    if m < 60:
-        return f"{m}m{s:02d}s"
-    h, m = divmod(m, 60)
-    return f"{h}h{m:02d}m"
 
 
 def fmt_clock(seconds: float) -> str:
