@@ -1157,3 +1157,40 @@ async def test_the_palette_offers_search_open_and_help():
         commands["Open the selected tool call"].callback()
         await pilot.pause()
         assert type(app.screen).__name__ == "DetailScreen"
+
+
+async def test_a_run_cut_by_a_restart_says_why_it_ended():
+    """--follow: the file was truncated or replaced. The transcript says so where the run ends,
+    not only in a toast that goes away."""
+    from viewer.core.decode import Restart
+
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)[:40]
+    app = make_app(b"".join(lines), live=True, eof=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.model.apply(Restart(40))
+        s = app.session
+        end = s.blocks[-1]
+        assert end.kind == "end" and s.ended
+        shown = app.transcript._render(s, end).plain
+        assert shown.startswith("◌ The file started over here (truncated or replaced)") and "without a result" in shown
+        app.model.end()
+        assert [b.kind for b in s.blocks].count("end") == 1
+
+
+async def test_the_full_screen_detail_steps_to_the_next_and_previous_call():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.timeline.follow = False
+        app.timeline.select_tool(3)
+        await pilot.press("enter")
+        await pilot.pause()
+        zoom = app.screen.query_one("#zoom-detail")
+        assert zoom.tool.index == 3
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert zoom.tool.index == 4
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await pilot.pause()
+        assert zoom.tool.index == 2

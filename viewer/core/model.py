@@ -379,7 +379,7 @@ class StreamModel:
         """The source started over: every run read so far has ended (open calls become
         unfinished), and the next event begins a new run even if its id was seen before."""
         for s in self.sessions:
-            self._finish(s)
+            self._finish(s, why="The file started over here (truncated or replaced)")
         self._current = None
         self._restarted_at = len(self.sessions)
         self._prev = None
@@ -464,8 +464,9 @@ class StreamModel:
             self._finish(s)
         return Delta(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, self._current.index if self._current else -1)
 
-    def _finish(self, s: Session) -> None:
-        """No more events for this run: open calls are unfinished, open text closes."""
+    def _finish(self, s: Session, why: str = "") -> None:
+        """No more events for this run: open calls are unfinished, open text closes.  ``why``
+        (shown in the "end" block) says why it ended, when the stream says."""
         if s.ended:
             return
         s.ended = True
@@ -477,7 +478,7 @@ class StreamModel:
         if s.result is None and s.events and not self.foreign:
             # Shown as "ended without a result"; not for another agent's stream, whose runs
             # this format cannot tell (the header says UNKNOWN FORMAT).
-            self._add_block(s, "end", s.last_line)
+            self._add_block(s, "end", s.last_line, why)
 
     # -- per action ----------------------------------------------------------------
     def _add_block(self, s: Session, kind: str, line: int, text: str = "", ref: int = -1, open_: bool = False) -> int:

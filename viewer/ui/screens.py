@@ -19,7 +19,7 @@ HELP_ROWS = [
     ("Tab / Shift+Tab", "next / previous pane"),
     ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
     ("PgUp PgDn  Home End  g G", "page, first, last"),
-    ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON)"),
+    ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON, ] [: next, previous call)"),
     ("Seeing", ""),
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
@@ -147,6 +147,8 @@ class DetailScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close"),
         Binding("r", "toggle_raw", "Raw JSON"),
+        Binding("right_square_bracket", "step(1)", "Next call"),
+        Binding("left_square_bracket", "step(-1)", "Previous call"),
         Binding("question_mark", "app.help", "Help"),
     ]
 
@@ -178,3 +180,13 @@ class DetailScreen(ModalScreen[None]):
         view = self.query_one(DetailView)
         view.raw = not view.raw
         view.show(*self._args)
+
+    def action_step(self, step: int) -> None:
+        """The next or previous call of the run, in start order, without leaving this view."""
+        session, tool, loader, sections_fn = self._args
+        i = tool.index + step
+        if not 0 <= i < len(session.tools):
+            self.app.bell()
+            return
+        self._args = (session, session.tools[i], loader, sections_fn)
+        self.query_one(DetailView).show(*self._args)

@@ -226,6 +226,9 @@ class Transcript(BlockView):
         if kind == "result":
             return self._result_line(s, b.text)
         if kind == "end":
+            if b.text:  # why, when the stream says (e.g. a followed file started over)
+                return Text.assemble("◌ ", one_line(b.text, 200), ": this run ended without a result.",
+                                     style="bold yellow")
             return Text("◌ The stream ended without a result (the agent may have been stopped).",
                         style="bold yellow")
         return safe_text(b.text)  # pragma: no cover - all kinds handled
