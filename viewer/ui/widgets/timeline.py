@@ -340,7 +340,8 @@ class Timeline(ScrollView, can_focus=True):
         tail = " · ".join(rest)
         if target and tail:
             tail = f" · {tail}"
-        if len(target) + len(tail) > summary_width and "/" in target and " " not in target:
+        if len(target) + len(tail) > summary_width and "/" in target and " " not in target \
+                and "://" not in target:  # (a URL keeps its host: cut at the end as usual)
             # A path: its end (the file name) says most.  It keeps the room the rest leaves, or
             # the whole column when that is too little (the rest is in the detail pane).
             room = summary_width - len(tail)
