@@ -1194,3 +1194,26 @@ async def test_the_full_screen_detail_steps_to_the_next_and_previous_call():
         await pilot.press("left_square_bracket", "left_square_bracket")
         await pilot.pause()
         assert zoom.tool.index == 2
+
+
+async def test_thinking_cut_off_by_a_failure_says_so():
+    """failed_run.ndjson: the run failed while the model was still thinking; the thought stops
+    mid-sentence, and the transcript says it was cut off rather than letting it look finished."""
+    app = make_app(sample("failed_run.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        s = app.session
+        cut = [b for b in s.blocks if b.cut]
+        assert [b.kind for b in cut] == ["thinking"] and cut[0].text.endswith("or raise the")
+        assert "cut off, t to show" in app.transcript._render(s, cut[0]).plain
+        await pilot.press("t")
+        await pilot.pause()
+        shown = app.transcript.strips_of(app.transcript._render(s, cut[0]), 100)
+        assert any("cut off: the stream ended here" in strip.text for strip in shown)
+        assert not any(b.cut for b in model_of_sample("demo_session.ndjson").sessions[0].blocks)
+
+
+def model_of_sample(name: str):
+    from tests.conftest import model_of
+
+    return model_of(sample(name))[0]

@@ -50,6 +50,7 @@ class Block:
     parts: list[str] = field(default_factory=list)
     ref: int = -1  # tool index for kind == "tool"
     open: bool = False  # still receiving deltas
+    cut: bool = False  # the run ended while it was still open (no closing event)
     version: int = 0
     size: int = 0  # len(text), kept without joining the parts
     _text: str | None = None
@@ -470,6 +471,7 @@ class StreamModel:
         if s.ended:
             return
         s.ended = True
+        self._mark_cut(s)
         self._close_open(s)
         if s.status_counts["running"]:
             for t in s.tools:
@@ -485,6 +487,13 @@ class StreamModel:
         b = Block(kind, line, [text] if text else [], ref, open_)
         s.blocks.append(b)
         return len(s.blocks) - 1
+
+    @staticmethod
+    def _mark_cut(s: Session) -> None:
+        """The run stopped while text was still being written: it ends there, unfinished."""
+        for b in (s._open_text, s._open_thinking):
+            if b is not None:
+                b.cut = True
 
     def _close_open(self, s: Session) -> None:
         if s._open_text is not None:
@@ -734,6 +743,8 @@ class StreamModel:
         return Delta(Change.TRANSCRIPT, block=idx)
 
     def _result(self, s: Session, a: A.Result, ev: Event) -> Delta:
+        if a.is_error or a.subtype not in ("success", ""):
+            self._mark_cut(s)  # the failure stopped the text being written
         self._close_open(s)
         s.result = ResultInfo(
             a.subtype, a.is_error, a.duration_ms, a.duration_api_ms, a.text, a.request_id,

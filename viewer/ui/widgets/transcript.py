@@ -180,6 +180,9 @@ class Transcript(BlockView):
         kind = b.kind
         if kind == "assistant":
             body = markdown(b.text)
+            if b.cut:
+                return Padding(Group(body, Text("… (cut off: the stream ended here)", style="italic yellow")),
+                               (0, 0, 1, 0))
             return Padding(body, (0, 0, 1, 0)) if not b.open else Group(body, Text("▍", style="bold"))
         if kind == "tool":
             t = s.tools[b.ref]
@@ -210,13 +213,17 @@ class Transcript(BlockView):
                 if b.open:
                     label = "  ✻ Thinking…"
                 elif words:
-                    label = f"  ✻ Thought ({words:,} word{'' if words == 1 else 's'}, t to show)"
+                    cut = ", cut off" if b.cut else ""
+                    label = f"  ✻ Thought ({words:,} word{'' if words == 1 else 's'}{cut}, t to show)"
                 else:
                     label = "  ✻ Thought (no text)"
                 return Text(label, style="italic dim", no_wrap=True, overflow="ellipsis")
             body = b.text.strip()  # the model writes its thinking in Markdown too
             text = markdown(body, style="italic dim") if body else Text("(no thinking text)", style="italic dim")
-            return Padding(Group(Text("✻ Thinking", style="italic dim"), text), (0, 0, 1, 2))
+            parts = [Text("✻ Thinking", style="italic dim"), text]
+            if b.cut:
+                parts.append(Text("… (cut off: the stream ended here)", style="italic yellow"))
+            return Padding(Group(*parts), (0, 0, 1, 2))
         if kind == "query":
             return _one_line(Text.assemble(("  ? ", "bold yellow"), safe_line(b.text, 400)))
         if kind == "notice":
