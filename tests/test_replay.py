@@ -286,3 +286,16 @@ def test_a_saved_copy_of_a_replaced_followed_file_replays_with_the_old_run_ended
     first, second = m.sessions
     assert first.ended and first.tools[0].status == "unfinished"
     assert not second.ended and second.prompt == "again"
+
+
+def test_a_restart_marked_at_the_very_end_of_a_copy_still_ends_its_runs():
+    from viewer.core.decode import Restart
+    from viewer.core.replay import with_restarts
+    from viewer.core.sources import iter_records
+
+    data = b'{"type":"system","subtype":"init","session_id":"a"}\n'
+    import io
+
+    records = list(iter_records(io.BytesIO(data)))
+    out = with_restarts(records, [len(data), len(data) + 50])
+    assert [type(r) for r in out] == [type(records[0]), Restart, Restart]

@@ -1217,3 +1217,66 @@ def model_of_sample(name: str):
     from tests.conftest import model_of
 
     return model_of(sample(name))[0]
+
+
+async def test_the_wheel_scrolls_as_far_up_as_down_and_up_stops_following():
+    """The panes add to Textual's own wheel handling (which runs anyway): a notch up and a notch
+    down come back to the same line, and scrolling up means reading, not following."""
+    from textual.events import MouseScrollDown, MouseScrollUp
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for w in (app.transcript, app.timeline):
+            w.scroll_to(y=10, animate=False, immediate=True, force=True)
+            await pilot.pause()
+            y0 = w.scroll_y
+            w.post_message(MouseScrollUp(w, 1, 1, 0, -1, 0, False, False, False))
+            await pilot.pause(0.1)
+            up = y0 - w.scroll_y
+            w.post_message(MouseScrollDown(w, 1, 1, 0, 1, 0, False, False, False))
+            await pilot.pause(0.1)
+            assert up > 0 and w.scroll_y == y0, type(w).__name__
+            assert not w.follow
+
+
+async def test_paths_odd_cases_doubled_slash_wide_characters_and_very_long():
+    """A doubled slash after the run's directory is not shown as an absolute path; a path of
+    wide characters is cut by columns and keeps its file name; so does one over 400 characters."""
+    from viewer.ui.render import keep_end, under_cwd
+
+    class S:  # a session's init, as under_cwd reads it
+        class init:
+            cwd = "/work/proj/"
+
+    assert under_cwd("/work/proj//b.py", S) == "b.py"
+    assert under_cwd("/work/project/b.py", S) == "/work/project/b.py"
+    assert under_cwd("/work/proj", S) == "/work/proj"
+    wide = "深い/" * 10 + "ファイル名前.py"
+    cut = keep_end(wide, 20)
+    from rich.cells import cell_len
+
+    assert cell_len(cut) <= 20 and cut.endswith("名前.py") and cut.startswith("…")
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        t = app.session.tools[9]
+        t.target = "/work/x/" + "node_modules/pkg/" * 30 + "index.js"
+        app.timeline._cache.clear()
+        app.timeline.refresh()
+        await pilot.pause()
+        (row,) = [line for line in _plain(app, app.timeline).splitlines() if " 10 Read file" in line]
+        assert "/pkg/index.js" in row and "…" in row, row
+
+
+async def test_a_replay_seeking_back_closes_the_full_screen_detail_of_the_old_state():
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        app.action_open_selected()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen"
+        await pilot.press("home")  # a priority key: the replay seeks to its start
+        await pilot.pause()
+        assert type(app.screen).__name__ != "DetailScreen"

@@ -48,6 +48,7 @@ def with_restarts(records: list[Record], offsets: Sequence[int]) -> list[Record]
                 k += 1
             last_line = rec.end_line if isinstance(rec, Event) else rec.line
         out.append(rec)
+    out.extend(Restart(last_line) for _ in marks[k:])  # at the very end (the viewer quit after it)
     return out
 
 

@@ -26,6 +26,7 @@ from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel
 from viewer.core.sanitize import one_line
+from viewer.ui.render import under_cwd
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.header import SessionHeader
@@ -707,7 +708,7 @@ class AgentViewerApp(App[int]):
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
                 t = s.tools[b.ref]
-                hay = f"{t.label} {t.target} {t.detail} {t.error_text}"
+                hay = f"{t.label} {under_cwd(t.target, s)} {t.detail} {t.error_text}"  # as shown
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue
             else:

@@ -60,9 +60,26 @@ def under_cwd(target: str, session) -> str:
     under it (the header shows that directory): the file name stays in view in a narrow column."""
     init = getattr(session, "init", None)
     cwd = init.cwd.rstrip("/") if init is not None and init.cwd else ""
-    if cwd and target.startswith(cwd) and target[len(cwd) : len(cwd) + 1] == "/" and len(target) > len(cwd) + 1:
-        return target[len(cwd) + 1 :]
+    if cwd and target.startswith(cwd + "/"):
+        rest = target[len(cwd) :].lstrip("/")  # (a doubled slash must not look absolute)
+        if rest:
+            return rest
     return target
+
+
+def keep_end(text: str, cells: int) -> str:
+    """``text`` cut from the left to ``cells`` columns, "…" first (wide characters count two)."""
+    if cell_len(text) <= cells:
+        return text
+    out: list[str] = []
+    room = cells - 1
+    for ch in reversed(text):
+        w = cell_len(ch)
+        if w > room:
+            break
+        out.append(ch)
+        room -= w
+    return "…" + "".join(reversed(out))
 
 
 def fmt_clock(seconds: float) -> str:

@@ -17,7 +17,7 @@ from viewer.core.model import Change
 from viewer.core.replay import Replay, is_error, is_tool_start
 from viewer.ui.app import AgentViewerApp, DeltaBatch
 from viewer.ui.render import fmt_clock
-from viewer.ui.screens import HelpScreen
+from viewer.ui.screens import DetailScreen, HelpScreen
 
 
 class ReplayBar(Widget):
@@ -160,6 +160,8 @@ class ReplayApp(AgentViewerApp):
 
     def _sync_after_seek(self) -> None:
         """The replay moved backward: show its new model from scratch."""
+        while len(self.screen_stack) > 1 and isinstance(self.screen, DetailScreen):
+            self.pop_screen()  # it showed a call of the old model
         self._generation = self.replay.generation
         self.model = self.replay.model
         self.header.model = self.model

@@ -67,13 +67,13 @@ class DetailView(BlockView):
         self._reading()
         super().action_page_up()
 
-    def _on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
+    # Textual runs Widget's own wheel handler as well (every class's handler is called): these
+    # only add to it, they must not call it a second time.
+    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
         self._reading()
-        super()._on_mouse_scroll_down(event)
 
-    def _on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
         self._reading()
-        super()._on_mouse_scroll_up(event)
 
     DEFAULT_CSS = """
     DetailView {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -17,7 +18,7 @@ from textual.strip import Strip
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import fmt_duration, status_glyph, under_cwd
+from viewer.ui.render import fmt_duration, keep_end, status_glyph, under_cwd
 
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
 
@@ -270,9 +271,10 @@ class Timeline(ScrollView, can_focus=True):
                 self.action_open()
             self.cursor = row
 
-    def _on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
-        self.follow = False  # reading back: the newest call must not pull the list down
-        super()._on_mouse_scroll_up(event)
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        # Reading back: the newest call must not pull the list down.  (Widget's own handler
+        # scrolls: it is called as well, so not from here.)
+        self.follow = False
 
     # -- drawing -----------------------------------------------------------------------
     def on_resize(self) -> None:
@@ -330,7 +332,7 @@ class Timeline(ScrollView, can_focus=True):
         text.append(num, style="dim")
         text.append(label, style="bold")
         summary_width = max(0, width - 2 - len(num) - len(label) - len(right))
-        target = one_line(under_cwd(t.target, self.session), 400)
+        target = one_line(under_cwd(t.target, self.session))
         rest = [one_line(t.detail, 200)] if t.detail else []
         error = one_line(t.error_text, 200)
         if t.status in ("failed", "rejected") and error and error not in (t.target, t.detail):
@@ -340,15 +342,17 @@ class Timeline(ScrollView, can_focus=True):
         tail = " · ".join(rest)
         if target and tail:
             tail = f" · {tail}"
-        if len(target) + len(tail) > summary_width and "/" in target and " " not in target \
+        if cell_len(target) + cell_len(tail) > summary_width and "/" in target and " " not in target \
                 and "://" not in target:  # (a URL keeps its host: cut at the end as usual)
             # A path: its end (the file name) says most.  It keeps the room the rest leaves, or
             # the whole column when that is too little (the rest is in the detail pane).
-            room = summary_width - len(tail)
+            room = summary_width - cell_len(tail)
             if room < 12:
                 room, tail = summary_width, ""
-            if len(target) > room >= 2:
-                target = "…" + target[-(room - 1):]
+            if room >= 2:
+                target = keep_end(target, room)
+        elif len(target) > 400:
+            target = one_line(target, 400)
         summary = target + tail
         stext = Text(summary, no_wrap=True, overflow="ellipsis")
         if self.search:

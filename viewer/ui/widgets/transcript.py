@@ -78,9 +78,8 @@ class Transcript(BlockView):
         self.follow = False
         super().action_scroll_home()
 
-    def _on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
-        self.follow = False
-        super()._on_mouse_scroll_up(event)
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        self.follow = False  # Widget's own handler, called as well, scrolls
 
     def action_scroll_end(self) -> None:
         self.follow = True
