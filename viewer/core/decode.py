@@ -95,14 +95,12 @@ class Run:
     same session (a :data:`RunLine` classifier of the format says which).  A
     ``--stream-partial-output`` run is mostly such deltas, token by token; gathered, the model
     applies them at once instead of as one event each.  ``texts`` holds one text per line
-    (lines ``line`` to ``line + count - 1``, from ``offset`` for ``length`` bytes)."""
+    (lines ``line`` to ``line + count - 1``; nothing re-reads them, so no offsets are kept)."""
 
     kind: str  # "thinking" (like A.Thinking) or "assistant" (like A.AssistantText, a delta)
     type: str  # the events' type
     session_id: str | None
     line: int
-    offset: int
-    length: int
     texts: list[str]
     first_ms: int | None  # the first and the highest timestamp_ms of the lines
     last_ms: int | None
@@ -248,11 +246,9 @@ class Decoder:
                 if r is not None and key is not None and r[0] == key[0] and r[1] == key[1]:
                     ts = r[3]
                     if run is None:
-                        run = Run(r[0], key[2], r[1], self.lines_seen, off, length, [r[2]], ts, ts, arrival, obj,
-                                  length)
+                        run = Run(r[0], key[2], r[1], self.lines_seen, [r[2]], ts, ts, arrival, obj, length)
                     else:
                         run.texts.append(r[2])
-                        run.length = off + length - run.offset
                         run.last_data = obj
                         run.last_length = length
                         if ts is not None:
