@@ -502,16 +502,22 @@ def _notice_text(data: dict[str, Any]) -> str:
     return " ".join(parts[:8])
 
 
-def interpret(ev: Event) -> A.Action:
-    data = ev.data
-    t = ev.type
-    st = ev.subtype
+def _sid_and_time(data: dict[str, Any]) -> tuple[str | None, int | None]:
+    """An event's session id (None when missing or empty) and ``timestamp_ms``."""
     sid = data.get("session_id")
     if type(sid) is not str or not sid:
         sid = None
     ts = data.get("timestamp_ms")
     if type(ts) is not int:
         ts = _int(ts)
+    return sid, ts
+
+
+def interpret(ev: Event) -> A.Action:
+    data = ev.data
+    t = ev.type
+    st = ev.subtype
+    sid, ts = _sid_and_time(data)
     a: A.Action
     # Most frequent first: thinking and assistant deltas come by the thousand.
     if t == "thinking":
@@ -602,12 +608,7 @@ def run_line(data: dict[str, Any]) -> tuple[str, str | None, str, int | None] | 
                 return None
     else:
         return None
-    sid = data.get("session_id")
-    if type(sid) is not str or not sid:
-        sid = None
-    ts = data.get("timestamp_ms")
-    if type(ts) is not int:
-        ts = _int(ts)
+    sid, ts = _sid_and_time(data)
     return t, sid, text, ts
 
 
