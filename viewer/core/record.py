@@ -70,8 +70,7 @@ class Recorder:
                 self._timing.write(f"{self.offset}\t{int((now - self._t0) * 1000)}\n")
                 self._timing.flush()
             except OSError as exc:
-                self.error = f"saving to {self.path} stopped: {os.strerror(exc.errno) if exc.errno else exc}"
-                self._close_files()
+                self._fail(exc)
 
     def restarted(self, followed: str) -> None:
         """The followed file was truncated or replaced, and is read again from its start.
@@ -104,8 +103,12 @@ class Recorder:
                 self._timing.write(f"{self.offset}\t{ms}\t{what}\n")
                 self._timing.flush()
             except OSError as exc:
-                self.error = f"saving to {self.path} stopped: {os.strerror(exc.errno) if exc.errno else exc}"
-                self._close_files()
+                self._fail(exc)
+
+    def _fail(self, exc: OSError) -> None:
+        """A write failed (a full disk, say): saving stops with a message, viewing goes on."""
+        self.error = f"saving to {self.path} stopped: {os.strerror(exc.errno) if exc.errno else exc}"
+        self._close_files()
 
     def _close_files(self) -> None:
         for f in (self._data, self._timing):
