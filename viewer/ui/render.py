@@ -26,7 +26,6 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.strip import Strip
 
-from viewer.core.detail import fmt_duration  # noqa: F401 - used by the widgets from here
 from viewer.core.sanitize import clean, one_line
 
 #: The detail view renders a body in chunks of at most this many lines and characters, so

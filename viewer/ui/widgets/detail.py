@@ -12,14 +12,13 @@ from rich.text import Text
 from textual.events import MouseScrollDown, MouseScrollUp
 from textual.message import Message
 
-from viewer.core.detail import Section
+from viewer.core.detail import Section, fmt_duration
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.render import (
     chunk_lines,
     code,
     diff,
-    fmt_duration,
     json_text,
     lexer_for,
     safe_line,

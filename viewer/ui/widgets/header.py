@@ -7,9 +7,10 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.widget import Widget
 
+from viewer.core.detail import fmt_duration
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line
-from viewer.ui.render import fmt_clock, fmt_duration, safe_line
+from viewer.ui.render import fmt_clock, keep_end, safe_line
 
 STATE_STYLES = {
     "live": ("● LIVE", "bold black on yellow"),
@@ -26,10 +27,6 @@ def _two_lines(a: Text, b: Text) -> Text:
     out.no_wrap = True
     out.overflow = "ellipsis"
     return out
-
-
-def shorten_path(path: str, limit: int) -> str:
-    return path if len(path) <= limit else "…" + path[-(limit - 1) :]
 
 
 def short_id(session_id: str | None) -> str:
@@ -126,7 +123,7 @@ class SessionHeader(Widget):
             room = self.content_region.width - line1.cell_len - 2
             if room >= 8:
                 line1.append("  ")
-                line1.append_text(safe_line(shorten_path(one_line(init.cwd), min(60, room)), style="cyan"))
+                line1.append_text(safe_line(keep_end(one_line(init.cwd), min(60, room)), style="cyan"))
 
         # Another agent's stream: said first on the line, so a narrow window keeps it.
         # Short: the badge on the first line says UNKNOWN FORMAT; h says the rest.

@@ -15,10 +15,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from viewer.core.detail import fmt_duration
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import fmt_duration, keep_end, status_glyph, under_cwd
+from viewer.ui.render import keep_end, status_glyph, under_cwd
 
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
 

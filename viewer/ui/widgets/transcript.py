@@ -15,12 +15,12 @@ from rich.text import Text
 from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
 
+from viewer.core.detail import fmt_duration
 from viewer.core.model import Block, Session
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
     MATCH_STYLE,
-    fmt_duration,
     mark_matches,
     markdown,
     safe_line,
