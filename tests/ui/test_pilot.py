@@ -13,11 +13,21 @@ from viewer.ui.app import AgentViewerApp
 from viewer.ui.widgets.timeline import STATUS_FILTERS
 
 
-def live_demo():
+def live_demo(clock=lambda: 1000.0):
     """(the demo's lines, a live feed that never ends, an app on it): tests push lines in."""
-    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
-    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    feed = BytesFeed(b"", live=True, eof=False, clock=clock)
+    app = AgentViewerApp(feed, clock=clock)
     return sample("demo_session.ndjson").splitlines(keepends=True), feed, app
+
+
+def push(feed: BytesFeed, lines: list[bytes]) -> None:
+    """``lines`` arrive on a live feed (the app applies them at its next frames)."""
+    feed._queue.put(feed.ingest.feed(b"".join(lines)))
+
+
+def up_to_first_call(lines: list[bytes]) -> list[bytes]:
+    """The lines up to the first tool call's start: that call is running."""
+    return lines[: next(i for i, line in enumerate(lines) if b'"subtype":"started"' in line) + 1]
 
 
 def _screen_rows(app) -> str:
@@ -97,11 +107,11 @@ async def test_moving_up_stops_follow_so_new_calls_do_not_steal_the_cursor():
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
         half = len(lines) // 2
-        feed._queue.put(feed.ingest.feed(b"".join(lines[:half])))
+        push(feed, lines[:half])
         await settle(pilot)
         await pilot.press("up")
         kept = app.timeline.selected_index()
-        feed._queue.put(feed.ingest.feed(b"".join(lines[half:])))
+        push(feed, lines[half:])
         await settle(pilot)
         assert app.timeline.selected_index() == kept
 
@@ -306,7 +316,7 @@ async def test_transcript_stays_where_the_user_scrolls_while_the_run_streams():
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
         half = len(lines) // 2
-        feed._queue.put(feed.ingest.feed(b"".join(lines[:half])))
+        push(feed, lines[:half])
         await settle(pilot)
         tr = app.transcript
         assert tr.is_vertical_scroll_end and tr.scroll_offset.y > 0  # following the newest text
@@ -316,7 +326,7 @@ async def test_transcript_stays_where_the_user_scrolls_while_the_run_streams():
         assert tr.scroll_offset.y == 0
         assert "› You" in _plain(app, tr)
         for step in range(half, len(lines), 20):  # the rest of the run arrives in bursts
-            feed._queue.put(feed.ingest.feed(b"".join(lines[step : step + 20])))
+            push(feed, lines[step : step + 20])
             await settle(pilot)
             assert tr.scroll_offset.y == 0, f"view moved after line {step}"
         await pilot.press("end")
@@ -371,13 +381,13 @@ async def test_home_stops_following_even_while_everything_still_fits():
     Home (the user moving up) must still stop the view from following the newest text."""
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 36)) as pilot:
-        feed._queue.put(feed.ingest.feed(b"".join(lines[:40])))
+        push(feed, lines[:40])
         await settle(pilot)
         tr = app.transcript
         app.set_focus(tr)
         await pilot.press("home")
         for step in range(40, len(lines), 10):
-            feed._queue.put(feed.ingest.feed(b"".join(lines[step : step + 10])))
+            push(feed, lines[step : step + 10])
             await settle(pilot)
             assert tr.scroll_offset.y == 0, f"the view moved after line {step}"
         await pilot.press("end")  # follow again
@@ -505,7 +515,7 @@ async def test_following_a_live_run_the_detail_catches_up_but_a_picked_call_show
         selections = 0
         for line in lines:  # calls start and end faster than the detail may follow them
             before = app.timeline.selected_index()
-            feed._queue.put(feed.ingest.feed(line))
+            push(feed, [line])
             await pilot.pause(0.01)
             selections += app.timeline.selected_index() != before
         newest = len(app.session.tools) - 1
@@ -524,11 +534,11 @@ async def test_a_following_transcript_stays_at_the_end_when_the_window_is_resize
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
         half = len(lines) // 2
-        feed._queue.put(feed.ingest.feed(b"".join(lines[:half])))
+        push(feed, lines[:half])
         await settle(pilot)
         await pilot.resize_terminal(120, 30)  # shorter: the end is now below the view
         await pilot.pause()
-        feed._queue.put(feed.ingest.feed(b"".join(lines[half:])))
+        push(feed, lines[half:])
         await settle(pilot)
         tr = app.transcript
         assert tr.follow and tr.is_vertical_scroll_end
@@ -543,10 +553,10 @@ async def test_a_following_transcript_stays_at_the_end_when_the_window_is_resize
 async def test_the_detail_says_why_no_call_is_shown():
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
-        feed._queue.put(feed.ingest.feed(b"".join(lines[:2])))  # init and prompt: no calls yet
+        push(feed, lines[:2])  # init and prompt: no calls yet
         await settle(pilot)
         assert "No tool calls in this run yet" in _plain(app, app.detail)
-        feed._queue.put(feed.ingest.feed(b"".join(lines[2:])))
+        push(feed, lines[2:])
         await settle(pilot)
         app._set_status_filter("running")  # a filter that nothing matches any more
         await pilot.pause(0.3)
@@ -768,7 +778,7 @@ async def test_a_fifo_is_read_once_as_a_live_stream_and_its_writer_is_not_cut_of
 async def test_f_brings_back_a_transcript_scrolled_up_while_the_timeline_still_follows():
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 36)) as pilot:
-        feed._queue.put(feed.ingest.feed(b"".join(lines[: len(lines) // 2])))
+        push(feed, lines[: len(lines) // 2])
         await settle(pilot)
         tr = app.transcript
         app.set_focus(tr)
@@ -817,8 +827,7 @@ async def test_when_the_input_ends_the_transcript_stops_spinning_for_calls_cut_o
 
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
-        cut = next(i for i, line in enumerate(lines) if b'"subtype":"started"' in line) + 1
-        feed._queue.put(feed.ingest.feed(b"".join(lines[:cut])))
+        push(feed, up_to_first_call(lines))
         await settle(pilot)
         t = app.session.tools[-1]
         assert t.status == "running"
@@ -888,12 +897,9 @@ async def test_the_bundled_demo_says_it_is_a_demo():
 
 async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running():
     now = [1000.0]
-    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: now[0])
-    app = AgentViewerApp(feed, clock=lambda: now[0])
-    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    lines, feed, app = live_demo(clock=lambda: now[0])
     async with app.run_test(size=(120, 40)) as pilot:
-        cut = next(i for i, line in enumerate(lines) if b'"subtype":"started"' in line) + 1
-        feed._queue.put(feed.ingest.feed(b"".join(lines[:cut])))
+        push(feed, up_to_first_call(lines))
         await settle(pilot)
         t = app.session.tools[-1]
         assert t.status == "running"
