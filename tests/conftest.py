@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -53,6 +54,11 @@ class ChildOutput:
                     break
                 self.out += chunk
         return self.out
+
+
+def viewer_process(*args: str, stdout: int = subprocess.PIPE) -> subprocess.Popen:
+    """``python -m viewer ARGS`` as a child with its output piped (stdout may be DEVNULL)."""
+    return subprocess.Popen([sys.executable, "-m", "viewer", *args], stdout=stdout, stderr=subprocess.PIPE)
 
 
 def sample_paths() -> list[Path]:

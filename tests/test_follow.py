@@ -10,7 +10,7 @@ import time
 
 import orjson
 
-from tests.conftest import ChildOutput
+from tests.conftest import ChildOutput, viewer_process
 from viewer.core.decode import Event
 from viewer.core.feed import FollowFeed, PipeFeed
 
@@ -293,8 +293,7 @@ def test_print_text_lists_the_calls_a_restart_cut_off_at_once():
 
 def test_print_follow_reads_a_fifo_made_at_the_path_after_it_started(tmp_path):
     path = tmp_path / "later.fifo"
-    proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json",
-                             "--follow", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = viewer_process("--print", "--output-format", "stream-json", "--follow", str(path))
     try:
         time.sleep(0.8)
         os.mkfifo(path)
@@ -321,9 +320,8 @@ def test_saving_stops_when_the_copy_becomes_the_followed_file(tmp_path):
     copy while writing to it grew it without end (~35 MB/s)."""
     run, copy = tmp_path / "run.ndjson", tmp_path / "copy.ndjson"
     run.write_bytes(ev(0) + ev(1))
-    proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json",
-                             "--follow", "--save", str(copy), str(run)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = viewer_process("--print", "--output-format", "stream-json", "--follow", "--save", str(copy), str(run),
+                          stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
         while (not copy.exists() or copy.stat().st_size < len(ev(0) + ev(1))) and time.monotonic() < deadline:

@@ -16,7 +16,7 @@ import time
 import orjson
 import pytest
 
-from tests.conftest import SAMPLES_DIR, ChildOutput
+from tests.conftest import SAMPLES_DIR, ChildOutput, viewer_process
 
 RESULT_KEYS = ["type", "subtype", "is_error", "duration_ms", "duration_api_ms", "result", "session_id",
                "request_id"]
@@ -764,8 +764,7 @@ def test_text_mode_prints_the_result_text_of_a_run_without_assistant_text(capsys
 def test_print_follow_waits_for_a_file_that_is_not_there_yet(tmp_path):
     """Like tail -F: `--follow run.ndjson` before the agent has created it."""
     path = tmp_path / "later.ndjson"
-    proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json",
-                             "--follow", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = viewer_process("--print", "--output-format", "stream-json", "--follow", str(path))
     try:
         time.sleep(1.0)
         assert proc.poll() is None  # waiting, not refused
@@ -799,8 +798,7 @@ def test_json_follow_writes_each_result_as_it_comes(tmp_path):
     """`--print --output-format json --follow` has no end of input: it used to print nothing."""
     path = tmp_path / "run.ndjson"
     path.write_bytes(j(type="result", subtype="success", is_error=False, result="first", session_id=SID))
-    proc = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "json", "--follow",
-                             str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = viewer_process("--print", "--output-format", "json", "--follow", str(path))
     output = ChildOutput(proc)
     try:
         output.until(b"first")
