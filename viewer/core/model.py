@@ -495,6 +495,18 @@ class StreamModel:
             if b is not None:
                 b.cut = True
 
+    def _open_text_block(self, s: Session, line: int, text: str) -> int:
+        """A new assistant segment that deltas go on appending to."""
+        idx = self._add_block(s, "assistant", line, text, open_=True)
+        s._open_text, s._open_text_idx = s.blocks[idx], idx
+        return idx
+
+    def _open_thinking_block(self, s: Session, line: int, text: str) -> int:
+        """A new thinking block that deltas go on appending to (text kept only with history)."""
+        idx = self._add_block(s, "thinking", line, text if self.keep_history else "", open_=True)
+        s._open_thinking, s._open_thinking_idx = s.blocks[idx], idx
+        return idx
+
     def _close_open(self, s: Session) -> None:
         if s._open_text is not None:
             s._open_text.open = False
@@ -574,9 +586,7 @@ class StreamModel:
         if a.consolidated and not a.delta_only:
             return Delta(Change.TRANSCRIPT, block=self._add_block(s, "assistant", ev.line, a.text))
         if open_b is None:
-            idx = self._add_block(s, "assistant", ev.line, a.text, open_=True)
-            s._open_text = s.blocks[idx]
-            s._open_text_idx = idx
+            idx = self._open_text_block(s, ev.line, a.text)
             return Delta(Change.TRANSCRIPT, block=idx)
         open_b.append(a.text)
         return Delta(Change.TRANSCRIPT, block=s._open_text_idx)
@@ -592,9 +602,7 @@ class StreamModel:
         if not a.text:
             s.empty_deltas += 1
         if s._open_thinking is None:
-            idx = self._add_block(s, "thinking", ev.line, a.text if self.keep_history else "", open_=True)
-            s._open_thinking = s.blocks[idx]
-            s._open_thinking_idx = idx
+            idx = self._open_thinking_block(s, ev.line, a.text)
             return Delta(Change.THINKING, block=idx)
         if a.text and self.keep_history:
             s._open_thinking.append(a.text)
@@ -604,13 +612,10 @@ class StreamModel:
         """Like :meth:`_thinking` for each text of the run."""
         texts = run.texts
         s.empty_deltas += texts.count("")
-        keep = self.keep_history
         if s._open_thinking is None:  # (the delta before the run opened it; kept for safety)
-            idx = self._add_block(s, "thinking", run.line, texts[0] if keep else "", open_=True)
-            s._open_thinking = s.blocks[idx]
-            s._open_thinking_idx = idx
+            self._open_thinking_block(s, run.line, texts[0])
             texts = texts[1:]
-        if keep:
+        if self.keep_history:
             joined = "".join(texts)
             if joined:
                 s._open_thinking.append(joined)
@@ -633,9 +638,8 @@ class StreamModel:
                 continue
             said = True
             if b is None:
-                idx = self._add_block(s, "assistant", run.line + i, text, open_=True)
-                b = s._open_text = s.blocks[idx]
-                s._open_text_idx = idx
+                idx = self._open_text_block(s, run.line + i, text)
+                b = s._open_text
                 size = len(text)
                 if first < 0:
                     first = idx
