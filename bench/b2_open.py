@@ -44,16 +44,23 @@ def child(ns) -> int:
     t_imp0 = time.monotonic()
     import cProfile
 
+    from viewer.core.feed import FileFeed
+    from viewer.core.formats import get_format
+
+    # As the CLI does (viewer.ui.launch): the feed first, so that a big file's decoding
+    # workers start while the UI is imported.
+    path = ns.child
+    feed = FileFeed(path)
+    feed.gather_runs(get_format())
+    feed.prepare()
+
     import tui
 
-    from viewer.core.feed import FileFeed
     from viewer.ui.app import AgentViewerApp
 
     t_imp1 = time.monotonic()
-    path = ns.child
     size = Path(path).stat().st_size
     probe = tui.FrameProbe()
-    feed = FileFeed(path)
     app = AgentViewerApp(feed)
     marks: dict[str, float] = {}
     samples: list[tuple[float, int, int, float]] = []
@@ -126,6 +133,8 @@ def child(ns) -> int:
         "index_s": index_s,
         "mbs": (res["bytes_read"] / (1 << 20)) / index_s if index_s > 0 else None,
         "rss_self_mb": tui.self_rss_mb(),
+        "workers": feed.workers, "worker_rss_mb": feed.worker_rss_kb / 1024, "worker_error": feed.worker_error,
+        "index_from_spawn_s": index_s + spawn_to_app if spawn_to_app else None,
         "cpu_s": tui.cpu_seconds(),
         "samples": samples[-40:],
     }

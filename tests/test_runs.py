@@ -151,7 +151,7 @@ def test_the_app_feeds_gather_runs_and_a_plain_model_applies_them():
     to a fresh model like the lines would."""
     data = INIT + b"".join(thinking(t) for t in "abcdef") + said("x") + said("y") + said("z")
     feed = BytesFeed(data)
-    feed.gather_runs(StreamModel().format.run_line)
+    feed.gather_runs(StreamModel().format)
     feed.start()
     recs = feed.wait()
     assert [type(r) for r in recs] == [Event, Event, Run, Event, Run]

@@ -42,7 +42,7 @@ _LONE_SURROGATE = re.compile(
 class Event:
     """One parsed JSON object from the stream."""
 
-    __slots__ = ("line", "line_count", "offset", "length", "data", "arrival", "type", "subtype", "repeat")
+    __slots__ = ("line", "line_count", "offset", "length", "data", "arrival", "type", "subtype", "repeat", "action")
 
     def __init__(
         self, line: int, line_count: int, offset: int, length: int, data: dict[str, Any],
@@ -60,6 +60,9 @@ class Event:
         self.subtype: str = t if type(t) is str else ""
         #: The line is byte-for-byte the previous physical line (e.g. stderr merged into stdout).
         self.repeat = False
+        #: What the format made of it, when that was done before (a decoding worker process
+        #: interprets the events it decodes: see :mod:`viewer.core.parallel`); else None.
+        self.action: Any = None
 
     @property
     def end_line(self) -> int:
@@ -205,7 +208,8 @@ class Decoder:
         # Lines that failed to parse and may be the start of a split event.
         self._pending: list[tuple[int, int, bytes, str]] = []  # (line, offset, raw, reason)
         self._pending_bytes = 0
-        self._prev_raw: bytes | None = None  # last line handled by the fast path
+        #: The last line that was an event, without a trailing CR (``repeat`` compares with it).
+        self._prev_raw: bytes | None = None
         self.first_line = 1  # the line a stream starts on (may carry a BOM); later after a restart
         #: The format's classifier of run lines (None: every line is an :class:`Event`).
         self.runs: RunLine | None = None
@@ -239,7 +243,11 @@ class Decoder:
             if type(obj) is dict:
                 self.lines_seen += 1
                 self.events += 1
-                length = n - 1 if raw[-1] == 13 else n
+                if raw[-1] == 13:
+                    length = n - 1
+                    raw = raw[:-1]  # as feed() compares it: only the content counts
+                else:
+                    length = n
                 repeat = raw == self._prev_raw
                 self._prev_raw = raw
                 r = runs(obj) if runs is not None and not repeat else None
@@ -358,6 +366,24 @@ class Decoder:
     @property
     def has_pending(self) -> bool:
         return bool(self._pending)
+
+    @property
+    def prev_raw(self) -> bytes | None:
+        """The last line that was an event (what the next line is compared with for ``repeat``)."""
+        return self._prev_raw
+
+    def skip(self, lines: int, blank: int, events: int, malformed: int, rejoined: int,
+             prev_raw: bytes | None) -> None:
+        """Lines decoded elsewhere (by a worker process: see :mod:`viewer.core.parallel`) with
+        nothing pending before or after them: count them and go on after them.  ``prev_raw``
+        is the last of them that was an event (without a trailing CR), or None."""
+        self.lines_seen += lines
+        self.blank_lines += blank
+        self.events += events
+        self.malformed += malformed
+        self.rejoined += rejoined
+        self._prev_raw = prev_raw
+        self._run_key = None
 
     # -- helpers ----------------------------------------------------------
     def _malformed(

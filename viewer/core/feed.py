@@ -10,11 +10,24 @@ from __future__ import annotations
 
 import os
 import queue
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
 
-from viewer.core.decode import Record, RunLine
+from viewer.core.decode import Record
+from viewer.core.formats import Format
+from viewer.core.parallel import (
+    FIRST_BYTES,
+    MIN_PARALLEL_BYTES,
+    SEGMENT_BYTES,
+    Segment,
+    WorkerError,
+    Workers,
+    plan,
+    take,
+    worker_count,
+)
 from viewer.core.sources import (
     CHUNK,
     FileFollower,
@@ -44,9 +57,12 @@ class Feed:
         self.eof = False
         self.resets = 0
         # Record batches, or raw chunks still to decode (FileFeed), or None at the end.
-        self._queue: queue.Queue[list[Record] | bytes | None] = queue.Queue(maxsize=16)
+        self._queue: queue.Queue[list[Record] | bytes | Segment | None] = queue.Queue(maxsize=16)
         self._stop = threading.Event()
         self._done = False  # the consumer saw the end marker
+        self.format_name: str | None = None  # set by gather_runs
+        self.segments_taken = 0  # segments decoded by worker processes (FileFeed)
+        self.segments_redone = 0  # ... and decoded again here (a line across an edge)
 
     # -- producer side (reader thread) ----------------------------------------
     def _put(self, batch: list[Record] | None) -> None:
@@ -69,11 +85,16 @@ class Feed:
         self._put(None)
 
     # -- consumer side --------------------------------------------------------
-    def gather_runs(self, run_line: RunLine | None) -> None:
+    def gather_runs(self, fmt: Format) -> None:
         """Gather consecutive text deltas into :class:`~viewer.core.decode.Run` records, using the
         format's classifier (before :meth:`start`).  The model applies a run at once: most events
-        of a ``--stream-partial-output`` run are such deltas."""
-        self.ingest.decoder.runs = run_line
+        of a ``--stream-partial-output`` run are such deltas.  A feed may also have the format
+        interpret its events (see :class:`FileFeed`)."""
+        self.ingest.decoder.runs = fmt.run_line
+        self.format_name = fmt.NAME
+
+    def prepare(self) -> None:
+        """Get ready to read, before :meth:`start` (e.g. start helper processes)."""
 
     def start(self) -> None:  # pragma: no cover - overridden
         pass
@@ -99,6 +120,14 @@ class Feed:
                 break
             if type(batch) is bytes:  # a FileFeed chunk (b"" at the end): decoded here
                 batch = self.ingest.feed(batch) if batch else self.ingest.close()
+            elif type(batch) is Segment:  # decoded by a worker process (FileFeed)
+                recs = take(self.ingest, batch)
+                if recs is None:  # a line may go on across its edge: decoded here, in order
+                    recs = self.ingest.feed(self.store.read(batch.start, batch.end - batch.start))
+                    self.segments_redone += 1
+                else:
+                    self.segments_taken += 1
+                batch = recs
             if batch is None:
                 self._done = True
                 self.eof = True
@@ -164,12 +193,20 @@ class FileFeed(Feed):
     The thread only reads: chunks are decoded by :meth:`poll`, in the thread
     that applies them.  Decoding is pure Python work that holds the GIL, so a
     second thread would not make it faster, only hand every record across
-    threads (measured: 10-15 % slower to open a 70 MB file).
+    threads (measured: 10-15 % slower to open a 70 MB file).  A second
+    *process* does: once the format is known (:meth:`gather_runs`), a big
+    regular file is decoded by worker processes, a segment each, after the first
+    segment (decoded here, so the first screen does not wait for them to start).
+    See :mod:`viewer.core.parallel`.
     """
 
     bulk = True
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, workers: int | None = None, segment: int = SEGMENT_BYTES,
+                 first: int = FIRST_BYTES, min_parallel: int = MIN_PARALLEL_BYTES) -> None:
+        """``workers``: how many worker processes (None: one per core, see
+        :func:`~viewer.core.parallel.worker_count`; 0: none); files under ``min_parallel``
+        bytes are decoded here alone, and so are the first ``first`` bytes of bigger ones."""
         super().__init__()
         self.label = path
         self.path = path
@@ -178,23 +215,109 @@ class FileFeed(Feed):
             self.total_bytes = os.path.getsize(path)
         except OSError:
             self.total_bytes = None
+        self._workers_wanted = workers
+        self._segment = segment
+        self._first = first
+        self._min_parallel = min_parallel
+        self._prepared = False
+        self._pool: Workers | None = None
+        self.workers = 0  # worker processes started
+        self.worker_error = ""  # why the workers stopped helping, if they did
+        self.worker_rss_kb = 0  # the biggest worker's peak RSS
         self._thread = threading.Thread(target=self._run, name="agent-viewer-file", daemon=True)
 
+    def prepare(self) -> None:
+        """Start the worker processes, if the file is big enough to want them, so that they
+        are ready when reading starts (the app calls this before its first paint)."""
+        if self._prepared:
+            return
+        self._prepared = True
+        if self.format_name is None:
+            return
+        count = self._workers_wanted if self._workers_wanted is not None else worker_count()
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return
+        if count <= 0 or not stat.S_ISREG(st.st_mode) or st.st_size < self._min_parallel:
+            return
+        try:
+            self._pool = Workers(self.path, self.format_name, count)
+        except WorkerError as exc:
+            self.worker_error = str(exc)
+            return
+        self.workers = count
+
     def start(self) -> None:
+        self.prepare()
         self._thread.start()
+
+    def stop(self) -> None:
+        super().stop()
+        pool = self._pool
+        if pool is not None:
+            pool.close()
 
     def _run(self) -> None:
         try:
             with open(self.path, "rb", buffering=0) as f:
-                while not self._stop.is_set():
-                    chunk = f.read(CHUNK)
-                    if not chunk:
-                        break
-                    self._put(chunk)
+                todo = self._plan(f.fileno())
+                if todo is None:
+                    while not self._stop.is_set():
+                        chunk = f.read(CHUNK)
+                        if not chunk:
+                            break
+                        self._put(chunk)
+                else:
+                    self._pool.submit(todo[1:])  # type: ignore[union-attr]
+                    self._read_range(f.fileno(), 0, todo[0][1])
+                    resume = self._run_workers(todo[1:])
+                    if resume is not None:
+                        self._read_range(f.fileno(), resume, -1)
         except OSError as exc:
             self.error = f"{self.path}: {exc.strerror}"
+        finally:
+            if self._pool is not None:
+                self._pool.close()
         self._put(b"")  # poll() closes the decoder after the last chunk
         self._put(None)
+
+    def _plan(self, fd: int) -> list[tuple[int, int]] | None:
+        """The segments to decode with workers, or None to read the file here alone."""
+        if self._pool is None:
+            return None
+        todo = plan(fd, os.fstat(fd).st_size, self._segment, self._first)
+        if len(todo) < 2:
+            self._pool.close()
+            return None
+        return todo
+
+    def _read_range(self, fd: int, start: int, end: int) -> None:
+        """Queue the bytes of ``[start, end)`` (``end`` -1: to the end of the file)."""
+        pos = start
+        while not self._stop.is_set() and (end < 0 or pos < end):
+            chunk = os.pread(fd, CHUNK if end < 0 else min(CHUNK, end - pos), pos)
+            if not chunk:
+                break
+            pos += len(chunk)
+            self._put(chunk)
+
+    def _run_workers(self, todo: list[tuple[int, int]]) -> int | None:
+        """Queue the workers' segments; returns where to go on reading here if they failed."""
+        assert self._pool is not None
+        done = 0
+        try:
+            for seg in self._pool.segments(self._stop.is_set):
+                self._put(seg)  # type: ignore[arg-type]
+                self.worker_rss_kb = self._pool.peak_rss_kb
+                done += 1
+        except WorkerError as exc:
+            if not self._stop.is_set():
+                self.worker_error = str(exc)
+                return todo[done][0]
+        finally:
+            self._pool.close()
+        return None
 
 
 class PipeFeed(Feed):

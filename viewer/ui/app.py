@@ -138,7 +138,7 @@ class AgentViewerApp(App[int]):
         self._save_error_shown = False
         self.clock = clock or time.monotonic
         self.model = model or StreamModel()
-        feed.gather_runs(self.model.format.run_line)  # text deltas applied a run at a time
+        feed.gather_runs(self.model.format)  # text deltas applied a run at a time
         self.frame_interval = frame_interval
         self.view_index = -1  # session on screen
         self._pending: deque[Record] = deque()
@@ -224,7 +224,9 @@ class AgentViewerApp(App[int]):
         if self.greeting:
             self.notify(self.greeting, title="Demo", timeout=10, markup=False)
         self.after_mount()
-        # Start reading after the first paint: the screen comes up at once, whatever the size.
+        # Start reading after the first paint: the screen comes up at once, whatever the size
+        # (worker processes that decode a big file start now, to be ready by then).
+        self.feed.prepare()
         self.call_after_refresh(self._start_feed)
 
     def after_mount(self) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from viewer.core.feed import Feed, FileFeed, FollowFeed, PipeFeed, StoreFeed
+from viewer.core.formats import get_format
 from viewer.core.sources import SourceError, is_stream_path
 
 
@@ -76,12 +77,17 @@ DEMO_GREETING = (
 
 def launch(path: str | None, follow: bool = False, save: str | None = None, demo: bool = False) -> int:
     from viewer.cli import open_recorder
-    from viewer.ui.app import AgentViewerApp
 
     recorder = open_recorder(save)
     with terminal_stdout():
         feed = make_feed(path, follow, tee=recorder.write if recorder else None,
                          on_restart=(lambda: recorder.restarted(path)) if recorder and path else None)
+        # A big file's decoding workers start now, while the UI is imported (the app reads
+        # the default format too).
+        feed.gather_runs(get_format())
+        feed.prepare()
+        from viewer.ui.app import AgentViewerApp
+
         app = AgentViewerApp(feed, recorder=recorder)
         if demo:
             app.greeting = DEMO_GREETING

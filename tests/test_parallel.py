@@ -1,0 +1,230 @@
+"""Decoding a saved file with worker processes (viewer.core.parallel).
+
+Whatever the file, and wherever the segments' edges fall, the model must end up exactly as
+when one process decodes the file line after line; a worker that fails must cost speed, never
+data.  Small segments put an edge between almost every two lines.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from conftest import REAL_CURSOR, SAMPLES, check_accounting, model_of, model_state
+
+from viewer.core import parallel
+from viewer.core.decode import Event
+from viewer.core.feed import FileFeed
+from viewer.core.model import StreamModel
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "real_streams"
+OTHER_AGENTS = sorted(p for d in ("claude", "codex", "gemini") for p in (SHARED / d).glob("*.ndjson"))
+
+
+def open_with_workers(path: Path, segment: int = 1, first: int = 1, workers: int = 2):
+    """(model, records, feed) of ``path`` read by a FileFeed with workers; ``segment=1``
+    makes every line after the first ``first`` bytes a segment of its own."""
+    m = StreamModel()
+    feed = FileFeed(str(path), workers=workers, segment=segment, first=first, min_parallel=0)
+    feed.gather_runs(m.format)
+    feed.start()
+    try:
+        recs = feed.wait(timeout=60)
+    finally:
+        feed.stop()
+    assert feed.finished, "the feed did not finish"
+    for r in recs:
+        m.apply(r)
+    m.end()
+    return m, recs, feed
+
+
+def same_as_one_process(path: Path, **kw) -> FileFeed:
+    m, recs, feed = open_with_workers(path, **kw)
+    alone, _, _ = model_of(path.read_bytes())
+    assert model_state(m) == model_state(alone)
+    check_accounting(recs, feed.ingest.decoder)
+    assert feed.bytes_read == path.stat().st_size
+    return feed
+
+
+def write(tmp_path: Path, data: bytes, name: str = "run.ndjson") -> Path:
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+def ev(**obj) -> bytes:
+    return orjson.dumps(obj)
+
+
+INIT = ev(type="system", subtype="init", session_id="s1", model="m", cwd="/w")
+
+
+def thinking(text: str, ts: int = 1) -> bytes:
+    return ev(type="thinking", subtype="delta", text=text, session_id="s1", timestamp_ms=ts)
+
+
+def started(call: str, path: str = "a.py") -> bytes:
+    return ev(type="tool_call", subtype="started", call_id=call, session_id="s1",
+              tool_call={"readToolCall": {"args": {"path": path}}})
+
+
+def completed(call: str, text: str = "x\ny\n") -> bytes:
+    return ev(type="tool_call", subtype="completed", call_id=call, session_id="s1",
+              tool_call={"readToolCall": {"args": {"path": "a.py"},
+                                          "result": {"success": {"content": text, "totalLines": 2}}}})
+
+
+RESULT = ev(type="result", subtype="success", is_error=False, duration_ms=5, result="done", session_id="s1")
+
+
+@pytest.mark.parametrize("path", REAL_CURSOR + SAMPLES + OTHER_AGENTS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_real_and_sample_stream_reads_the_same_with_workers(path):
+    size = path.stat().st_size
+    feed = same_as_one_process(path, segment=max(1, size // 7), first=max(1, size // 9))
+    assert feed.workers == 2 and feed.worker_error == ""
+    assert feed.segments_taken + feed.segments_redone >= 1
+
+
+@pytest.mark.parametrize("path", REAL_CURSOR[:3] + SAMPLES[:3], ids=lambda p: p.stem)
+def test_a_segment_per_line_still_reads_the_same(path):
+    """Every edge case of an edge at once: runs cut, repeats across edges, lines counted."""
+    feed = same_as_one_process(path)
+    assert feed.segments_taken > 5
+
+
+def test_an_event_split_over_lines_across_an_edge_is_decoded_here(tmp_path):
+    """An unescaped newline inside a string splits an event over two lines; with an edge
+    between them the worker cannot rejoin them, so that segment is decoded here instead."""
+    split = b'{"type":"thinking","subtype":"delta","text":"one\ntwo","session_id":"s1","timestamp_ms":3}'
+    data = b"\n".join([INIT, thinking("a"), split, thinking("b"), started("c1"), completed("c1"), RESULT]) + b"\n"
+    feed = same_as_one_process(write(tmp_path, data))
+    assert feed.segments_redone >= 1 and feed.segments_taken >= 1
+    m, _, _ = open_with_workers(write(tmp_path, data, "again.ndjson"))
+    assert m.sessions[0].blocks[0].text == "aone\ntwob"
+
+
+def test_a_mirrored_stream_is_told_across_edges(tmp_path):
+    """stderr merged into stdout doubles every line; with every line its own segment, the
+    copy's repeat is told from the line before the edge (a digest of it comes back)."""
+    lines = [INIT, thinking("a"), thinking("b"), started("c1"), completed("c1"), RESULT]
+    data = b"".join(x + b"\n" + x + b"\n" for x in lines)
+    m, recs, feed = open_with_workers(write(tmp_path, data))
+    assert m.mirrored and m.duplicates == len(lines)  # every second copy is dropped
+    assert model_state(m) == model_state(model_of(data)[0])
+    assert sum(1 for r in recs if isinstance(r, Event) and r.repeat) == len(lines)
+
+
+def test_bom_crlf_blank_malformed_and_an_unterminated_last_line(tmp_path):
+    data = (b"\xef\xbb\xbf" + INIT + b"\r\n" + thinking("a") + b"\r\n\r\n" + b"not json\n"
+            + b"\xef\xbb\xbf" + thinking("b") + b"\n" + b"{\"broken\n" + started("c1") + b"\r\n"
+            + completed("c1") + b"\n\n" + RESULT)
+    feed = same_as_one_process(write(tmp_path, data))
+    assert feed.ingest.decoder.blank_lines == 2
+    m, _, _ = open_with_workers(write(tmp_path, data, "again.ndjson"))
+    assert m.malformed_lines == 3  # a BOM is only skipped on the first line
+    assert m.sessions[0].result is not None
+
+
+def test_a_worker_that_cannot_start_leaves_the_file_to_this_process(tmp_path, monkeypatch):
+    data = b"\n".join([INIT, thinking("a"), started("c1"), completed("c1"), RESULT]) + b"\n"
+    monkeypatch.setattr(parallel.Workers, "command", (sys.executable, "-c", "import sys; sys.exit(3)"))
+    feed = same_as_one_process(write(tmp_path, data))
+    assert "exited" in feed.worker_error and feed.segments_taken == 0
+
+
+def test_a_worker_that_fails_mid_way_costs_speed_not_data(tmp_path, monkeypatch):
+    """The workers answer the first segments, then one reports an error: what was taken
+    stands, the rest is read here."""
+    data = b"\n".join([INIT] + [thinking(str(i), ts=i) for i in range(40)] + [RESULT]) + b"\n"
+    path = write(tmp_path, data)
+    calls = {"n": 0}
+    real = parallel.Segment.from_reply
+
+    def flaky(start, end, reply):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            return parallel.Segment(start, end, False, error="ValueError: injected")
+        return real(start, end, reply)
+
+    monkeypatch.setattr(parallel.Segment, "from_reply", staticmethod(flaky))
+    feed = same_as_one_process(path)
+    assert feed.worker_error == "ValueError: injected"
+    assert feed.segments_taken == 4
+
+
+def test_stopping_the_feed_ends_its_workers(tmp_path):
+    data = b"\n".join([INIT] + [thinking(str(i), ts=i) for i in range(200)]) + b"\n"
+    feed = FileFeed(str(write(tmp_path, data)), workers=2, segment=1, first=1, min_parallel=0)
+    feed.gather_runs(StreamModel().format)
+    feed.prepare()
+    procs = [w.proc for w in feed._pool._workers]  # type: ignore[union-attr]
+    assert len(procs) == 2 and all(p.poll() is None for p in procs)
+    feed.start()
+    feed.stop()
+    for p in procs:
+        assert p.wait(timeout=5) is not None
+
+
+def test_small_files_and_unknown_formats_use_no_workers(tmp_path):
+    path = write(tmp_path, INIT + b"\n")
+    feed = FileFeed(str(path), workers=2)  # under MIN_PARALLEL_BYTES
+    feed.gather_runs(StreamModel().format)
+    feed.prepare()
+    assert feed.workers == 0
+    feed = FileFeed(str(path), workers=2, min_parallel=0)  # no format: nothing to interpret with
+    feed.prepare()
+    assert feed.workers == 0
+
+
+def test_worker_count_follows_the_environment(monkeypatch):
+    monkeypatch.setenv(parallel.ENV_WORKERS, "0")
+    assert parallel.worker_count() == 0
+    monkeypatch.setenv(parallel.ENV_WORKERS, "3")
+    assert parallel.worker_count() == 3
+    monkeypatch.setenv(parallel.ENV_WORKERS, "lots")
+    assert parallel.worker_count() in range(0, parallel.MAX_WORKERS + 1)
+
+
+def test_segments_are_whole_lines_and_cover_the_file(tmp_path):
+    data = b"".join(b"x" * n + b"\n" for n in (5, 300, 0, 70000, 12, 1))
+    path = write(tmp_path, data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        todo = parallel.plan(fd, len(data), segment=100, first=10)
+    finally:
+        os.close(fd)
+    starts = [a for a, _ in todo]
+    assert starts[0] == 0 and todo[-1][1] == -1
+    assert all(data[s - 1 : s] == b"\n" for s in starts[1:])
+    assert [b for _, b in todo[:-1]] == starts[1:]
+    # The first line start at or past 10 bytes, then at or past 100 bytes further on.
+    assert starts == [0, 6 + 301, 6 + 301 + 1 + 70001]
+
+
+def test_actions_travel_as_tuples_and_come_back_equal():
+    from viewer.core import actions as A
+
+    info = A.ToolInfo("readToolCall", "Read", "a.py", "2 lines", "success", "success", 1, 2, True, "")
+    for a in (A.ToolCompleted("s", call_id="c", info=info, timestamp_ms=3, turn_id="t"),
+              A.ToolStarted("s", call_id="c", info=None), A.Init("s", model="m", extra={"k": [1, {"a": None}]}),
+              A.AssistantText(None, text="hi", unknown_parts=["x"]), A.Result("s", usage={"in": 1})):
+        a.time_ms = 7
+        back = parallel._unpack(marshal.loads(marshal.dumps(parallel._pack(a))))
+        assert back == a and type(back) is type(a)
+
+
+def test_a_mirrored_copy_of_a_split_event_is_told_inside_a_segment(tmp_path):
+    """A rejoined event is compared with the event before it by content: the worker keeps
+    both objects (it drops the others' once interpreted)."""
+    split = b'{"type":"thinking","subtype":"delta","text":"one\ntwo","session_id":"s1","timestamp_ms":3}'
+    data = b"\n".join([INIT, INIT, split, split, thinking("b"), thinking("b"), RESULT, RESULT]) + b"\n"
+    m, _, feed = open_with_workers(write(tmp_path, data), segment=1 << 20, first=1)
+    assert feed.segments_taken == 1
+    assert m.mirrored and m.duplicates == 4 and m.sessions[0].blocks[0].text == "one\ntwob"
+    assert model_state(m) == model_state(model_of(data)[0])

@@ -1,0 +1,484 @@
+"""Decoding a big saved file on every core.
+
+Parsing JSON and interpreting events is pure Python work that holds the GIL, so
+a thread cannot share it; a second process can.  For a big regular file,
+:class:`Workers` starts a few worker processes (``python -m
+viewer.core.parallel FORMAT PATH``) and hands each a *segment*: a byte range of
+whole lines, a few MB long.  A worker decodes its lines exactly as the
+:class:`~viewer.core.decode.Decoder` would, interprets the events with the
+format (so the model does not have to), and sends back compact tuples, which
+:func:`take` turns into records again, in file order, in the process that
+applies them.
+
+Segments are independent except at their edges, and those are handled exactly:
+
+* line numbers are counted from the segment's start and shifted by the lines
+  before it (:func:`take` knows them);
+* a segment's first line is never joined to a run of text deltas, which the
+  model applies the same either way;
+* whether its first line repeats the line before (``Event.repeat``) is decided
+  by :func:`take`, which has that line (a digest of the first line comes back);
+* a line broken across a segment's edge (the decoder still had lines pending,
+  waiting to be glued to what follows) makes :func:`take` decode that segment
+  in the applying process instead, from the bytes, where the decoder has the
+  whole context.
+
+A worker that fails or exits leaves the rest of the file to the applying
+process: the file is still read whole, only slower.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import selectors
+import struct
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, get_args, get_type_hints
+
+from viewer.core import actions as A
+from viewer.core.decode import Event, Malformed, Record, Run
+from viewer.core.sources import Ingest
+
+#: Bytes per segment: big enough that per-segment costs vanish, small enough that the
+#: first results come soon and a slow segment does not hold the others up for long.
+SEGMENT_BYTES = 4 << 20
+#: Bytes the applying process decodes itself at the start of a file, before the workers'
+#: first segments are back (the app starts them before it imports its UI, about 0.1 s ahead).
+FIRST_BYTES = 4 << 20
+#: Below this size one process decodes the file sooner than workers can help.
+MIN_PARALLEL_BYTES = 16 << 20
+MAX_WORKERS = 3
+#: Segments requested ahead of the one the applying process waits for (bounds memory).
+AHEAD = 6
+#: ``AGENT_VIEWER_WORKERS=0`` decodes every file in one process (``=N``: N workers).
+ENV_WORKERS = "AGENT_VIEWER_WORKERS"
+
+_HEADER = struct.Struct("<Q")
+_READ = 1 << 20
+
+# -- actions as tuples ----------------------------------------------------------------
+# marshal is several times faster than pickle, but knows only plain values: a dataclass
+# (an action, a ToolInfo) travels as a tuple of a tag and its fields.  The packing and
+# unpacking functions are generated per class, as dataclasses generates ``__init__``:
+# a generic loop of getattr/setattr took half of the applying process's share.
+
+_TYPES: list[type] = [
+    v for _, v in sorted(vars(A).items()) if isinstance(v, type) and is_dataclass(v) and v.__module__ == A.__name__
+]
+_TAG = {cls: i for i, cls in enumerate(_TYPES)}
+#: Actions whose event object the model never reads again (only their action).
+_LEAN = (A.Thinking, A.AssistantText, A.ToolStarted, A.ToolCompleted)
+
+
+def _codec(cls: type) -> tuple[Callable[[Any], tuple], Callable[[tuple], Any]]:
+    """(pack, unpack) for one dataclass of :mod:`viewer.core.actions`."""
+    hints = get_type_hints(cls)
+    fs = fields(cls)
+    nested = {f.name for f in fs if any(t in _TAG for t in (get_args(hints[f.name]) or (hints[f.name],)))}
+
+    def get(name: str) -> str:
+        return f"(None if o.{name} is None else _pack(o.{name}))" if name in nested else f"o.{name}"
+
+    def put(i: int, name: str) -> str:
+        return f"(None if t[{i}] is None else _unpack(t[{i}]))" if name in nested else f"t[{i}]"
+
+    index = {f.name: i + 1 for i, f in enumerate(fs)}
+    args = [put(index[f.name], f.name) for f in fs if not f.kw_only]
+    args += [f"{f.name}={put(index[f.name], f.name)}" for f in fs if f.kw_only]
+    src = (
+        f"def pack(o):\n    return ({_TAG[cls]}, {', '.join(get(f.name) for f in fs)})\n"
+        f"def unpack(t):\n    return cls({', '.join(args)})\n"
+    )
+    scope: dict[str, Any] = {"cls": cls, "_pack": _pack, "_unpack": _unpack}
+    exec(src, scope)  # noqa: S102 - generated from the dataclass's own field names
+    return scope["pack"], scope["unpack"]
+
+
+def _pack(obj: Any) -> tuple:
+    return _PACK[type(obj)](obj)
+
+
+def _unpack(t: tuple) -> Any:
+    return _UNPACK[t[0]](t)
+
+
+_CODECS = [_codec(cls) for cls in _TYPES]
+_PACK = {cls: c[0] for cls, c in zip(_TYPES, _CODECS)}
+_UNPACK = [c[1] for c in _CODECS]
+
+
+# -- the worker's side ----------------------------------------------------------------
+
+
+def _digest(raw: bytes) -> bytes:
+    return hashlib.blake2b(raw, digest_size=16).digest()
+
+
+def _encode(recs: list[Record], interpret: Callable[[Event], Any]) -> list[tuple]:
+    """Records as tuples, events interpreted.  An event's object is dropped when the model
+    will not read it again: it does for rare events (an init, a notice, unknown content),
+    a rejoined event, and the event or run before one (to tell a mirrored copy), and for
+    the segment's last event or run (the next segment may start with a rejoined one)."""
+    out: list[tuple] = []
+    last = -1  # index in out of the last event or run
+    for r in recs:
+        t = type(r)
+        if t is Event:
+            a = interpret(r)
+            if r.line_count > 1 and last >= 0:
+                out[last] = _keep(out[last])
+            keep = r.line_count > 1 or type(a) not in _LEAN or getattr(a, "unknown_parts", None)
+            last = len(out)
+            out.append((0, r.line, r.line_count, r.offset, r.length, r.type, r.subtype, r.repeat, _pack(a),
+                        r.data if keep else None, r))
+        elif t is Run:
+            last = len(out)
+            out.append((1, r.kind, r.type, r.session_id, r.line, r.texts, r.first_ms, r.last_ms, None,
+                        r.last_length, r))
+        elif t is Malformed:
+            out.append((2, r.line, r.offset, r.length, r.reason, r.preview))
+        else:  # pragma: no cover - a file has no restarts
+            raise TypeError(f"unexpected record {r!r}")
+    if last >= 0:
+        out[last] = _keep(out[last])
+    # The last field was the record itself, for _keep: not sent.
+    return [o[:-1] if o[0] != 2 else o for o in out]
+
+
+def _keep(item: tuple) -> tuple:
+    """The same item with its event object (or a run's last one)."""
+    r = item[-1]
+    if item[0] == 0:
+        return item[:9] + (r.data, r)
+    return item[:8] + (r.last_data,) + item[9:]
+
+
+def decode_segment(fd: int, start: int, end: int, fmt: Any) -> tuple:
+    """Decode the lines of ``[start, end)`` (``end`` -1: to the end of the file) as the
+    decoder would if they came after a line that was whole.  Returns the reply tuple that
+    :func:`take` reads (see :class:`Segment`)."""
+    ing = Ingest(offset=start, runs=fmt.run_line)
+    dec = ing.decoder
+    if start > 0:
+        dec.first_line = 0  # only the file's own first line may carry a BOM
+    final = end < 0
+    pos = start
+    recs: list[Record] = []
+    while final or pos < end:
+        chunk = os.pread(fd, _READ if final else min(_READ, end - pos), pos)
+        if not chunk:
+            break
+        pos += len(chunk)
+        recs.extend(ing.feed(chunk))
+    pending = dec.has_pending or ing.splitter.partial_bytes > 0
+    if final:
+        recs.extend(ing.close())
+        pending = False
+    first = None
+    if recs and type(recs[0]) is Event and recs[0].line == 1 and recs[0].line_count == 1:
+        ev = recs[0]
+        raw = os.pread(fd, ev.length, ev.offset)
+        first = (len(raw), _digest(raw))
+    prev = dec.prev_raw
+    items = _encode(recs, fmt.interpret)
+    rss = _peak_rss_kb()
+    return (True, start, pos, dec.lines_seen, dec.blank_lines, dec.events, dec.malformed, dec.rejoined,
+            pending, None if prev is None else bytes(prev), first, items, rss)
+
+
+def _peak_rss_kb() -> int:
+    """This process's peak RSS (VmHWM: ``ru_maxrss`` would count the parent's, from before
+    the exec)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not on Linux
+        pass
+    return 0
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def worker_main(argv: list[str]) -> int:
+    """``python -m viewer.core.parallel FORMAT PATH``: read ``START END`` lines on stdin,
+    answer each with a length-prefixed marshal reply on stdout; end at end of input."""
+    import gc
+
+    from viewer.core.formats import get_format
+
+    gc.disable()  # nothing here makes cycles; collections would only cost time
+    fmt = get_format(argv[0])
+    fd = os.open(argv[1], os.O_RDONLY)
+    out = sys.stdout.fileno()
+    for line in sys.stdin.buffer:
+        try:
+            start, end = (int(x) for x in line.split())
+            reply = marshal.dumps(decode_segment(fd, start, end, fmt))
+        except Exception as exc:  # noqa: BLE001 - reported to the applying process, which goes on alone
+            reply = marshal.dumps((False, f"{type(exc).__name__}: {exc}"))
+        try:
+            _write_all(out, _HEADER.pack(len(reply)) + reply)
+        except BrokenPipeError:
+            return 0
+    return 0
+
+
+# -- the applying process's side ----------------------------------------------------
+
+
+@dataclass(slots=True)
+class Segment:
+    """A worker's reply for the lines of ``[start, end)``."""
+
+    start: int
+    end: int  # where the worker stopped (the end of the file, for the last segment)
+    ok: bool
+    error: str = ""
+    lines: int = 0
+    blank: int = 0
+    events: int = 0
+    malformed: int = 0
+    rejoined: int = 0
+    #: Lines were still pending at the end: the next line may belong to them.
+    pending: bool = False
+    prev_raw: bytes | None = None  # the segment's last event line, for the next one's repeat
+    first: tuple[int, bytes] | None = None  # length and digest of the first line, when an event
+    items: list[tuple] | None = None
+    rss_kb: int = 0
+
+    @classmethod
+    def from_reply(cls, start: int, end: int, reply: bytes) -> Segment:
+        r = marshal.loads(reply)
+        if not r[0]:
+            return cls(start, end, False, error=r[1])
+        return cls(r[1], r[2], True, "", *r[3:])
+
+
+def take(ingest: Ingest, seg: Segment) -> list[Record] | None:
+    """The records of a worker's segment, numbered after the lines the ingest has seen; the
+    ingest goes on after them.  None when the segment cannot be taken as it is (lines pending
+    at one of its edges may be glued to the other side): the caller decodes its bytes."""
+    dec = ingest.decoder
+    if not seg.ok or seg.pending or dec.has_pending:
+        return None
+    base = dec.lines_seen
+    out: list[Record] = []
+    append = out.append
+    new_event = Event.__new__
+    for t in seg.items or ():
+        kind = t[0]
+        if kind == 0:
+            ev = new_event(Event)
+            ev.line = t[1] + base
+            ev.line_count = t[2]
+            ev.offset = t[3]
+            ev.length = t[4]
+            ev.type = t[5]
+            ev.subtype = t[6]
+            ev.repeat = t[7]
+            ev.action = _unpack(t[8])
+            ev.data = t[9]
+            ev.arrival = None
+            append(ev)
+        elif kind == 1:
+            append(Run(t[1], t[2], t[3], t[4] + base, t[5], t[6], t[7], None, t[8], t[9]))
+        else:
+            append(Malformed(t[1] + base, t[2], t[3], t[4], t[5]))
+    if seg.first is not None and out:
+        prev = dec.prev_raw
+        n, digest = seg.first
+        if prev is not None and len(prev) == n and _digest(prev) == digest:
+            out[0].repeat = True  # type: ignore[union-attr]
+    dec.skip(seg.lines, seg.blank, seg.events, seg.malformed, seg.rejoined, seg.prev_raw)
+    ingest.splitter.offset = seg.end
+    ingest.bytes_read += seg.end - seg.start
+    return out
+
+
+def worker_count() -> int:
+    """How many workers to start: none on one core, else one per core up to MAX_WORKERS
+    (the applying process is often waiting for them, so two cores take two)."""
+    env = os.environ.get(ENV_WORKERS, "").strip()
+    if env:
+        try:
+            return max(0, min(int(env), 8))
+        except ValueError:
+            pass
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cores = os.cpu_count() or 1
+    return 0 if cores < 2 else min(cores, MAX_WORKERS)
+
+
+def plan(fd: int, size: int, segment: int = SEGMENT_BYTES, first: int = FIRST_BYTES) -> list[tuple[int, int]]:
+    """Segments of whole lines: about ``first`` bytes, then about ``segment`` bytes each; the
+    last one ends at -1 (the end of the file, however far it has grown by then)."""
+    bounds = [0]
+    pos = first
+    while pos < size:
+        start = _next_line_start(fd, pos, size)
+        if start is None or start >= size:
+            break
+        bounds.append(start)
+        pos = start + segment
+    return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], -1)]
+
+
+def _next_line_start(fd: int, pos: int, size: int) -> int | None:
+    """The first line start at or after ``pos`` (the byte after a newline), if any."""
+    at = pos - 1
+    while at < size:
+        block = os.pread(fd, 1 << 16, at)
+        if not block:
+            return None
+        i = block.find(b"\n")
+        if i >= 0:
+            return at + i + 1
+        at += len(block)
+    return None
+
+
+class WorkerError(Exception):
+    """A worker failed or went away: the rest of the file is decoded without workers."""
+
+
+class _Worker:
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
+        self.fd = proc.stdout.fileno()  # type: ignore[union-attr]
+        self.buf = bytearray()
+        self.inflight: deque[int] = deque()
+
+
+class Workers:
+    """Worker processes decoding segments of one file; replies come back in file order."""
+
+    #: How a worker is started (followed by the format's name and the path).
+    command: tuple[str, ...] = (sys.executable, "-m", "viewer.core.parallel")
+
+    def __init__(self, path: str, fmt_name: str, count: int) -> None:
+        self.path = path
+        self.peak_rss_kb = 0  # the biggest worker's peak RSS so far
+        self._lock = threading.Lock()
+        self._workers: list[_Worker] = []
+        self._todo: list[tuple[int, int]] = []
+        self._sent = 0
+        env = dict(os.environ)
+        # Importable from wherever the package is, installed or run from a source tree.
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+        try:
+            for _ in range(count):
+                proc = subprocess.Popen(
+                    [*self.command, fmt_name, path],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                    env=env, close_fds=True,
+                )
+                self._workers.append(_Worker(proc))
+        except OSError as exc:
+            self.close()
+            raise WorkerError(f"cannot start a worker: {exc}") from None
+
+    def submit(self, todo: list[tuple[int, int]]) -> None:
+        """The segments to decode, in file order: the first requests go out at once."""
+        self._todo = todo
+        self._sent = 0
+        self._send_more(0)
+
+    def _send_more(self, want: int) -> None:
+        """Keep every worker busy (two requests each), within AHEAD segments of ``want``."""
+        todo = self._todo
+        for w in self._workers:
+            while len(w.inflight) < 2 and self._sent < len(todo) and self._sent < want + AHEAD:
+                start, end = todo[self._sent]
+                self._send(w, b"%d %d\n" % (start, end))
+                w.inflight.append(self._sent)
+                self._sent += 1
+
+    def segments(self, stopped: Callable[[], bool]) -> Iterator[Segment]:
+        """Each submitted segment's reply, in order.  Raises :class:`WorkerError` when a
+        worker fails (what was yielded before stands)."""
+        if not self._workers:
+            raise WorkerError("no workers")
+        todo = self._todo
+        sel = selectors.DefaultSelector()
+        for w in self._workers:
+            sel.register(w.fd, selectors.EVENT_READ, w)
+        done: dict[int, bytes] = {}
+        try:
+            for want in range(len(todo)):
+                while want not in done:
+                    if stopped():
+                        return
+                    self._send_more(want)
+                    for key, _ in sel.select(timeout=0.2):
+                        self._read(key.data, done)
+                reply = done.pop(want)
+                seg = Segment.from_reply(todo[want][0], todo[want][1], reply)
+                if not seg.ok:
+                    raise WorkerError(seg.error)
+                self.peak_rss_kb = max(self.peak_rss_kb, seg.rss_kb)
+                yield seg
+        finally:
+            sel.close()
+
+    @staticmethod
+    def _send(w: _Worker, request: bytes) -> None:
+        try:
+            w.proc.stdin.write(request)  # type: ignore[union-attr]
+            w.proc.stdin.flush()  # type: ignore[union-attr]
+        except (OSError, ValueError) as exc:
+            raise WorkerError(f"a worker went away ({exc})") from None
+
+    @staticmethod
+    def _read(w: _Worker, done: dict[int, bytes]) -> None:
+        try:
+            data = os.read(w.fd, _READ)
+        except OSError as exc:
+            raise WorkerError(f"a worker went away ({exc})") from None
+        if not data:
+            raise WorkerError("a worker exited")
+        buf = w.buf
+        buf += data
+        while len(buf) >= 8:
+            (size,) = _HEADER.unpack_from(buf)
+            if len(buf) < 8 + size:
+                break
+            done[w.inflight.popleft()] = bytes(buf[8 : 8 + size])
+            del buf[: 8 + size]
+
+    def close(self) -> None:
+        """Stop every worker (at once: a worker mid-segment is killed)."""
+        with self._lock:
+            workers, self._workers = self._workers, []
+        for w in workers:
+            for pipe in (w.proc.stdin, w.proc.stdout):
+                try:
+                    pipe.close()  # type: ignore[union-attr]
+                except OSError:
+                    pass
+            if w.proc.poll() is None:
+                w.proc.kill()
+            try:
+                w.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a kill is not refused
+                pass
+
+
+if __name__ == "__main__":  # pragma: no cover - run by Workers in a child process
+    sys.exit(worker_main(sys.argv[1:]))
