@@ -231,32 +231,38 @@ class Decoder:
         runs = self.runs
         key = self._run_key  # (kind, session id, type) of the line before, if a run may go on from it
         run: Run | None = None
+        texts: list[str] = []  # the run's texts (appended to directly)
+        # The counters live in locals here (this loop runs for every line of a big file) and
+        # are written back before feed() and at the end.
+        seen, events, prev = self.lines_seen, self.events, self._prev_raw
+        fast = bool(seen) and not self._pending  # a line may be parsed alone
         off = offset
         for raw in pieces:
             n = len(raw)
             obj = None
-            if n and self.lines_seen and not self._pending:
+            if n and fast:
                 try:
                     obj = loads(raw)
                 except JSONDecodeError:
                     pass
             if type(obj) is dict:
-                self.lines_seen += 1
-                self.events += 1
+                seen += 1
+                events += 1
                 if raw[-1] == 13:
                     length = n - 1
                     raw = raw[:-1]  # as feed() compares it: only the content counts
                 else:
                     length = n
-                repeat = raw == self._prev_raw
-                self._prev_raw = raw
+                repeat = raw == prev
+                prev = raw
                 r = runs(obj) if runs is not None and not repeat else None
                 if r is not None and key is not None and r[0] == key[0] and r[1] == key[1]:
                     ts = r[3]
                     if run is None:
-                        run = Run(r[0], key[2], r[1], self.lines_seen, [r[2]], ts, ts, arrival, obj, length)
+                        texts = [r[2]]
+                        run = Run(r[0], key[2], r[1], seen, texts, ts, ts, arrival, obj, length)
                     else:
-                        run.texts.append(r[2])
+                        texts.append(r[2])
                         run.last_data = obj
                         run.last_length = length
                         if ts is not None:
@@ -269,7 +275,7 @@ class Decoder:
                 if run is not None:
                     append(run)
                     run = None
-                ev = Event(self.lines_seen, 1, off, length, obj, arrival)
+                ev = Event(seen, 1, off, length, obj, arrival)
                 ev.repeat = repeat
                 append(ev)
                 key = (r[0], r[1], ev.type) if r is not None else None
@@ -277,11 +283,15 @@ class Decoder:
                 if run is not None:
                     append(run)
                     run = None
+                self.lines_seen, self.events, self._prev_raw = seen, events, prev
                 out.extend(self.feed(raw, off, arrival))
+                seen, events, prev = self.lines_seen, self.events, self._prev_raw
+                fast = not self._pending
                 key = None
             off += n + 1
         if run is not None:
             append(run)
+        self.lines_seen, self.events, self._prev_raw = seen, events, prev
         self._run_key = key
         return out
 

@@ -25,21 +25,25 @@ NAME = "cursor"
 
 
 def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
+    return v if type(v) is dict or isinstance(v, dict) else {}
 
 
 def _s(v: Any) -> str:
-    if isinstance(v, str):
+    if type(v) is str:  # (the common case first: these run for every event)
         return v
     if v is None:
         return ""
+    if isinstance(v, str):
+        return v
     if isinstance(v, (int, float, bool)):
         return str(v)
     return ""
 
 
 def _int(v: Any) -> int | None:
-    if isinstance(v, bool):
+    if type(v) is int:
+        return v
+    if v is None or isinstance(v, bool):
         return None
     if isinstance(v, int):
         return v
@@ -608,7 +612,12 @@ def run_line(data: dict[str, Any]) -> tuple[str, str | None, str, int | None] | 
                 return None
     else:
         return None
-    sid, ts = _sid_and_time(data)
+    sid = data.get("session_id")  # (_sid_and_time, inline: this runs for every delta)
+    if type(sid) is not str or not sid:
+        sid = None
+    ts = data.get("timestamp_ms")
+    if type(ts) is not int:
+        ts = _int(ts)
     return t, sid, text, ts
 
 
