@@ -228,3 +228,30 @@ def test_a_mirrored_copy_of_a_split_event_is_told_inside_a_segment(tmp_path):
     assert feed.segments_taken == 1
     assert m.mirrored and m.duplicates == 4 and m.sessions[0].blocks[0].text == "one\ntwob"
     assert model_state(m) == model_state(model_of(data)[0])
+
+
+def test_a_split_copy_with_crlf_of_a_plain_event_is_told_inside_a_segment(tmp_path):
+    """With CRLF line ends, an event split over two lines spans as many bytes as the same
+    event on one line (``\\r\\n`` against ``\\n`` escaped): the model compares their objects,
+    so the worker keeps the object of the event before a rejoined one, lean as it is."""
+    one = b'{"type":"thinking","subtype":"delta","text":"one\\ntwo","session_id":"s1","timestamp_ms":3}'
+    split = one.replace(b"\\n", b"\r\n")
+    data = INIT + b"\r\n" + INIT + b"\r\n" + one + b"\r\n" + split + b"\r\n" + RESULT + b"\r\n"
+    alone, _, _ = model_of(data)
+    assert alone.duplicates == 2  # the init's copy and the split copy
+    m, _, feed = open_with_workers(write(tmp_path, data), segment=1 << 20, first=1)
+    assert feed.segments_taken == 1
+    assert model_state(m) == model_state(alone)
+    # The same with an edge just before the split copy: the plain event ends one worker's
+    # segment, the split copy starts the next one's.
+    path = write(tmp_path, data, "edge.ndjson")
+    segment = len(INIT) + 2 + len(one) + 2
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        starts = [a for a, _ in parallel.plan(fd, len(data), segment=segment, first=1)]
+    finally:
+        os.close(fd)
+    assert data.index(split) in starts
+    m, _, feed = open_with_workers(path, segment=segment, first=1)
+    assert feed.segments_taken == len(starts) - 1
+    assert model_state(m) == model_state(alone)

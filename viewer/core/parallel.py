@@ -121,43 +121,60 @@ def _digest(raw: bytes) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
-def _encode(recs: list[Record], interpret: Callable[[Event], Any]) -> list[tuple]:
-    """Records as tuples, events interpreted.  An event's object is dropped when the model
-    will not read it again: it does for rare events (an init, a notice, unknown content),
-    a rejoined event, and the event or run before one (to tell a mirrored copy), and for
-    the segment's last event or run (the next segment may start with a rejoined one)."""
-    out: list[tuple] = []
-    last = -1  # index in out of the last event or run
-    for r in recs:
-        t = type(r)
-        if t is Event:
-            a = interpret(r)
-            if r.line_count > 1 and last >= 0:
-                out[last] = _keep(out[last])
-            keep = r.line_count > 1 or type(a) not in _LEAN or getattr(a, "unknown_parts", None)
-            last = len(out)
-            out.append((0, r.line, r.line_count, r.offset, r.length, r.type, r.subtype, r.repeat, _pack(a),
-                        r.data if keep else None, r))
-        elif t is Run:
-            last = len(out)
-            out.append((1, r.kind, r.type, r.session_id, r.line, r.texts, r.first_ms, r.last_ms, None,
-                        r.last_length, r))
-        elif t is Malformed:
-            out.append((2, r.line, r.offset, r.length, r.reason, r.preview))
-        else:  # pragma: no cover - a file has no restarts
-            raise TypeError(f"unexpected record {r!r}")
-    if last >= 0:
-        out[last] = _keep(out[last])
-    # The last field was the record itself, for _keep: not sent.
-    return [o[:-1] if o[0] != 2 else o for o in out]
+class _Encoder:
+    """Records as tuples, events interpreted, a chunk at a time (a worker holds the parsed
+    objects of one chunk, not of its whole segment).
 
+    An event's object is dropped when the model will not read it again.  It does for rare
+    events (an init, a notice, unknown content), for a rejoined event and the event or run
+    before one (to tell a mirrored copy), and for the segment's last event or run (the next
+    segment may start with a rejoined one).  So the last event or run stays held back, with
+    its record, until the next one is known."""
 
-def _keep(item: tuple) -> tuple:
-    """The same item with its event object (or a run's last one)."""
-    r = item[-1]
-    if item[0] == 0:
-        return item[:9] + (r.data, r)
-    return item[:8] + (r.last_data,) + item[9:]
+    def __init__(self, interpret: Callable[[Event], Any]) -> None:
+        self.interpret = interpret
+        self.items: list[tuple] = []
+        self._last: tuple | None = None  # the last event or run, not yet in items
+        self._last_rec: Event | Run | None = None
+        self.first: Event | None = None  # the segment's first record, when an event
+
+    def add(self, recs: list[Record]) -> None:
+        items = self.items
+        if recs and not items and self._last is None and type(recs[0]) is Event:
+            self.first = recs[0]  # type: ignore[assignment]
+        for r in recs:
+            t = type(r)
+            if t is Event:
+                a = self.interpret(r)
+                multi = r.line_count > 1
+                self._flush(keep=multi)
+                keep = multi or type(a) not in _LEAN or getattr(a, "unknown_parts", None)
+                self._last = (0, r.line, r.line_count, r.offset, r.length, r.type, r.subtype, r.repeat, _pack(a),
+                              r.data if keep else None)
+                self._last_rec = r  # type: ignore[assignment]
+            elif t is Run:
+                self._flush(keep=False)
+                self._last = (1, r.kind, r.type, r.session_id, r.line, r.texts, r.first_ms, r.last_ms, None,
+                              r.last_length)
+                self._last_rec = r  # type: ignore[assignment]
+            elif t is Malformed:
+                items.append((2, r.line, r.offset, r.length, r.reason, r.preview))
+            else:  # pragma: no cover - a file has no restarts
+                raise TypeError(f"unexpected record {r!r}")
+
+    def _flush(self, keep: bool) -> None:
+        """The held-back item goes out, with its event object if ``keep``."""
+        last, r = self._last, self._last_rec
+        if last is None:
+            return
+        if keep:
+            last = last[:9] + (r.data,) if last[0] == 0 else last[:8] + (r.last_data,) + last[9:]  # type: ignore[union-attr]
+        self.items.append(last)
+        self._last = self._last_rec = None
+
+    def finish(self) -> list[tuple]:
+        self._flush(keep=True)
+        return self.items
 
 
 def decode_segment(fd: int, start: int, end: int, fmt: Any) -> tuple:
@@ -168,26 +185,26 @@ def decode_segment(fd: int, start: int, end: int, fmt: Any) -> tuple:
     dec = ing.decoder
     if start > 0:
         dec.first_line = 0  # only the file's own first line may carry a BOM
+    enc = _Encoder(fmt.interpret)
     final = end < 0
     pos = start
-    recs: list[Record] = []
     while final or pos < end:
         chunk = os.pread(fd, _READ if final else min(_READ, end - pos), pos)
         if not chunk:
             break
         pos += len(chunk)
-        recs.extend(ing.feed(chunk))
+        enc.add(ing.feed(chunk))
     pending = dec.has_pending or ing.splitter.partial_bytes > 0
     if final:
-        recs.extend(ing.close())
+        enc.add(ing.close())
         pending = False
     first = None
-    if recs and type(recs[0]) is Event and recs[0].line == 1 and recs[0].line_count == 1:
-        ev = recs[0]
+    ev = enc.first
+    if ev is not None and ev.line == 1 and ev.line_count == 1:
         raw = os.pread(fd, ev.length, ev.offset)
         first = (len(raw), _digest(raw))
     prev = dec.prev_raw
-    items = _encode(recs, fmt.interpret)
+    items = enc.finish()
     rss = _peak_rss_kb()
     return (True, start, pos, dec.lines_seen, dec.blank_lines, dec.events, dec.malformed, dec.rejoined,
             pending, None if prev is None else bytes(prev), first, items, rss)
