@@ -7,6 +7,7 @@ import gc
 import os
 import re
 import signal
+import sys
 import threading
 import time
 from bisect import bisect_left, bisect_right
@@ -38,6 +39,7 @@ APPLY_BUDGET = 0.025  # seconds of model work per frame while loading big inputs
 MAX_PENDING = 4096  # records taken from the feed but not yet applied
 LOAD_BUDGET = 0.1  # seconds of decoding and model work per pump while a saved file loads
 LOAD_REDRAW = 0.4  # and redraw at most this often meanwhile
+LOAD_SWITCH_INTERVAL = 0.0005  # sys.setswitchinterval while a saved file loads
 #: While the timeline follows a live run, the detail view catches up with the newest call at
 #: most this often: a fast run starts calls faster than anyone reads them, and redrawing the
 #: detail for each took a tenth of the CPU at 5,000 events/s.  A call the user selects is
@@ -152,6 +154,7 @@ class AgentViewerApp(App[int]):
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
         self._gc_before = gc.get_threshold()
         self._gc_paused = False  # collector off while a saved file loads
+        self._switch_before: float | None = None  # the GIL switch interval before the load
         self._chained = False  # a pump is scheduled right after the current one (bulk load)
         self._detail_at = 0.0  # when the detail view was last brought up to date
         self._detail_timer: Timer | None = None
@@ -233,9 +236,17 @@ class AgentViewerApp(App[int]):
         """Hook for subclasses (Textual calls every class's on_mount, so do not override it)."""
 
     def _start_feed(self) -> None:
-        if self.feed.bulk and gc.isenabled():
-            gc.disable()
-            self._gc_paused = True
+        if self.feed.bulk:
+            # While a saved file loads: no cyclic collections (nothing loaded makes cycles,
+            # and each pass over the growing heap costs more), and a short GIL switch interval,
+            # so that the feed's thread, which reads and hands over the workers' segments,
+            # gets its turn within a millisecond rather than five (measured: the first data
+            # came 60-110 ms sooner).
+            if gc.isenabled():
+                gc.disable()
+                self._gc_paused = True
+            self._switch_before = sys.getswitchinterval()
+            sys.setswitchinterval(LOAD_SWITCH_INTERVAL)
         self.feed.start()
         self.pump()
         self.set_interval(self.frame_interval, self.pump)
@@ -303,9 +314,13 @@ class AgentViewerApp(App[int]):
         gc.set_threshold(*self._gc_before)
 
     def _resume_gc(self) -> None:
+        """The load is over: the collector and the switch interval are as they were."""
         if self._gc_paused:
             self._gc_paused = False
             gc.enable()
+        if self._switch_before is not None:
+            sys.setswitchinterval(self._switch_before)
+            self._switch_before = None
 
     # -- the frame loop ---------------------------------------------------------------
     @property
