@@ -255,3 +255,79 @@ def test_a_split_copy_with_crlf_of_a_plain_event_is_told_inside_a_segment(tmp_pa
     m, _, feed = open_with_workers(path, segment=segment, first=1)
     assert feed.segments_taken == len(starts) - 1
     assert model_state(m) == model_state(alone)
+
+
+# -- --print --output-format json with workers ---------------------------------------------
+
+
+def print_json(path: Path, workers: int, **kw) -> tuple[str, str, int, bool]:
+    """(stdout, stderr, exit code, whether workers read it) of json mode on ``path``."""
+    import io
+
+    from viewer.core.printer import make_printer, print_file_with_workers
+    from viewer.core.sources import LineSplitter
+
+    out, err = io.StringIO(), io.StringIO()
+    printer = make_printer("json", out, err)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        used = workers > 0 and print_file_with_workers(printer, fd, str(path), workers=workers, min_parallel=0, **kw)
+        if not used:
+            splitter = LineSplitter()
+            printer.feed_lines(splitter.feed(path.read_bytes()))
+            printer.feed_lines(splitter.flush())
+        code = printer.finish()
+    finally:
+        os.close(fd)
+    return out.getvalue(), err.getvalue(), code, used
+
+
+@pytest.mark.parametrize("path", REAL_CURSOR + SAMPLES + OTHER_AGENTS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_json_mode_prints_the_same_with_workers(path):
+    size = path.stat().st_size
+    alone = print_json(path, 0)
+    assert not alone[3]
+    for segment, first in ((1, 1), (max(1, size // 5), max(1, size // 7))):
+        got = print_json(path, 2, segment=segment, first=first)
+        assert got[3] and got[:3] == alone[:3]
+
+
+def test_json_mode_with_workers_sniffs_the_first_events_only_and_reads_split_lines_here(tmp_path):
+    """Another agent's sign among the first 200 events is seen wherever the edges fall; one
+    after them is not, as without workers; an event split across an edge is read here."""
+    claude = ev(type="assistant", session_id="s1", message={"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]})
+    split = b'{"type":"thinking","subtype":"delta","text":"one\ntwo","session_id":"s1","timestamp_ms":3}'
+    for at, named in ((150, True), (250, False)):
+        lines = [INIT] + [thinking(str(i), ts=i) for i in range(400)] + [RESULT]
+        lines[at] = claude
+        lines[300] = split
+        path = write(tmp_path, b"\n".join(lines) + b"\n", f"run{at}.ndjson")
+        alone = print_json(path, 0)
+        assert ("Claude Code" in alone[1]) is named
+        for segment in (1, 3000, 10_000):
+            assert print_json(path, 2, segment=segment, first=500)[:3] == alone[:3]
+
+
+def test_json_mode_with_a_failing_worker_still_prints_the_result(tmp_path, monkeypatch):
+    lines = [INIT] + [thinking(str(i), ts=i) for i in range(60)] + [RESULT]
+    path = write(tmp_path, b"\n".join(lines) + b"\n")
+    alone = print_json(path, 0)
+    monkeypatch.setattr(parallel.Workers, "command", (sys.executable, "-c", "import sys; sys.exit(3)"))
+    got = print_json(path, 2, segment=1, first=1)
+    assert got[3] and got[:3] == alone[:3] and '"result":"done"' in got[0]
+
+
+def test_json_mode_with_workers_counts_every_event_and_follows_the_session(tmp_path):
+    """Past a segment's first 200 events, plain events come back only as a count and the last
+    session id among them: the count decides whether a stream is all unknown events, the
+    session id which run the input ends in."""
+    unknown = ev(type="mystery", session_id="s1")
+    mostly_unknown = [unknown] * 201 + [thinking(str(i), ts=i) for i in range(300)]
+    other = ev(type="thinking", subtype="delta", text="x", session_id="s2", timestamp_ms=9)
+    moves_on = [INIT] + [thinking(str(i), ts=i) for i in range(200)] + [RESULT] + [other] * 300
+    for name, lines in (("unknown", mostly_unknown), ("moves", moves_on)):
+        path = write(tmp_path, b"\n".join(lines) + b"\n", f"{name}.ndjson")
+        alone = print_json(path, 0)
+        assert alone[2] == 1 and "ended without a result" in alone[1]
+        assert print_json(path, 2, segment=1 << 20, first=1)[:3] == alone[:3]

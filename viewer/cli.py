@@ -11,7 +11,7 @@ import threading
 import click
 
 from viewer import __version__
-from viewer.core.printer import make_printer
+from viewer.core.printer import make_printer, print_file_with_workers
 from viewer.core.sources import (
     CHUNK,
     LineSplitter,
@@ -72,6 +72,11 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     try:
+        if (output_format == "json" and path is not None and recorder is None and not follow
+                and print_file_with_workers(printer, fd, path)):  # a big file: read on every core
+            code = printer.finish()
+            sys.stdout.flush()
+            return code
         return _print_loop(printer, splitter, fd, path, follow, recorder)
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, like other Unix filters.

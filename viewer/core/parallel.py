@@ -42,6 +42,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, get_args, get_type_hints
 
+import orjson
+
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Run
 from viewer.core.sources import Ingest
@@ -177,15 +179,80 @@ class _Encoder:
         return self.items
 
 
-def decode_segment(fd: int, start: int, end: int, fmt: Any) -> tuple:
+class _Markers:
+    """For ``--print --output-format json`` (mode ``markers``): what the format's
+    ``run_marker`` says of each event, read as lean as the printer itself reads a line.
+
+    Items are ``(session id, marker, event object)`` for an init, a result or an unknown type,
+    and for the segment's first ``keep_first`` events (the printer looks at the input's first
+    events for another agent's signs); the other events in between only count, so they come
+    as ``(how many, the last session id among them)``."""
+
+    def __init__(self, run_marker: Callable[[dict], tuple[str | None, str]], keep_first: int) -> None:
+        self.run_marker = run_marker
+        self.keep_first = keep_first
+        self.items: list[tuple] = []
+        self.first: Event | None = None  # (no repeat to tell: the printer counts every event)
+        self._seen = 0  # events so far
+        self._count = 0  # plain events not yet in items
+        self._sid: str | None = None  # the last session id among them
+
+    def event(self, data: dict) -> None:
+        sid, marker = self.run_marker(data)
+        self._seen += 1
+        if marker or self._seen <= self.keep_first:
+            self._flush()
+            self.items.append((sid, marker, data))
+        else:
+            self._count += 1
+            if sid is not None:
+                self._sid = sid
+
+    def add(self, recs: list[Record]) -> None:
+        for r in recs:
+            if type(r) is Event:
+                self.event(r.data)
+
+    def _flush(self) -> None:
+        if self._count:
+            self.items.append((self._count, self._sid))
+            self._count, self._sid = 0, None
+
+    def finish(self) -> list[tuple]:
+        self._flush()
+        return self.items
+
+    def read(self, ing: Ingest, chunk: bytes) -> None:
+        """The lines of ``chunk``: a line that is one whole object is parsed here, as the
+        printer does (no record built); any other goes through the decoder."""
+        dec = ing.decoder
+        loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+        event = self.event
+        ing.bytes_read += len(chunk)
+        for off, raw in ing.splitter.feed(chunk):
+            if dec.lines_seen and not dec.has_pending:
+                try:
+                    obj = loads(raw)
+                except JSONDecodeError:
+                    obj = None
+                if type(obj) is dict:
+                    dec.lines_seen += 1
+                    dec.events += 1
+                    event(obj)
+                    continue
+            self.add(dec.feed(raw, off))
+
+
+def decode_segment(fd: int, start: int, end: int, fmt: Any, mode: str = "events", keep_first: int = 0) -> tuple:
     """Decode the lines of ``[start, end)`` (``end`` -1: to the end of the file) as the
     decoder would if they came after a line that was whole.  Returns the reply tuple that
-    :func:`take` reads (see :class:`Segment`)."""
-    ing = Ingest(offset=start, runs=fmt.run_line)
+    :func:`take` (mode ``events``) or a printer (mode ``markers``) reads (see :class:`Segment`)."""
+    markers = mode == "markers"
+    ing = Ingest(offset=start, runs=None if markers else fmt.run_line)
     dec = ing.decoder
     if start > 0:
         dec.first_line = 0  # only the file's own first line may carry a BOM
-    enc = _Encoder(fmt.interpret)
+    enc: _Encoder | _Markers = _Markers(fmt.run_marker, keep_first) if markers else _Encoder(fmt.interpret)
     final = end < 0
     pos = start
     while final or pos < end:
@@ -193,7 +260,10 @@ def decode_segment(fd: int, start: int, end: int, fmt: Any) -> tuple:
         if not chunk:
             break
         pos += len(chunk)
-        enc.add(ing.feed(chunk))
+        if markers:
+            enc.read(ing, chunk)  # type: ignore[union-attr]
+        else:
+            enc.add(ing.feed(chunk))
     pending = dec.has_pending or ing.splitter.partial_bytes > 0
     if final:
         enc.add(ing.close())
@@ -231,8 +301,9 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def worker_main(argv: list[str]) -> int:
-    """``python -m viewer.core.parallel FORMAT PATH``: read ``START END`` lines on stdin,
-    answer each with a length-prefixed marshal reply on stdout; end at end of input."""
+    """``python -m viewer.core.parallel FORMAT PATH``: read ``START END [MODE KEEP_FIRST]``
+    lines on stdin, answer each with a length-prefixed marshal reply on stdout; end at end of
+    input."""
     import gc
 
     from viewer.core.formats import get_format
@@ -243,8 +314,9 @@ def worker_main(argv: list[str]) -> int:
     out = sys.stdout.fileno()
     for line in sys.stdin.buffer:
         try:
-            start, end = (int(x) for x in line.split())
-            reply = marshal.dumps(decode_segment(fd, start, end, fmt))
+            words = line.split()
+            mode, keep_first = (words[2].decode(), int(words[3])) if len(words) > 2 else ("events", 0)
+            reply = marshal.dumps(decode_segment(fd, int(words[0]), int(words[1]), fmt, mode, keep_first))
         except Exception as exc:  # noqa: BLE001 - reported to the applying process, which goes on alone
             reply = marshal.dumps((False, f"{type(exc).__name__}: {exc}"))
         try:
@@ -388,8 +460,11 @@ class Workers:
     #: How a worker is started (followed by the format's name and the path).
     command: tuple[str, ...] = (sys.executable, "-m", "viewer.core.parallel")
 
-    def __init__(self, path: str, fmt_name: str, count: int) -> None:
+    def __init__(self, path: str, fmt_name: str, count: int, mode: str = "events", keep_first: int = 0) -> None:
+        """``mode``: ``events`` (records for the model) or ``markers`` (for ``--print`` json,
+        see :class:`_Markers`)."""
         self.path = path
+        self._mode = b"" if mode == "events" else b" %s %d" % (mode.encode(), keep_first)
         self.peak_rss_kb = 0  # the biggest worker's peak RSS so far
         self._lock = threading.Lock()
         self._workers: list[_Worker] = []
@@ -423,7 +498,7 @@ class Workers:
         for w in self._workers:
             while len(w.inflight) < 2 and self._sent < len(todo) and self._sent < want + AHEAD:
                 start, end = todo[self._sent]
-                self._send(w, b"%d %d\n" % (start, end))
+                self._send(w, b"%d %d%s\n" % (start, end, self._mode))
                 w.inflight.append(self._sent)
                 self._sent += 1
 

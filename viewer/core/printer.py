@@ -16,7 +16,18 @@ from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import fmt_duration
 from viewer.core.formats import get_format, sniff_agent
 from viewer.core.model import Change, Session, StreamModel, ToolCall
+from viewer.core.parallel import (
+    FIRST_BYTES,
+    MIN_PARALLEL_BYTES,
+    SEGMENT_BYTES,
+    Segment,
+    WorkerError,
+    Workers,
+    plan,
+    worker_count,
+)
 from viewer.core.sanitize import clean, one_line
+from viewer.core.sources import CHUNK, LineSplitter
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
@@ -213,6 +224,24 @@ class JsonPrinter(Printer):
         self.out.flush()
         self.written += 1
 
+    def take(self, seg: Segment) -> bool:
+        """A worker's segment (mode ``markers``): its events counted as if read here.  False
+        when it must be read here instead: a line may go on across one of its edges."""
+        dec = self.decoder
+        if not seg.ok or seg.pending or dec.has_pending:
+            return False
+        runs = self.runs
+        note, each = runs.note, self.each_result
+        for item in seg.items or ():
+            if len(item) == 2:  # (how many plain events, the last session id among them)
+                runs.events += item[0]
+                if item[1] is not None:
+                    runs.current = item[1]
+            elif note(*item) == "result" and each:
+                self._write_result(item[2])
+        dec.skip(seg.lines, seg.blank, seg.events, seg.malformed, seg.rejoined, None)
+        return True
+
     def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
         dec = self.decoder
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
@@ -272,8 +301,14 @@ class RunOutcome:
         """Take one raw event into account; returns what the format says of it (run_marker).
         This runs for every event of ``--print`` json and stream-json: most are neither an
         init, a result nor unknown, and cost one call and two tests."""
-        self.events += 1
         sid, marker = self._run_marker(data)
+        return self.note(sid, marker, data)
+
+    def note(self, sid: str | None, marker: str, data: dict | None) -> str:
+        """Like :meth:`track`, with what ``run_marker`` said of the event already known (a
+        worker process read it: see :func:`print_file_with_workers`); ``data`` may be None
+        for an event that is no marker and past the first SNIFF_EVENTS."""
+        self.events += 1
         if sid is not None:
             self.current = sid
         if marker:
@@ -286,7 +321,7 @@ class RunOutcome:
                     self.unknown += 1
                 if not self.other_agent:  # every init and unknown type is looked at
                     self.other_agent = sniff_agent(data)
-        elif self.events <= SNIFF_EVENTS and not self.other_agent:
+        elif self.events <= SNIFF_EVENTS and not self.other_agent and data is not None:
             # And the first events: a stream joined mid-way starts with messages.
             self.other_agent = sniff_agent(data)
         return marker
@@ -353,3 +388,53 @@ def make_printer(fmt: str, out_text: TextIO | None = None, err: TextIO | None = 
     if fmt == "stream-json":
         return StreamJsonPrinter(out_text.buffer if hasattr(out_text, "buffer") else out_text, err)
     raise ValueError(f"unknown output format {fmt!r}")
+
+
+def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers: int | None = None,
+                            segment: int = SEGMENT_BYTES, first: int = FIRST_BYTES,
+                            min_parallel: int = MIN_PARALLEL_BYTES) -> bool:
+    """``--print --output-format json`` on a big regular file, with worker processes reading
+    segments of it (see :mod:`viewer.core.parallel`): the same output as reading it here, line
+    after line.  False (nothing read) when workers would not help: a small file, one core,
+    not a regular file.  The caller then reads it as usual; after True, it calls ``finish``."""
+    import os
+    import stat
+
+    count = worker_count() if workers is None else workers
+    st = os.fstat(fd)
+    if count <= 0 or not stat.S_ISREG(st.st_mode) or st.st_size < min_parallel:
+        return False
+    todo = plan(fd, st.st_size, segment, first)
+    if len(todo) < 2:
+        return False
+    try:
+        pool = Workers(path, printer.runs.format.NAME, count, mode="markers", keep_first=SNIFF_EVENTS)
+    except WorkerError:
+        return False
+    splitter = LineSplitter()
+
+    def read_here(start: int, end: int) -> None:
+        splitter.offset = start  # (an edge is a line start: nothing is left over before it)
+        pos = start
+        while end < 0 or pos < end:
+            chunk = os.pread(fd, CHUNK if end < 0 else min(CHUNK, end - pos), pos)
+            if not chunk:
+                break
+            pos += len(chunk)
+            printer.feed_lines(splitter.feed(chunk))
+
+    try:
+        pool.submit(todo[1:])
+        read_here(0, todo[0][1])
+        done = 0
+        try:
+            for seg in pool.segments(lambda: False):
+                if not printer.take(seg):
+                    read_here(seg.start, seg.end)
+                done += 1
+        except WorkerError:
+            read_here(todo[1 + done][0], -1)  # the rest, here
+        printer.feed_lines(splitter.flush())  # an unterminated last line read here
+    finally:
+        pool.close()
+    return True
