@@ -14,6 +14,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from conftest import REAL_CURSOR, SAMPLES, check_accounting, model_of, model_state
 
 from viewer.core import parallel
@@ -47,6 +49,8 @@ def same_as_one_process(path: Path, **kw) -> FileFeed:
     m, recs, feed = open_with_workers(path, **kw)
     alone, _, _ = model_of(path.read_bytes())
     assert model_state(m) == model_state(alone)
+    lines = [r.line for r in recs]
+    assert lines == sorted(lines), "records out of file order"
     check_accounting(recs, feed.ingest.decoder)
     assert feed.bytes_read == path.stat().st_size
     return feed
@@ -135,7 +139,48 @@ def test_a_worker_that_cannot_start_leaves_the_file_to_this_process(tmp_path, mo
     data = b"\n".join([INIT, thinking("a"), started("c1"), completed("c1"), RESULT]) + b"\n"
     monkeypatch.setattr(parallel.Workers, "command", (sys.executable, "-c", "import sys; sys.exit(3)"))
     feed = same_as_one_process(write(tmp_path, data))
-    assert "exited" in feed.worker_error and feed.segments_taken == 0
+    assert feed.worker_error and feed.segments_taken == 0
+
+
+def test_workers_already_gone_when_reading_starts_leave_the_file_to_this_process(tmp_path, monkeypatch):
+    """(Found in review.)  The CLI starts the workers before it imports the UI; if they are gone
+    by the time reading starts, the whole file is still read, and the feed ends."""
+    data = b"\n".join([INIT] + [thinking(str(i), ts=i) for i in range(30)] + [RESULT]) + b"\n"
+    path = write(tmp_path, data)
+    monkeypatch.setattr(parallel.Workers, "command", (sys.executable, "-c", "import sys; sys.exit(3)"))
+    m = StreamModel()
+    feed = FileFeed(str(path), workers=2, segment=1, first=1, min_parallel=0)
+    feed.gather_runs(m.format)
+    feed.prepare()
+    for w in feed._pool._workers:  # type: ignore[union-attr]
+        w.proc.wait(timeout=10)
+    feed.start()
+    recs = feed.wait(timeout=10)
+    feed.stop()
+    assert feed.finished and feed.worker_error
+    for r in recs:
+        m.apply(r)
+    m.end()
+    assert model_state(m) == model_state(model_of(data)[0])
+
+
+def test_the_workers_read_the_file_they_were_started_on(tmp_path):
+    """(Found in review.)  A file replaced between starting the workers and reading is not
+    mixed with its new version: everything is read from the one opened."""
+    old = b"\n".join([INIT] + [thinking(f"old{i}", ts=i) for i in range(40)] + [RESULT]) + b"\n"
+    new = b"\n".join([INIT] + [thinking(f"NEW{i}", ts=i) for i in range(40)] + [RESULT]) + b"\n"
+    path = write(tmp_path, old)
+    m = StreamModel()
+    feed = FileFeed(str(path), workers=2, segment=100, first=100, min_parallel=0)
+    feed.gather_runs(m.format)
+    feed.prepare()
+    write(tmp_path, new, "new.ndjson").replace(path)
+    feed.start()
+    recs = feed.wait(timeout=30)
+    feed.stop()
+    for r in recs:
+        m.apply(r)
+    assert "NEW" not in m.sessions[0].blocks[0].text and feed.segments_taken > 3
 
 
 def test_a_worker_that_fails_mid_way_costs_speed_not_data(tmp_path, monkeypatch):
@@ -169,6 +214,8 @@ def test_stopping_the_feed_ends_its_workers(tmp_path):
     feed.stop()
     for p in procs:
         assert p.wait(timeout=5) is not None
+    feed._thread.join(timeout=5)
+    assert not feed._thread.is_alive()
 
 
 def test_small_files_and_unknown_formats_use_no_workers(tmp_path):
@@ -331,3 +378,61 @@ def test_json_mode_with_workers_counts_every_event_and_follows_the_session(tmp_p
         alone = print_json(path, 0)
         assert alone[2] == 1 and "ended without a result" in alone[1]
         assert print_json(path, 2, segment=1 << 20, first=1)[:3] == alone[:3]
+
+
+def test_a_repeat_at_an_edge_then_a_malformed_line_stays_in_order(tmp_path):
+    """(Found in review.)  A segment that starts with a copy of the line before its edge and
+    goes on with a malformed line: records stay in file order, the copy is told."""
+    data = INIT + b"\n" + thinking("a") + b"\n" + thinking("a") + b"\nnot json\n" + RESULT + b"\n"
+    first = len(INIT) + 1 + len(thinking("a")) + 1  # the edge falls just before the copy
+    same_as_one_process(write(tmp_path, data), segment=1 << 20, first=first)
+
+
+# -- a property: any stream, any edges, any chunking inside the workers ----------------------
+
+LINES = [INIT, thinking("a"), thinking("a"), thinking("b", ts=2), started("c1"), completed("c1"), RESULT,
+         b"", b"   ", b"not json", b"\xef\xbb\xbf" + thinking("bom"), b'{"type":"thinking","subtype":"delta"',
+         b',"text":"x","session_id":"s1"}', b'{"type":"mystery","session_id":"s2"}', b"[1, 2]",
+         ev(type="assistant", session_id="s1", timestamp_ms=4,
+            message={"role": "assistant", "content": [{"type": "text", "text": "hi"}]})]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(picks=st.lists(st.integers(0, len(LINES) - 1), min_size=1, max_size=40),
+       crlf=st.lists(st.booleans(), min_size=40, max_size=40),
+       edges=st.lists(st.integers(1, 400), min_size=1, max_size=6), read=st.integers(1, 64))
+def test_any_stream_cut_anywhere_gives_the_same_model(picks, crlf, edges, read):
+    """Segments decoded in this process (as a worker does, chunk size ``read``) and taken as
+    the feed takes them, against the same bytes decoded line after line."""
+    import tempfile
+
+    from viewer.core.formats import get_format
+    from viewer.core.sources import Ingest
+
+    data = b"".join(LINES[i] + (b"\r\n" if crlf[k] else b"\n") for k, i in enumerate(picks))
+    fmt = get_format()
+    with tempfile.TemporaryFile() as f:
+        f.write(data)
+        f.flush()
+        fd = f.fileno()
+        todo = parallel.plan(fd, len(data), segment=edges[0], first=edges[-1])
+        ing = Ingest(runs=fmt.run_line)
+        recs = ing.feed(data[: todo[0][1]] if todo[0][1] >= 0 else data)
+        saved, parallel._READ = parallel._READ, read
+        try:
+            for start, end in todo[1:]:
+                seg = parallel.Segment.from_reply(start, end, marshal.dumps(
+                    parallel.decode_segment(fd, start, end, fmt)))
+                got = parallel.take(ing, seg)
+                recs += got if got is not None else ing.feed(data[seg.start:seg.end])
+        finally:
+            parallel._READ = saved
+        recs += ing.close()
+    lines = [r.line for r in recs]
+    assert lines == sorted(lines)
+    check_accounting(recs, ing.decoder)
+    m = StreamModel()
+    for r in recs:
+        m.apply(r)
+    m.end()
+    assert model_state(m) == model_state(model_of(data)[0])

@@ -121,7 +121,10 @@ class Feed:
             if type(batch) is bytes:  # a FileFeed chunk (b"" at the end): decoded here
                 batch = self.ingest.feed(batch) if batch else self.ingest.close()
             elif type(batch) is Segment:  # decoded by a worker process (FileFeed)
-                recs = take(self.ingest, batch)
+                try:
+                    recs = take(self.ingest, batch)
+                except Exception:  # noqa: BLE001 - what a worker sent cannot be used: costs speed only
+                    recs = None
                 if recs is None:  # a line may go on across its edge: decoded here, in order
                     recs = self.ingest.feed(self.store.read(batch.start, batch.end - batch.start))
                     self.segments_redone += 1
@@ -221,6 +224,8 @@ class FileFeed(Feed):
         self._min_parallel = min_parallel
         self._prepared = False
         self._pool: Workers | None = None
+        self._fd: int | None = None  # the file, opened once for the workers and this thread
+        self._queued_to = 0  # (parallel reading) bytes of the file queued so far
         self.workers = 0  # worker processes started
         self.worker_error = ""  # why the workers stopped helping, if they did
         self.worker_rss_kb = 0  # the biggest worker's peak RSS
@@ -228,24 +233,31 @@ class FileFeed(Feed):
 
     def prepare(self) -> None:
         """Start the worker processes, if the file is big enough to want them, so that they
-        are ready when reading starts (the app calls this before its first paint)."""
+        are ready when reading starts (the CLI calls this before it imports the UI).  The file
+        is opened once, here: the workers and the reading thread all read that one file."""
         if self._prepared:
             return
         self._prepared = True
         if self.format_name is None:
             return
         count = self._workers_wanted if self._workers_wanted is not None else worker_count()
+        if count <= 0:
+            return
         try:
-            st = os.stat(self.path)
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # (a FIFO: no wait)
         except OSError:
-            return
-        if count <= 0 or not stat.S_ISREG(st.st_mode) or st.st_size < self._min_parallel:
-            return
+            return  # reading says why
         try:
-            self._pool = Workers(self.path, self.format_name, count)
-        except WorkerError as exc:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size < self._min_parallel:
+                os.close(fd)
+                return
+            self._pool = Workers(fd, self.format_name, count)
+        except (OSError, WorkerError) as exc:
             self.worker_error = str(exc)
+            os.close(fd)
             return
+        self._fd = fd
         self.workers = count
 
     def start(self) -> None:
@@ -255,42 +267,61 @@ class FileFeed(Feed):
     def stop(self) -> None:
         super().stop()
         pool = self._pool
-        if pool is not None:
+        if pool is None:
+            return
+        if self._thread.ident is None:  # never started: nothing else will close them
             pool.close()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+        else:
+            pool.kill()  # (the reading thread closes their pipes: it may be reading one)
 
     def _run(self) -> None:
+        pool, fd = self._pool, self._fd
         try:
-            with open(self.path, "rb", buffering=0) as f:
-                todo = self._plan(f.fileno())
-                if todo is None:
+            if pool is not None and fd is not None and pool.format_name == self.format_name:
+                self._run_parallel(pool, fd)
+            else:  # (workers started for another format than the one now asked for: not used)
+                if pool is not None:
+                    pool.close()
+                with open(self.path, "rb", buffering=0) as f:
                     while not self._stop.is_set():
                         chunk = f.read(CHUNK)
                         if not chunk:
                             break
                         self._put(chunk)
-                else:
-                    self._pool.submit(todo[1:])  # type: ignore[union-attr]
-                    self._read_range(f.fileno(), 0, todo[0][1])
-                    resume = self._run_workers(todo[1:])
-                    if resume is not None:
-                        self._read_range(f.fileno(), resume, -1)
         except OSError as exc:
             self.error = f"{self.path}: {exc.strerror}"
         finally:
-            if self._pool is not None:
-                self._pool.close()
-        self._put(b"")  # poll() closes the decoder after the last chunk
-        self._put(None)
+            if pool is not None:
+                pool.close()
+            if fd is not None:
+                os.close(fd)
+                self._fd = None
+            self._put(b"")  # poll() closes the decoder after the last chunk
+            self._put(None)
 
-    def _plan(self, fd: int) -> list[tuple[int, int]] | None:
-        """The segments to decode with workers, or None to read the file here alone."""
-        if self._pool is None:
-            return None
+    def _run_parallel(self, pool: Workers, fd: int) -> None:
+        """The first segment read here, the others by the workers, in order; whatever they do
+        not give back (a worker failed) is read here, from where they stopped."""
         todo = plan(fd, os.fstat(fd).st_size, self._segment, self._first)
-        if len(todo) < 2:
-            self._pool.close()
-            return None
-        return todo
+        self._queued_to = 0  # bytes queued so far, read here or by workers
+        try:
+            if len(todo) > 1:
+                pool.submit(todo[1:])
+            self._read_range(fd, 0, todo[0][1])
+            if len(todo) > 1:
+                for seg in pool.segments(self._stop.is_set):
+                    self._put(seg)  # type: ignore[arg-type]
+                    self._queued_to = seg.end
+                    self.worker_rss_kb = pool.peak_rss_kb
+        except Exception as exc:  # noqa: BLE001 - a worker failing (or a bug there) costs speed, not data
+            if self._stop.is_set():
+                return
+            self.worker_error = str(exc) or type(exc).__name__
+            pool.close()
+        self._read_range(fd, self._queued_to, -1)  # the rest, if any: here
 
     def _read_range(self, fd: int, start: int, end: int) -> None:
         """Queue the bytes of ``[start, end)`` (``end`` -1: to the end of the file)."""
@@ -301,23 +332,7 @@ class FileFeed(Feed):
                 break
             pos += len(chunk)
             self._put(chunk)
-
-    def _run_workers(self, todo: list[tuple[int, int]]) -> int | None:
-        """Queue the workers' segments; returns where to go on reading here if they failed."""
-        assert self._pool is not None
-        done = 0
-        try:
-            for seg in self._pool.segments(self._stop.is_set):
-                self._put(seg)  # type: ignore[arg-type]
-                self.worker_rss_kb = self._pool.peak_rss_kb
-                done += 1
-        except WorkerError as exc:
-            if not self._stop.is_set():
-                self.worker_error = str(exc)
-                return todo[done][0]
-        finally:
-            self._pool.close()
-        return None
+            self._queued_to = pos
 
 
 class PipeFeed(Feed):

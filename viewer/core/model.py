@@ -396,13 +396,13 @@ class StreamModel:
         ):
             # The same event twice in a row.  An init is never repeated by the CLI itself:
             # when it is, stderr was merged into stdout (2>&1) and every event comes twice.
-            if type(ev.action or self._interpret(ev)) is A.Init:
+            if type(self._interpret(ev) if ev.action is None else ev.action) is A.Init:
                 self.mirrored = True
             if self.mirrored:
                 self.duplicates += 1
                 self._prev = None  # a third copy is a real event again
                 return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
-        action = ev.action or self._interpret(ev)  # (a decoding worker may have done it)
+        action = self._interpret(ev) if ev.action is None else ev.action  # (a worker may have done it)
         self.event_types[ev.type or "(no type)"] += 1
         session, created = self._route(action.session_id, type(action) is A.Init)
         session.events += 1

@@ -79,26 +79,43 @@ _TAG = {cls: i for i, cls in enumerate(_TYPES)}
 _LEAN = (A.Thinking, A.AssistantText, A.ToolStarted, A.ToolCompleted)
 
 
+def _nested(cls: type) -> set[str]:
+    """Fields of ``cls`` that hold one of these dataclasses (or None).  Anything else travels
+    as it is: marshal takes plain values, and a value it cannot take fails the segment, which
+    is then decoded by the applying process (slower, nothing lost)."""
+    try:
+        hints = get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - an annotation that cannot be resolved: assume none
+        return set()
+    out = set()
+    for f in fields(cls):
+        hint = hints.get(f.name)
+        parts = set(get_args(hint)) - {type(None)} if get_args(hint) else {hint}
+        if len(parts) == 1 and next(iter(parts)) in _TAG and (not get_args(hint) or type(None) in get_args(hint)):
+            out.add(f.name)
+    return out
+
+
 def _codec(cls: type) -> tuple[Callable[[Any], tuple], Callable[[tuple], Any]]:
-    """(pack, unpack) for one dataclass of :mod:`viewer.core.actions`."""
-    hints = get_type_hints(cls)
-    fs = fields(cls)
-    nested = {f.name for f in fs if any(t in _TAG for t in (get_args(hints[f.name]) or (hints[f.name],)))}
+    """(pack, unpack) for one dataclass of :mod:`viewer.core.actions`.  Unpacking sets the
+    fields on a bare instance (no ``__init__``, so no ``__post_init__`` runs twice)."""
+    nested = _nested(cls)
+    names = [f.name for f in fields(cls)]
+    frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
 
     def get(name: str) -> str:
         return f"(None if o.{name} is None else _pack(o.{name}))" if name in nested else f"o.{name}"
 
     def put(i: int, name: str) -> str:
-        return f"(None if t[{i}] is None else _unpack(t[{i}]))" if name in nested else f"t[{i}]"
+        v = f"(None if t[{i}] is None else _unpack(t[{i}]))" if name in nested else f"t[{i}]"
+        return f"    setattr_(o, {name!r}, {v})\n" if frozen else f"    o.{name} = {v}\n"
 
-    index = {f.name: i + 1 for i, f in enumerate(fs)}
-    args = [put(index[f.name], f.name) for f in fs if not f.kw_only]
-    args += [f"{f.name}={put(index[f.name], f.name)}" for f in fs if f.kw_only]
     src = (
-        f"def pack(o):\n    return ({_TAG[cls]}, {', '.join(get(f.name) for f in fs)})\n"
-        f"def unpack(t):\n    return cls({', '.join(args)})\n"
+        f"def pack(o):\n    return ({_TAG[cls]}, {', '.join(get(n) for n in names)})\n"
+        f"def unpack(t):\n    o = new(cls)\n" + "".join(put(i + 1, n) for i, n in enumerate(names)) + "    return o\n"
     )
-    scope: dict[str, Any] = {"cls": cls, "_pack": _pack, "_unpack": _unpack}
+    scope: dict[str, Any] = {"cls": cls, "new": cls.__new__, "setattr_": object.__setattr__,
+                             "_pack": _pack, "_unpack": _unpack}
     exec(src, scope)  # noqa: S102 - generated from the dataclass's own field names
     return scope["pack"], scope["unpack"]
 
@@ -114,6 +131,11 @@ def _unpack(t: tuple) -> Any:
 _CODECS = [_codec(cls) for cls in _TYPES]
 _PACK = {cls: c[0] for cls, c in zip(_TYPES, _CODECS)}
 _UNPACK = [c[1] for c in _CODECS]
+#: The classes and fields the tags stand for: a worker running other code (another version
+#: of the package) is told by its replies, which carry this.
+LAYOUT = hashlib.blake2b(
+    repr([(cls.__name__, [f.name for f in fields(cls)]) for cls in _TYPES]).encode(), digest_size=8
+).digest()
 
 
 # -- the worker's side ----------------------------------------------------------------
@@ -124,58 +146,59 @@ def _digest(raw: bytes) -> bytes:
 
 
 class _Encoder:
-    """Records as tuples, events interpreted, a chunk at a time (a worker holds the parsed
-    objects of one chunk, not of its whole segment).
+    """Records as tuples, in file order, events interpreted, a chunk at a time (a worker holds
+    the parsed objects of one chunk, not of its whole segment).
 
     An event's object is dropped when the model will not read it again.  It does for rare
     events (an init, a notice, unknown content), for a rejoined event and the event or run
     before one (to tell a mirrored copy), and for the segment's last event or run (the next
-    segment may start with a rejoined one).  So the last event or run stays held back, with
-    its record, until the next one is known."""
+    segment may start with a rejoined one).  So the last event or run keeps its record until
+    the next one is known, and gets its object back then if it needs it."""
 
     def __init__(self, interpret: Callable[[Event], Any]) -> None:
         self.interpret = interpret
         self.items: list[tuple] = []
-        self._last: tuple | None = None  # the last event or run, not yet in items
-        self._last_rec: Event | Run | None = None
+        self._at = -1  # index in items of the last event or run
+        self._rec: Event | Run | None = None  # ... and its record
         self.first: Event | None = None  # the segment's first record, when an event
 
     def add(self, recs: list[Record]) -> None:
         items = self.items
-        if recs and not items and self._last is None and type(recs[0]) is Event:
+        if recs and not items and type(recs[0]) is Event:
             self.first = recs[0]  # type: ignore[assignment]
         for r in recs:
             t = type(r)
             if t is Event:
                 a = self.interpret(r)
                 multi = r.line_count > 1
-                self._flush(keep=multi)
+                if multi:
+                    self._keep()
                 keep = multi or type(a) not in _LEAN or getattr(a, "unknown_parts", None)
-                self._last = (0, r.line, r.line_count, r.offset, r.length, r.type, r.subtype, r.repeat, _pack(a),
-                              r.data if keep else None)
-                self._last_rec = r  # type: ignore[assignment]
+                self._at, self._rec = len(items), r  # type: ignore[assignment]
+                items.append((0, r.line, r.line_count, r.offset, r.length, r.type, r.subtype, r.repeat, _pack(a),
+                              r.data if keep else None))
             elif t is Run:
-                self._flush(keep=False)
-                self._last = (1, r.kind, r.type, r.session_id, r.line, r.texts, r.first_ms, r.last_ms, None,
-                              r.last_length)
-                self._last_rec = r  # type: ignore[assignment]
+                self._at, self._rec = len(items), r  # type: ignore[assignment]
+                items.append((1, r.kind, r.type, r.session_id, r.line, r.texts, r.first_ms, r.last_ms, None,
+                              r.last_length))
             elif t is Malformed:
                 items.append((2, r.line, r.offset, r.length, r.reason, r.preview))
             else:  # pragma: no cover - a file has no restarts
                 raise TypeError(f"unexpected record {r!r}")
 
-    def _flush(self, keep: bool) -> None:
-        """The held-back item goes out, with its event object if ``keep``."""
-        last, r = self._last, self._last_rec
-        if last is None:
+    def _keep(self) -> None:
+        """The last event or run gets its object (a run: its last line's)."""
+        if self._at < 0:
             return
-        if keep:
-            last = last[:9] + (r.data,) if last[0] == 0 else last[:8] + (r.last_data,) + last[9:]  # type: ignore[union-attr]
-        self.items.append(last)
-        self._last = self._last_rec = None
+        item, r = self.items[self._at], self._rec
+        if item[0] == 0:
+            self.items[self._at] = item[:9] + (r.data,)  # type: ignore[union-attr]
+        else:
+            self.items[self._at] = item[:8] + (r.last_data,) + item[9:]  # type: ignore[union-attr]
 
     def finish(self) -> list[tuple]:
-        self._flush(keep=True)
+        self._keep()
+        self._rec = None
         return self.items
 
 
@@ -276,7 +299,7 @@ def decode_segment(fd: int, start: int, end: int, fmt: Any, mode: str = "events"
     prev = dec.prev_raw
     items = enc.finish()
     rss = _peak_rss_kb()
-    return (True, start, pos, dec.lines_seen, dec.blank_lines, dec.events, dec.malformed, dec.rejoined,
+    return (True, LAYOUT, start, pos, dec.lines_seen, dec.blank_lines, dec.events, dec.malformed, dec.rejoined,
             pending, None if prev is None else bytes(prev), first, items, rss)
 
 
@@ -301,7 +324,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def worker_main(argv: list[str]) -> int:
-    """``python -m viewer.core.parallel FORMAT PATH``: read ``START END [MODE KEEP_FIRST]``
+    """``worker FORMAT FD``: read ``START END [MODE KEEP_FIRST]``
     lines on stdin, answer each with a length-prefixed marshal reply on stdout; end at end of
     input."""
     import gc
@@ -310,7 +333,7 @@ def worker_main(argv: list[str]) -> int:
 
     gc.disable()  # nothing here makes cycles; collections would only cost time
     fmt = get_format(argv[0])
-    fd = os.open(argv[1], os.O_RDONLY)
+    fd = int(argv[1])  # the file, opened once by the applying process (the same one it reads)
     out = sys.stdout.fileno()
     for line in sys.stdin.buffer:
         try:
@@ -354,7 +377,9 @@ class Segment:
         r = marshal.loads(reply)
         if not r[0]:
             return cls(start, end, False, error=r[1])
-        return cls(r[1], r[2], True, "", *r[3:])
+        if r[1] != LAYOUT:
+            return cls(start, end, False, error="a worker runs another version of agent-viewer")
+        return cls(r[2], r[3], True, "", *r[4:])
 
 
 def take(ingest: Ingest, seg: Segment) -> list[Record] | None:
@@ -362,7 +387,7 @@ def take(ingest: Ingest, seg: Segment) -> list[Record] | None:
     ingest goes on after them.  None when the segment cannot be taken as it is (lines pending
     at one of its edges may be glued to the other side): the caller decodes its bytes."""
     dec = ingest.decoder
-    if not seg.ok or seg.pending or dec.has_pending:
+    if not seg.ok or seg.pending or dec.has_pending or ingest.splitter.partial_bytes:
         return None
     base = dec.lines_seen
     out: list[Record] = []
@@ -387,11 +412,12 @@ def take(ingest: Ingest, seg: Segment) -> list[Record] | None:
             append(Run(t[1], t[2], t[3], t[4] + base, t[5], t[6], t[7], None, t[8], t[9]))
         else:
             append(Malformed(t[1] + base, t[2], t[3], t[4], t[5]))
-    if seg.first is not None and out:
+    first = out[0] if out else None
+    if seg.first is not None and type(first) is Event and first.line == base + 1:
         prev = dec.prev_raw
         n, digest = seg.first
         if prev is not None and len(prev) == n and _digest(prev) == digest:
-            out[0].repeat = True  # type: ignore[union-attr]
+            first.repeat = True
     dec.skip(seg.lines, seg.blank, seg.events, seg.malformed, seg.rejoined, seg.prev_raw)
     ingest.splitter.offset = seg.end
     ingest.bytes_read += seg.end - seg.start
@@ -418,7 +444,7 @@ def plan(fd: int, size: int, segment: int = SEGMENT_BYTES, first: int = FIRST_BY
     """Segments of whole lines: about ``first`` bytes, then about ``segment`` bytes each; the
     last one ends at -1 (the end of the file, however far it has grown by then)."""
     bounds = [0]
-    pos = first
+    segment, pos = max(1, segment), max(1, first)
     while pos < size:
         start = _next_line_start(fd, pos, size)
         if start is None or start >= size:
@@ -457,13 +483,19 @@ class _Worker:
 class Workers:
     """Worker processes decoding segments of one file; replies come back in file order."""
 
-    #: How a worker is started (followed by the format's name and the path).
-    command: tuple[str, ...] = (sys.executable, "-m", "viewer.core.parallel")
+    #: How a worker is started (followed by the format's name and the file's descriptor).  Run
+    #: from the package's own directory: ``-c`` puts the current directory first on the path,
+    #: and a user's directory may hold modules of the same names.
+    command: tuple[str, ...] = (
+        sys.executable, "-c",
+        "import sys; from viewer.core.parallel import worker_main; sys.exit(worker_main(sys.argv[1:]))",
+    )
 
-    def __init__(self, path: str, fmt_name: str, count: int, mode: str = "events", keep_first: int = 0) -> None:
-        """``mode``: ``events`` (records for the model) or ``markers`` (for ``--print`` json,
-        see :class:`_Markers`)."""
-        self.path = path
+    def __init__(self, fd: int, fmt_name: str, count: int, mode: str = "events", keep_first: int = 0) -> None:
+        """Start ``count`` workers on the open file ``fd`` (they get the descriptor itself, so
+        all read one file, even if its path is replaced meanwhile).  ``mode``: ``events``
+        (records for the model) or ``markers`` (for ``--print`` json, see :class:`_Markers`)."""
+        self.format_name = fmt_name
         self._mode = b"" if mode == "events" else b" %s %d" % (mode.encode(), keep_first)
         self.peak_rss_kb = 0  # the biggest worker's peak RSS so far
         self._lock = threading.Lock()
@@ -477,9 +509,9 @@ class Workers:
         try:
             for _ in range(count):
                 proc = subprocess.Popen(
-                    [*self.command, fmt_name, path],
+                    [*self.command, fmt_name, str(fd)],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                    env=env, close_fds=True,
+                    env=env, cwd=root, close_fds=True, pass_fds=(fd,),
                 )
                 self._workers.append(_Worker(proc))
         except OSError as exc:
@@ -554,23 +586,31 @@ class Workers:
             done[w.inflight.popleft()] = bytes(buf[8 : 8 + size])
             del buf[: 8 + size]
 
+    def kill(self) -> None:
+        """End every worker now, from any thread: the one reading their replies sees them
+        gone and closes the rest (see :meth:`close`)."""
+        for w in list(self._workers):
+            try:
+                w.proc.kill()
+            except OSError:  # pragma: no cover - already reaped
+                pass
+
     def close(self) -> None:
-        """Stop every worker (at once: a worker mid-segment is killed)."""
+        """Stop every worker (at once: a worker mid-segment is killed) and close its pipes;
+        by the thread that reads their replies."""
         with self._lock:
             workers, self._workers = self._workers, []
         for w in workers:
+            if w.proc.poll() is None:
+                w.proc.kill()
             for pipe in (w.proc.stdin, w.proc.stdout):
                 try:
                     pipe.close()  # type: ignore[union-attr]
                 except OSError:
                     pass
-            if w.proc.poll() is None:
-                w.proc.kill()
             try:
-                w.proc.wait(timeout=2)
+                w.proc.wait(timeout=1)
             except subprocess.TimeoutExpired:  # pragma: no cover - a kill is not refused
                 pass
 
 
-if __name__ == "__main__":  # pragma: no cover - run by Workers in a child process
-    sys.exit(worker_main(sys.argv[1:]))

@@ -408,12 +408,14 @@ def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers
     if len(todo) < 2:
         return False
     try:
-        pool = Workers(path, printer.runs.format.NAME, count, mode="markers", keep_first=SNIFF_EVENTS)
+        pool = Workers(fd, printer.runs.format.NAME, count, mode="markers", keep_first=SNIFF_EVENTS)
     except WorkerError:
         return False
     splitter = LineSplitter()
+    read_to = 0  # bytes taken into account so far, here or by the workers
 
     def read_here(start: int, end: int) -> None:
+        nonlocal read_to
         splitter.offset = start  # (an edge is a line start: nothing is left over before it)
         pos = start
         while end < 0 or pos < end:
@@ -422,18 +424,28 @@ def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers
                 break
             pos += len(chunk)
             printer.feed_lines(splitter.feed(chunk))
+            read_to = pos
 
+    failed = (WorkerError, OSError, ValueError, EOFError)  # a worker, or what it sent back
     try:
-        pool.submit(todo[1:])
-        read_here(0, todo[0][1])
-        done = 0
         try:
-            for seg in pool.segments(lambda: False):
-                if not printer.take(seg):
-                    read_here(seg.start, seg.end)
-                done += 1
-        except WorkerError:
-            read_here(todo[1 + done][0], -1)  # the rest, here
+            pool.submit(todo[1:])
+        except failed:
+            pool.close()
+        read_here(0, todo[0][1])
+        segments = pool.segments(lambda: False)
+        while True:
+            try:
+                seg = next(segments)
+            except StopIteration:
+                break
+            except failed:
+                pool.close()  # the rest is read here
+                break
+            if not printer.take(seg):
+                read_here(seg.start, seg.end)
+            read_to = seg.end
+        read_here(read_to, -1)
         printer.feed_lines(splitter.flush())  # an unterminated last line read here
     finally:
         pool.close()

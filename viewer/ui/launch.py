@@ -82,16 +82,16 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
     with terminal_stdout():
         feed = make_feed(path, follow, tee=recorder.write if recorder else None,
                          on_restart=(lambda: recorder.restarted(path)) if recorder and path else None)
-        # A big file's decoding workers start now, while the UI is imported (the app reads
-        # the default format too).
-        feed.gather_runs(get_format())
-        feed.prepare()
-        from viewer.ui.app import AgentViewerApp
-
-        app = AgentViewerApp(feed, recorder=recorder)
-        if demo:
-            app.greeting = DEMO_GREETING
         try:
+            # A big file's decoding workers start now, while the UI is imported (the app reads
+            # the default format too).
+            feed.gather_runs(get_format())
+            feed.prepare()
+            from viewer.ui.app import AgentViewerApp
+
+            app = AgentViewerApp(feed, recorder=recorder)
+            if demo:
+                app.greeting = DEMO_GREETING
             app.run()
         finally:
             feed.stop()
