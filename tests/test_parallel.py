@@ -14,9 +14,9 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import REAL_CURSOR, SAMPLES, check_accounting, model_of, model_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from conftest import REAL_CURSOR, SAMPLES, check_accounting, model_of, model_state
 
 from viewer.core import parallel
 from viewer.core.decode import Event
