@@ -168,6 +168,7 @@ def run_one(path: Path, timeout: float, profile: str = "", width: int = 120, hei
     r = run_child(cmd, timeout=timeout + 120).check()
     res = r.json_tail()
     res["rss_mb"] = r.maxrss_mb
+    res["rss_tree_mb"] = r.tree_rss_mb
     res["wall_s"] = r.wall
     return res
 
@@ -189,11 +190,11 @@ def row(res: dict, spec: str, is_gb: bool, prof: str) -> bool:
     fp = res.get("first_paint_s")
     ok_fp = fp is not None and fp <= FIRST_PAINT_TARGET
     ok_mbs = bool(res["ok"]) and res["mbs"] is not None and res["mbs"] >= MBS_TARGET
-    rss = res["rss_mb"] + res.get("workers", 0) * res.get("worker_rss_mb", 0.0)
+    rss = res.get("rss_tree_mb") or res["rss_mb"]
     ok_rss = rss <= RSS_TARGET_MB if is_gb else None
     done = "" if res["ok"] else f" (timed out: {res['bytes_read'] / (1 << 20):.0f} MB read)"
     workers = res.get("workers", 0)
-    rss_text = (f"{rss:.0f} ({res['rss_mb']:.0f} + {workers} × {res.get('worker_rss_mb', 0):.0f})"
+    rss_text = (f"{rss:.0f} (app {res['rss_mb']:.0f}, each worker ≤ {res.get('worker_rss_mb', 0):.0f})"
                 if workers else f"{rss:.0f}")
     ROWS.append([
         f"{spec} ({mb(res['bytes']):.0f} MB)", res["events"], fp, res.get("first_paint_from_spawn_s"),
@@ -256,8 +257,8 @@ def parent(ns) -> int:
         "Headless `run_test(size=(120, 40))`, one child process per file; a frame is a compositor "
         "refresh (every visible line rendered, nothing written to a terminal).",
         "workers: decoding worker processes (viewer.core.parallel), started before the UI is "
-        "imported, as the CLI does; their peak RSS (VmHWM, the biggest worker's) is counted once per "
-        "worker on top of the app's.",
+        "imported, as the CLI does. Peak RSS is the peak of the app's and its workers' summed RSS "
+        "(sampled every 20 ms); the app's own peak and the biggest worker's (VmHWM) are in brackets.",
         "first paint (app) = from app start to the first frame whose header shows a session; "
         "(from spawn) adds interpreter start and imports.",
         "indexed = until feed.finished, model.ended and app.loaded; MB/s = file size / that time.",

@@ -54,15 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     rows, all_ok = [], True
     for fmt in ("json", "text"):
         log(f"B5 --print --output-format {fmt} on {path.name}")
-        base = run_child([*viewer_cmd(), "--print", "--output-format", fmt, str(tiny)], timeout=60).maxrss_mb
+        base = run_child([*viewer_cmd(), "--print", "--output-format", fmt, str(tiny)], timeout=60).tree_rss_mb
         r = run_child([*viewer_cmd(), "--print", "--output-format", fmt, str(path)], timeout=ns.timeout,
                       keep_stdout=fmt == "json")
         ok_run = r.rc == 0 and not r.timed_out and (fmt != "json" or r.json_tail().get("type") == "result")
-        ok_rss = r.maxrss_mb <= bound
+        ok_rss = r.tree_rss_mb <= bound
         all_ok &= ok_run and ok_rss
         status = "ok" if ok_run else ("hung (killed)" if r.timed_out else f"exit {r.rc}")
         rows.append([f"`--print --output-format {fmt}`", status, round(r.wall, 2), "", "",
-                     round(r.maxrss_mb, 1), round(r.maxrss_mb - base, 1), verdict(ok_run and ok_rss)])
+                     round(r.tree_rss_mb, 1), round(r.tree_rss_mb - base, 1), verdict(ok_run and ok_rss)])
     log(f"B5 headless app on {path.name}")
     base = run_one(tiny, 60)["rss_mb"]
     try:

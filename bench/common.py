@@ -135,7 +135,10 @@ class ChildResult:
     wall: float  # seconds
     user: float  # CPU seconds
     sys: float
-    maxrss_mb: float  # peak resident set size of that child
+    maxrss_mb: float  # peak resident set size of that child (the biggest of it and its children)
+    #: Peak of the summed RSS of the child and every process it started (its decoding
+    #: workers), sampled every 20 ms; at least maxrss_mb.
+    tree_rss_mb: float = 0.0
     stdout: bytes = b""
     stderr: bytes = b""
     timed_out: bool = False
@@ -225,10 +228,16 @@ def run_child(
         timer = threading.Timer(timeout, kill)
         timer.daemon = True
         timer.start()
+        done = threading.Event()
+        tree_peak = [0]
+        sampler = threading.Thread(target=_sample_tree, args=(p.pid, done, tree_peak), daemon=True)
+        sampler.start()
         try:
             _, status, ru = os.wait4(p.pid, 0)
         finally:
             timer.cancel()
+            done.set()
+            sampler.join()
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
         maxrss_kb = ru.ru_maxrss
@@ -244,8 +253,29 @@ def run_child(
         return ChildResult(
             cmd=cmd, rc=p.returncode, wall=wall, user=ru.ru_utime, sys=ru.ru_stime,
             maxrss_mb=maxrss_kb / 1024, stdout=out.read(), stderr=err.read(),
-            timed_out=timed_out.is_set(),
+            timed_out=timed_out.is_set(), tree_rss_mb=max(tree_peak[0] / 1024, maxrss_kb / 1024),
         )
+
+
+def _sample_tree(pgid: int, done: threading.Event, peak: list[int]) -> None:
+    """Peak summed RSS (KB) of the processes of group ``pgid`` (the child runs in a session of
+    its own; its workers stay in its group), minus the launcher's."""
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    while not done.wait(0.02):
+        total = 0
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) == pgid:
+                continue  # (the launcher itself: GNU time)
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                if int(fields[2]) != pgid:  # pgrp
+                    continue
+                with open(f"/proc/{entry.name}/statm", "rb") as f:
+                    total += int(f.read().split()[1]) * page_kb
+            except (OSError, ValueError, IndexError):
+                continue
+        peak[0] = max(peak[0], total)
 
 
 def drop_caches_hint(path: str | Path) -> None:
