@@ -318,7 +318,8 @@ def print_json(path: Path, workers: int, **kw) -> tuple[str, str, int, bool]:
     printer = make_printer("json", out, err)
     fd = os.open(path, os.O_RDONLY)
     try:
-        used = workers > 0 and print_file_with_workers(printer, fd, str(path), workers=workers, min_parallel=0, **kw)
+        kw.setdefault("min_parallel", 0)
+        used = workers > 0 and print_file_with_workers(printer, fd, str(path), workers=workers, **kw)
         if not used:
             splitter = LineSplitter()
             printer.feed_lines(splitter.feed(path.read_bytes()))
@@ -436,3 +437,19 @@ def test_any_stream_cut_anywhere_gives_the_same_model(picks, crlf, edges, read):
         m.apply(r)
     m.end()
     assert model_state(m) == model_state(model_of(data)[0])
+
+
+def test_a_file_that_is_mostly_its_first_line_is_read_without_workers(tmp_path):
+    """Workers start only when there is enough for them after the first segment (a 64 MB
+    first line is the app's to read anyway: workers would only cost memory)."""
+    big = ev(type="tool_call", subtype="completed", call_id="c", session_id="s1",
+             tool_call={"readToolCall": {"args": {"path": "a"}, "result": {"success": {"content": "x" * 5000}}}})
+    for rest, want in ((1, 0), (60, 2)):
+        data = b"\n".join([big] + [thinking(str(i), ts=i) for i in range(rest)]) + b"\n"
+        path = write(tmp_path, data, f"run{rest}.ndjson")
+        feed = FileFeed(str(path), workers=2, segment=100, first=10, min_parallel=2000)
+        feed.gather_runs(StreamModel().format)
+        feed.prepare()
+        assert feed.workers == want
+        feed.stop()
+        assert print_json(path, 2, segment=100, first=10, min_parallel=2000)[3] is (want > 0)

@@ -20,6 +20,7 @@ from viewer.core.formats import Format
 from viewer.core.parallel import (
     FIRST_BYTES,
     MIN_PARALLEL_BYTES,
+    MIN_WORKER_BYTES,
     SEGMENT_BYTES,
     Segment,
     WorkerError,
@@ -27,6 +28,7 @@ from viewer.core.parallel import (
     plan,
     take,
     worker_count,
+    worth_it,
 )
 from viewer.core.sources import (
     CHUNK,
@@ -249,7 +251,10 @@ class FileFeed(Feed):
             return  # reading says why
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size < self._min_parallel:
+            if not stat.S_ISREG(st.st_mode) or st.st_size < self._min_parallel or not worth_it(
+                plan(fd, st.st_size, self._segment, self._first), st.st_size,
+                min(MIN_WORKER_BYTES, self._min_parallel),
+            ):
                 os.close(fd)
                 return
             self._pool = Workers(fd, self.format_name, count)

@@ -57,6 +57,8 @@ SEGMENT_BYTES = 4 << 20
 FIRST_BYTES = 4 << 20
 #: Below this size one process decodes the file sooner than workers can help.
 MIN_PARALLEL_BYTES = 16 << 20
+#: ... and below this many bytes after the first segment, too.
+MIN_WORKER_BYTES = 8 << 20
 MAX_WORKERS = 3
 #: Segments requested ahead of the one the applying process waits for (bounds memory).
 AHEAD = 6
@@ -467,6 +469,13 @@ def plan(fd: int, size: int, segment: int = SEGMENT_BYTES, first: int = FIRST_BY
         bounds.append(start)
         pos = start + segment
     return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], -1)]
+
+
+def worth_it(todo: list[tuple[int, int]], size: int, min_bytes: int = MIN_WORKER_BYTES) -> bool:
+    """Whether workers would have enough to do: at least ``min_bytes`` after the first segment
+    (a file that is mostly one huge first line is read by the app alone, and no worker is
+    started only to wait)."""
+    return len(todo) > 1 and size - todo[1][0] >= min_bytes
 
 
 def _next_line_start(fd: int, pos: int, size: int) -> int | None:

@@ -19,12 +19,14 @@ from viewer.core.model import Change, Session, StreamModel, ToolCall
 from viewer.core.parallel import (
     FIRST_BYTES,
     MIN_PARALLEL_BYTES,
+    MIN_WORKER_BYTES,
     SEGMENT_BYTES,
     Segment,
     WorkerError,
     Workers,
     plan,
     worker_count,
+    worth_it,
 )
 from viewer.core.sanitize import clean, one_line
 from viewer.core.sources import CHUNK, LineSplitter
@@ -405,7 +407,7 @@ def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers
     if count <= 0 or not stat.S_ISREG(st.st_mode) or st.st_size < min_parallel:
         return False
     todo = plan(fd, st.st_size, segment, first)
-    if len(todo) < 2:
+    if not worth_it(todo, st.st_size, min(MIN_WORKER_BYTES, min_parallel)):
         return False
     try:
         pool = Workers(fd, printer.runs.format.NAME, count, mode="markers", keep_first=SNIFF_EVENTS)
