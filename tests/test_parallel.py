@@ -262,6 +262,7 @@ def test_actions_travel_as_tuples_and_come_back_equal():
               A.ToolStarted("s", call_id="c", info=None), A.Init("s", model="m", extra={"k": [1, {"a": None}]}),
               A.AssistantText(None, text="hi", unknown_parts=["x"]), A.Result("s", usage={"in": 1})):
         a.time_ms = 7
+        parallel._codecs()
         back = parallel._unpack(marshal.loads(marshal.dumps(parallel._pack(a))))
         assert back == a and type(back) is type(a)
 

@@ -30,24 +30,25 @@ process: the file is still read whole, only slower.
 from __future__ import annotations
 
 import functools
-import hashlib
 import marshal
 import os
 import selectors
 import struct
-import subprocess
 import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any, get_args, get_type_hints
+from typing import TYPE_CHECKING, Any, get_args, get_type_hints
 
 import orjson
 
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Run
 from viewer.core.sources import Ingest
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: Bytes per segment: big enough that per-segment costs vanish, small enough that the
 #: first results come soon and a slow segment does not hold the others up for long.
@@ -131,20 +132,35 @@ def _unpack(t: tuple) -> Any:
     return _UNPACK[t[0]](t)
 
 
-_CODECS = [_codec(cls) for cls in _TYPES]
-_PACK = {cls: c[0] for cls, c in zip(_TYPES, _CODECS)}
-_UNPACK = [c[1] for c in _CODECS]
-#: The classes and fields the tags stand for: a worker running other code (another version
-#: of the package) is told by its replies, which carry this.
-LAYOUT = hashlib.blake2b(
-    repr([(cls.__name__, [f.name for f in fields(cls)]) for cls in _TYPES]).encode(), digest_size=8
-).digest()
+_PACK: dict[type, Callable[[Any], tuple]] = {}
+_UNPACK: list[Callable[[tuple], Any]] = []
+
+
+def _codecs() -> None:
+    """Generate the codecs, once, when first needed (not at every ``--print`` start)."""
+    if not _UNPACK:
+        codecs = [_codec(cls) for cls in _TYPES]
+        _PACK.update((cls, c[0]) for cls, c in zip(_TYPES, codecs))
+        _UNPACK.extend(c[1] for c in codecs)
+
+
+@functools.cache
+def layout() -> bytes:
+    """The classes and fields the tags stand for: a worker running other code (another version
+    of the package) is told by its replies, which carry this."""
+    import hashlib
+
+    return hashlib.blake2b(
+        repr([(cls.__name__, [f.name for f in fields(cls)]) for cls in _TYPES]).encode(), digest_size=8
+    ).digest()
 
 
 # -- the worker's side ----------------------------------------------------------------
 
 
 def _digest(raw: bytes) -> bytes:
+    import hashlib
+
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
@@ -274,6 +290,8 @@ def decode_segment(fd: int, start: int, end: int, fmt: Any, mode: str = "events"
     decoder would if they came after a line that was whole.  Returns the reply tuple that
     :func:`take` (mode ``events``) or a printer (mode ``markers``) reads (see :class:`Segment`)."""
     markers = mode == "markers"
+    if not markers:
+        _codecs()
     ing = Ingest(offset=start, runs=None if markers else fmt.run_line)
     dec = ing.decoder
     if start > 0:
@@ -302,7 +320,7 @@ def decode_segment(fd: int, start: int, end: int, fmt: Any, mode: str = "events"
     prev = dec.prev_raw
     items = enc.finish()
     rss = _peak_rss_kb()
-    return (True, LAYOUT, start, pos, dec.lines_seen, dec.blank_lines, dec.events, dec.malformed, dec.rejoined,
+    return (True, layout(), start, pos, dec.lines_seen, dec.blank_lines, dec.events, dec.malformed, dec.rejoined,
             pending, None if prev is None else bytes(prev), first, items, rss)
 
 
@@ -394,7 +412,7 @@ class Segment:
         r = marshal.loads(reply)
         if not r[0]:
             return cls(start, end, False, error=r[1])
-        if r[1] != LAYOUT:
+        if r[1] != layout():
             return cls(start, end, False, error="a worker runs another version of agent-viewer")
         return cls(r[2], r[3], True, "", *r[4:])
 
@@ -406,6 +424,7 @@ def take(ingest: Ingest, seg: Segment) -> list[Record] | None:
     dec = ingest.decoder
     if not seg.ok or seg.pending or dec.has_pending or ingest.splitter.partial_bytes:
         return None
+    _codecs()
     base = dec.lines_seen
     out: list[Record] = []
     append = out.append
@@ -526,6 +545,8 @@ class Workers:
         self._workers: list[_Worker] = []
         self._todo: list[tuple[int, int]] = []
         self._sent = 0
+        import subprocess  # (here: 2 ms of every start that needs no worker)
+
         env = dict(os.environ)
         # Importable from wherever the package is, installed or run from a source tree.
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -622,6 +643,7 @@ class Workers:
     def close(self) -> None:
         """Stop every worker (at once: a worker mid-segment is killed) and close its pipes;
         by the thread that reads their replies."""
+        import subprocess
         with self._lock:
             workers, self._workers = self._workers, []
         for w in workers:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 import orjson
 
@@ -16,20 +16,11 @@ from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import fmt_duration
 from viewer.core.formats import get_format, sniff_agent
 from viewer.core.model import Change, Session, StreamModel, ToolCall
-from viewer.core.parallel import (
-    FIRST_BYTES,
-    MIN_PARALLEL_BYTES,
-    MIN_WORKER_BYTES,
-    SEGMENT_BYTES,
-    Segment,
-    WorkerError,
-    Workers,
-    plan,
-    worker_count,
-    worth_it,
-)
 from viewer.core.sanitize import clean, one_line
 from viewer.core.sources import CHUNK, LineSplitter
+
+if TYPE_CHECKING:  # (imported when a file is big enough for workers: 15 ms of every start)
+    from viewer.core.parallel import Segment
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
@@ -393,8 +384,8 @@ def make_printer(fmt: str, out_text: TextIO | None = None, err: TextIO | None = 
 
 
 def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers: int | None = None,
-                            segment: int = SEGMENT_BYTES, first: int = FIRST_BYTES,
-                            min_parallel: int = MIN_PARALLEL_BYTES) -> bool:
+                            segment: int | None = None, first: int | None = None,
+                            min_parallel: int | None = None) -> bool:
     """``--print --output-format json`` on a big regular file, with worker processes reading
     segments of it (see :mod:`viewer.core.parallel`): the same output as reading it here, line
     after line.  False (nothing read) when workers would not help: a small file, one core,
@@ -402,6 +393,21 @@ def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers
     import os
     import stat
 
+    from viewer.core.parallel import (
+        FIRST_BYTES,
+        MIN_PARALLEL_BYTES,
+        MIN_WORKER_BYTES,
+        SEGMENT_BYTES,
+        WorkerError,
+        Workers,
+        plan,
+        worker_count,
+        worth_it,
+    )
+
+    segment = SEGMENT_BYTES if segment is None else segment
+    first = FIRST_BYTES if first is None else first
+    min_parallel = MIN_PARALLEL_BYTES if min_parallel is None else min_parallel
     count = worker_count() if workers is None else workers
     st = os.fstat(fd)
     if count <= 0 or not stat.S_ISREG(st.st_mode) or st.st_size < min_parallel:
