@@ -247,7 +247,7 @@ def test_segments_are_whole_lines_and_cover_the_file(tmp_path):
     finally:
         os.close(fd)
     starts = [a for a, _ in todo]
-    assert starts[0] == 0 and todo[-1][1] == -1
+    assert starts[0] == 0 and todo[-1][1] == len(data)
     assert all(data[s - 1 : s] == b"\n" for s in starts[1:])
     assert [b for _, b in todo[:-1]] == starts[1:]
     # The first line start at or past 10 bytes, then at or past 100 bytes further on.
@@ -320,7 +320,7 @@ def print_json(path: Path, workers: int, **kw) -> tuple[str, str, int, bool]:
     fd = os.open(path, os.O_RDONLY)
     try:
         kw.setdefault("min_parallel", 0)
-        used = workers > 0 and print_file_with_workers(printer, fd, str(path), workers=workers, **kw)
+        used = workers > 0 and print_file_with_workers(printer, fd, workers=workers, **kw)
         if not used:
             splitter = LineSplitter()
             printer.feed_lines(splitter.feed(path.read_bytes()))
@@ -419,7 +419,7 @@ def test_any_stream_cut_anywhere_gives_the_same_model(picks, crlf, edges, read):
         fd = f.fileno()
         todo = parallel.plan(fd, len(data), segment=edges[0], first=edges[-1])
         ing = Ingest(runs=fmt.run_line)
-        recs = ing.feed(data[: todo[0][1]] if todo[0][1] >= 0 else data)
+        recs = ing.feed(data[: todo[0][1]])
         saved, parallel._READ = parallel._READ, read
         try:
             for start, end in todo[1:]:
@@ -454,3 +454,45 @@ def test_a_file_that_is_mostly_its_first_line_is_read_without_workers(tmp_path):
         assert feed.workers == want
         feed.stop()
         assert print_json(path, 2, segment=100, first=10, min_parallel=2000)[3] is (want > 0)
+
+
+WORKER = "from viewer.core.parallel import worker_main; sys.exit(worker_main(sys.argv[1:]))"
+
+
+@pytest.mark.parametrize("how", ["prints first", "sends garbage", "stalls"])
+def test_a_worker_that_prints_sends_garbage_or_stalls_never_hangs_the_reading(tmp_path, monkeypatch, how):
+    """(Found in review.)  Replies come on a pipe of their own (what a worker prints goes
+    nowhere), start with a magic and a length, and a worker silent for STALL_SECONDS is given
+    up on: the rest is read here, by the app and by --print alike."""
+    code = {
+        "prints first": f"import sys; print('hello from a sitecustomize'); {WORKER}",
+        "sends garbage": "import os, sys, time; os.write(int(sys.argv[3]), b'garbage, not a reply'); time.sleep(30)",
+        "stalls": "import time; time.sleep(30)",
+    }[how]
+    monkeypatch.setattr(parallel.Workers, "command", (sys.executable, "-c", code))
+    monkeypatch.setattr(parallel, "STALL_SECONDS", 1.0)
+    data = b"\n".join([INIT] + [thinking(str(i), ts=i) for i in range(50)] + [RESULT]) + b"\n"
+    path = write(tmp_path, data)
+    feed = same_as_one_process(path)
+    assert (feed.segments_taken > 0) is (how == "prints first")
+    assert bool(feed.worker_error) is (how != "prints first")
+    alone = print_json(path, 0)
+    assert print_json(path, 2, segment=1, first=1)[:3] == alone[:3]
+
+
+def test_a_file_replaced_before_reading_is_read_as_it_was_opened(tmp_path):
+    """(Found in review.)  Without workers too: the records and the payloads the detail view
+    reads again both come from the file as it was when the feed opened it."""
+    old = b"\n".join([INIT, thinking("old"), started("c1"), completed("c1", "old text"), RESULT]) + b"\n"
+    new = b"\n".join([INIT, thinking("NEW"), started("c1"), completed("c1", "NEW TEXT, LONGER"), RESULT]) + b"\n"
+    path = write(tmp_path, old)
+    m = StreamModel()
+    feed = FileFeed(str(path), workers=0)
+    feed.gather_runs(m.format)
+    write(tmp_path, new, "new.ndjson").replace(path)
+    feed.start()
+    for r in feed.wait(timeout=10):
+        m.apply(r)
+    tool = m.sessions[0].tools[0]
+    assert m.sessions[0].blocks[0].text == "old"
+    assert b"old text" in feed.store.read(*tool.end_ref)

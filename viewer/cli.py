@@ -73,7 +73,7 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     try:
         if (output_format == "json" and path is not None and recorder is None and not follow
-                and print_file_with_workers(printer, fd, path)):  # a big file: read on every core
+                and print_file_with_workers(printer, fd)):  # a big file: read on every core
             code = printer.finish()
             sys.stdout.flush()
             return code

@@ -226,7 +226,6 @@ class FileFeed(Feed):
         self._min_parallel = min_parallel
         self._prepared = False
         self._pool: Workers | None = None
-        self._fd: int | None = None  # the file, opened once for the workers and this thread
         self._queued_to = 0  # (parallel reading) bytes of the file queued so far
         self.workers = 0  # worker processes started
         self.worker_error = ""  # why the workers stopped helping, if they did
@@ -235,8 +234,8 @@ class FileFeed(Feed):
 
     def prepare(self) -> None:
         """Start the worker processes, if the file is big enough to want them, so that they
-        are ready when reading starts (the CLI calls this before it imports the UI).  The file
-        is opened once, here: the workers and the reading thread all read that one file."""
+        are ready when reading starts (the CLI calls this before it imports the UI).  They get
+        the store's open file: they, the reading thread and the detail view all read one file."""
         if self._prepared:
             return
         self._prepared = True
@@ -245,24 +244,18 @@ class FileFeed(Feed):
         count = self._workers_wanted if self._workers_wanted is not None else worker_count()
         if count <= 0:
             return
-        try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # (a FIFO: no wait)
-        except OSError:
-            return  # reading says why
+        fd = self.store.fileno()  # type: ignore[attr-defined]
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_size < self._min_parallel or not worth_it(
                 plan(fd, st.st_size, self._segment, self._first), st.st_size,
                 min(MIN_WORKER_BYTES, self._min_parallel),
             ):
-                os.close(fd)
                 return
             self._pool = Workers(fd, self.format_name, count)
         except (OSError, WorkerError) as exc:
             self.worker_error = str(exc)
-            os.close(fd)
             return
-        self._fd = fd
         self.workers = count
 
     def start(self) -> None:
@@ -276,34 +269,32 @@ class FileFeed(Feed):
             return
         if self._thread.ident is None:  # never started: nothing else will close them
             pool.close()
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
         else:
             pool.kill()  # (the reading thread closes their pipes: it may be reading one)
 
     def _run(self) -> None:
-        pool, fd = self._pool, self._fd
+        pool = self._pool
         try:
-            if pool is not None and fd is not None and pool.format_name == self.format_name:
+            fd = self.store.fileno()  # type: ignore[attr-defined]
+            if pool is not None and pool.format_name == self.format_name:
                 self._run_parallel(pool, fd)
             else:  # (workers started for another format than the one now asked for: not used)
                 if pool is not None:
                     pool.close()
-                with open(self.path, "rb", buffering=0) as f:
-                    while not self._stop.is_set():
-                        chunk = f.read(CHUNK)
-                        if not chunk:
-                            break
-                        self._put(chunk)
+                if stat.S_ISREG(os.fstat(fd).st_mode):
+                    self._read_range(fd, 0, -1)
+                else:  # a FIFO or a device: read in order, as it comes
+                    with open(self.path, "rb", buffering=0) as f:
+                        while not self._stop.is_set():
+                            chunk = f.read(CHUNK)
+                            if not chunk:
+                                break
+                            self._put(chunk)
         except OSError as exc:
             self.error = f"{self.path}: {exc.strerror}"
         finally:
             if pool is not None:
                 pool.close()
-            if fd is not None:
-                os.close(fd)
-                self._fd = None
             self._put(b"")  # poll() closes the decoder after the last chunk
             self._put(None)
 

@@ -36,6 +36,7 @@ import selectors
 import struct
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, is_dataclass
@@ -66,8 +67,14 @@ AHEAD = 6
 #: ``AGENT_VIEWER_WORKERS=0`` decodes every file in one process (``=N``: N workers).
 ENV_WORKERS = "AGENT_VIEWER_WORKERS"
 
-_HEADER = struct.Struct("<Q")
+#: A reply: this magic, its length, then the marshal bytes.
+_MAGIC = b"AVw1"
+_HEADER = struct.Struct("<4sQ")
 _READ = 1 << 20
+#: A worker that sends nothing for this long while a segment is awaited is given up on.
+STALL_SECONDS = 30.0
+#: Bumped when requests or replies change shape (see :func:`layout`).
+PROTOCOL = 2
 
 # -- actions as tuples ----------------------------------------------------------------
 # marshal is several times faster than pickle, but knows only plain values: a dataclass
@@ -151,7 +158,8 @@ def layout() -> bytes:
     import hashlib
 
     return hashlib.blake2b(
-        repr([(cls.__name__, [f.name for f in fields(cls)]) for cls in _TYPES]).encode(), digest_size=8
+        repr((PROTOCOL, [(cls.__name__, [f.name for f in fields(cls)]) for cls in _TYPES])).encode(),
+        digest_size=8,
     ).digest()
 
 
@@ -225,14 +233,18 @@ class _Markers:
     """For ``--print --output-format json`` (mode ``markers``): what the format's
     ``run_marker`` says of each event, read as lean as the printer itself reads a line.
 
-    Items are ``(session id, marker, event object)`` for an init, a result or an unknown type,
-    and for the segment's first ``keep_first`` events (the printer looks at the input's first
-    events for another agent's signs); the other events in between only count, so they come
-    as ``(how many, the last session id among them)``."""
+    Items are ``(session id, marker, result object or None, agent)`` for an init, a result or
+    an unknown type, and for the segment's first ``keep_first`` events; ``agent`` is what
+    ``sniff_agent`` says of the event (the printer looks at inits, unknown types and the
+    input's first events for another agent's signs), so only a result's object travels.  The
+    other events in between only count: they come as ``(how many, the last session id among
+    them)``."""
 
-    def __init__(self, run_marker: Callable[[dict], tuple[str | None, str]], keep_first: int) -> None:
+    def __init__(self, run_marker: Callable[[dict], tuple[str | None, str]], keep_first: int,
+                 sniff: Callable[[dict], str]) -> None:
         self.run_marker = run_marker
         self.keep_first = keep_first
+        self.sniff = sniff
         self.items: list[tuple] = []
         self.first: Event | None = None  # (no repeat to tell: the printer counts every event)
         self._seen = 0  # events so far
@@ -244,7 +256,10 @@ class _Markers:
         self._seen += 1
         if marker or self._seen <= self.keep_first:
             self._flush()
-            self.items.append((sid, marker, data))
+            if marker == "result":
+                self.items.append((sid, marker, data, ""))
+            else:
+                self.items.append((sid, marker, None, self.sniff(data)))
         else:
             self._count += 1
             if sid is not None:
@@ -296,7 +311,12 @@ def decode_segment(fd: int, start: int, end: int, fmt: Any, mode: str = "events"
     dec = ing.decoder
     if start > 0:
         dec.first_line = 0  # only the file's own first line may carry a BOM
-    enc: _Encoder | _Markers = _Markers(fmt.run_marker, keep_first) if markers else _Encoder(fmt.interpret)
+    if markers:
+        from viewer.core.formats import sniff_agent
+
+        enc: _Encoder | _Markers = _Markers(fmt.run_marker, keep_first, sniff_agent)
+    else:
+        enc = _Encoder(fmt.interpret)
     final = end < 0
     pos = start
     while final or pos < end:
@@ -345,9 +365,9 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def worker_main(argv: list[str]) -> int:
-    """``worker FORMAT FD``: read ``START END [MODE KEEP_FIRST]``
-    lines on stdin, answer each with a length-prefixed marshal reply on stdout; end at end of
-    input."""
+    """``worker FORMAT FD REPLY_FD``: read ``START END [MODE KEEP_FIRST]`` lines on stdin,
+    answer each on REPLY_FD (a pipe of its own: nothing else the process prints can be taken
+    for a reply); end at end of input."""
     import gc
 
     from viewer.core.formats import get_format
@@ -356,7 +376,7 @@ def worker_main(argv: list[str]) -> int:
     trim = _malloc_trim()
     fmt = get_format(argv[0])
     fd = int(argv[1])  # the file, opened once by the applying process (the same one it reads)
-    out = sys.stdout.fileno()
+    out = int(argv[2]) if len(argv) > 2 else sys.stdout.fileno()
     for line in sys.stdin.buffer:
         try:
             words = line.split()
@@ -365,7 +385,7 @@ def worker_main(argv: list[str]) -> int:
         except Exception as exc:  # noqa: BLE001 - reported to the applying process, which goes on alone
             reply = marshal.dumps((False, f"{type(exc).__name__}: {exc}"))
         try:
-            _write_all(out, _HEADER.pack(len(reply)))
+            _write_all(out, _HEADER.pack(_MAGIC, len(reply)))
             _write_all(out, reply)
         except BrokenPipeError:
             return 0
@@ -477,8 +497,9 @@ def worker_count() -> int:
 
 
 def plan(fd: int, size: int, segment: int = SEGMENT_BYTES, first: int = FIRST_BYTES) -> list[tuple[int, int]]:
-    """Segments of whole lines: about ``first`` bytes, then about ``segment`` bytes each; the
-    last one ends at -1 (the end of the file, however far it has grown by then)."""
+    """Segments of whole lines: about ``first`` bytes, then about ``segment`` bytes each, up to
+    ``size``.  A file still being written may have more by the time it is read, and its last
+    line may be unfinished: whoever reads the segments reads what follows the last one."""
     bounds = [0]
     segment, pos = max(1, segment), max(1, first)
     while pos < size:
@@ -487,7 +508,7 @@ def plan(fd: int, size: int, segment: int = SEGMENT_BYTES, first: int = FIRST_BY
             break
         bounds.append(start)
         pos = start + segment
-    return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], -1)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], size)]
 
 
 def worth_it(todo: list[tuple[int, int]], size: int, min_bytes: int = MIN_WORKER_BYTES) -> bool:
@@ -516,9 +537,9 @@ class WorkerError(Exception):
 
 
 class _Worker:
-    def __init__(self, proc: subprocess.Popen) -> None:
+    def __init__(self, proc: subprocess.Popen, fd: int) -> None:
         self.proc = proc
-        self.fd = proc.stdout.fileno()  # type: ignore[union-attr]
+        self.fd = fd  # the read end of its reply pipe
         self.buf = bytearray()
         self.inflight: deque[int] = deque()
 
@@ -545,6 +566,7 @@ class Workers:
         self._workers: list[_Worker] = []
         self._todo: list[tuple[int, int]] = []
         self._sent = 0
+        self._heard = 0.0  # when a worker last sent anything
         import subprocess  # (here: 2 ms of every start that needs no worker)
 
         env = dict(os.environ)
@@ -553,12 +575,19 @@ class Workers:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         try:
             for _ in range(count):
-                proc = subprocess.Popen(
-                    [*self.command, fmt_name, str(fd)],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                    env=env, cwd=root, close_fds=True, pass_fds=(fd,),
-                )
-                self._workers.append(_Worker(proc))
+                r, w = os.pipe()
+                try:
+                    proc = subprocess.Popen(
+                        [*self.command, fmt_name, str(fd), str(w)],
+                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                        env=env, cwd=root, close_fds=True, pass_fds=(fd, w),
+                    )
+                except OSError:
+                    os.close(r)
+                    raise
+                finally:
+                    os.close(w)
+                self._workers.append(_Worker(proc, r))
         except OSError as exc:
             self.close()
             raise WorkerError(f"cannot start a worker: {exc}") from None
@@ -567,6 +596,7 @@ class Workers:
         """The segments to decode, in file order: the first requests go out at once."""
         self._todo = todo
         self._sent = 0
+        self._heard = time.monotonic()
         self._send_more(0)
 
     def _send_more(self, want: int) -> None:
@@ -597,12 +627,18 @@ class Workers:
                     self._send_more(want)
                     for key, _ in sel.select(timeout=0.2):
                         self._read(key.data, done)
+                    if time.monotonic() - self._heard > STALL_SECONDS:
+                        raise WorkerError(f"the workers sent nothing for {STALL_SECONDS:.0f} s")
                 reply = done.pop(want)
-                seg = Segment.from_reply(todo[want][0], todo[want][1], reply)
+                try:
+                    seg = Segment.from_reply(todo[want][0], todo[want][1], reply)
+                except Exception as exc:  # noqa: BLE001 - not a reply of this code's
+                    raise WorkerError(f"a worker sent something unexpected ({type(exc).__name__})") from None
                 if not seg.ok:
                     raise WorkerError(seg.error)
                 self.peak_rss_kb = max(self.peak_rss_kb, seg.rss_kb)
                 yield seg
+                self._heard = time.monotonic()  # (the consumer may have kept us waiting)
         finally:
             sel.close()
 
@@ -614,22 +650,25 @@ class Workers:
         except (OSError, ValueError) as exc:
             raise WorkerError(f"a worker went away ({exc})") from None
 
-    @staticmethod
-    def _read(w: _Worker, done: dict[int, bytes]) -> None:
+    def _read(self, w: _Worker, done: dict[int, bytes]) -> None:
         try:
             data = os.read(w.fd, _READ)
         except OSError as exc:
             raise WorkerError(f"a worker went away ({exc})") from None
         if not data:
             raise WorkerError("a worker exited")
+        self._heard = time.monotonic()
         buf = w.buf
         buf += data
-        while len(buf) >= 8:
-            (size,) = _HEADER.unpack_from(buf)
-            if len(buf) < 8 + size:
+        head = _HEADER.size
+        while len(buf) >= head:
+            magic, size = _HEADER.unpack_from(buf)
+            if magic != _MAGIC or not w.inflight:
+                raise WorkerError("a worker sent something unexpected")
+            if len(buf) < head + size:
                 break
-            done[w.inflight.popleft()] = bytes(buf[8 : 8 + size])
-            del buf[: 8 + size]
+            done[w.inflight.popleft()] = bytes(buf[head : head + size])
+            del buf[: head + size]
 
     def kill(self) -> None:
         """End every worker now, from any thread: the one reading their replies sees them
@@ -649,11 +688,14 @@ class Workers:
         for w in workers:
             if w.proc.poll() is None:
                 w.proc.kill()
-            for pipe in (w.proc.stdin, w.proc.stdout):
-                try:
-                    pipe.close()  # type: ignore[union-attr]
-                except OSError:
-                    pass
+            try:
+                w.proc.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+            try:
+                os.close(w.fd)
+            except OSError:
+                pass
             try:
                 w.proc.wait(timeout=1)
             except subprocess.TimeoutExpired:  # pragma: no cover - a kill is not refused

@@ -221,11 +221,14 @@ class JsonPrinter(Printer):
         """A worker's segment (mode ``markers``): its events counted as if read here.  False
         when it must be read here instead: a line may go on across one of its edges."""
         dec = self.decoder
-        if not seg.ok or seg.pending or dec.has_pending:
+        items = seg.items or []
+        if not seg.ok or seg.pending or dec.has_pending or any(
+            type(it) is not tuple or len(it) not in (2, 4) for it in items
+        ):  # (checked first: taken in part, it could not be read here again)
             return False
         runs = self.runs
         note, each = runs.note, self.each_result
-        for item in seg.items or ():
+        for item in items:
             if len(item) == 2:  # (how many plain events, the last session id among them)
                 runs.events += item[0]
                 if item[1] is not None:
@@ -297,10 +300,10 @@ class RunOutcome:
         sid, marker = self._run_marker(data)
         return self.note(sid, marker, data)
 
-    def note(self, sid: str | None, marker: str, data: dict | None) -> str:
+    def note(self, sid: str | None, marker: str, data: dict | None, agent: str | None = None) -> str:
         """Like :meth:`track`, with what ``run_marker`` said of the event already known (a
-        worker process read it: see :func:`print_file_with_workers`); ``data`` may be None
-        for an event that is no marker and past the first SNIFF_EVENTS."""
+        worker process read it: see :func:`print_file_with_workers`).  There ``data`` is only
+        a result's object, and ``agent`` what ``sniff_agent`` said of the event."""
         self.events += 1
         if sid is not None:
             self.current = sid
@@ -313,10 +316,10 @@ class RunOutcome:
                 else:
                     self.unknown += 1
                 if not self.other_agent:  # every init and unknown type is looked at
-                    self.other_agent = sniff_agent(data)
-        elif self.events <= SNIFF_EVENTS and not self.other_agent and data is not None:
+                    self.other_agent = sniff_agent(data) if agent is None else agent
+        elif self.events <= SNIFF_EVENTS and not self.other_agent:
             # And the first events: a stream joined mid-way starts with messages.
-            self.other_agent = sniff_agent(data)
+            self.other_agent = sniff_agent(data) if agent is None else agent
         return marker
 
     def last_result(self) -> dict | None:
@@ -383,7 +386,7 @@ def make_printer(fmt: str, out_text: TextIO | None = None, err: TextIO | None = 
     raise ValueError(f"unknown output format {fmt!r}")
 
 
-def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers: int | None = None,
+def print_file_with_workers(printer: JsonPrinter, fd: int, *, workers: int | None = None,
                             segment: int | None = None, first: int | None = None,
                             min_parallel: int | None = None) -> bool:
     """``--print --output-format json`` on a big regular file, with worker processes reading
@@ -434,11 +437,10 @@ def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers
             printer.feed_lines(splitter.feed(chunk))
             read_to = pos
 
-    failed = (WorkerError, OSError, ValueError, EOFError)  # a worker, or what it sent back
     try:
         try:
             pool.submit(todo[1:])
-        except failed:
+        except Exception:  # noqa: BLE001 - a worker gone: everything is read here
             pool.close()
         read_here(0, todo[0][1])
         segments = pool.segments(lambda: False)
@@ -447,8 +449,8 @@ def print_file_with_workers(printer: JsonPrinter, fd: int, path: str, *, workers
                 seg = next(segments)
             except StopIteration:
                 break
-            except failed:
-                pool.close()  # the rest is read here
+            except Exception:  # noqa: BLE001 - a worker, or what it sent back: the rest is read here
+                pool.close()
                 break
             if not printer.take(seg):
                 read_here(seg.start, seg.end)

@@ -106,6 +106,11 @@ class FileStore(Store):
     def __init__(self, path: str) -> None:
         self._fd = os.open(path, os.O_RDONLY)
 
+    def fileno(self) -> int:
+        """The open file (a saved file is read through it too: one file, even if its path is
+        replaced meanwhile)."""
+        return self._fd
+
     def read(self, offset: int, length: int) -> bytes:
         return os.pread(self._fd, length, offset)
 
