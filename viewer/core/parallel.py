@@ -582,13 +582,13 @@ class Workers:
                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                         env=env, cwd=root, close_fds=True, pass_fds=(fd, w),
                     )
-                except OSError:
+                except (OSError, ValueError):
                     os.close(r)
                     raise
                 finally:
                     os.close(w)
                 self._workers.append(_Worker(proc, r))
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # (ValueError: pass_fds where there is no such thing)
             self.close()
             raise WorkerError(f"cannot start a worker: {exc}") from None
 
