@@ -217,7 +217,7 @@ class FileFeed(Feed):
         self.path = path
         self.store = FileStore(path)
         try:
-            self.total_bytes = os.path.getsize(path)
+            self.total_bytes = os.fstat(self.store.fileno()).st_size  # (the file that is read)
         except OSError:
             self.total_bytes = None
         self._workers_wanted = workers
