@@ -1286,3 +1286,24 @@ async def test_a_replay_seeking_back_closes_the_full_screen_detail_of_the_old_st
         await pilot.press("home")  # a priority key: the replay seeks to its start
         await pilot.pause()
         assert type(app.screen).__name__ != "DetailScreen"
+
+
+async def test_the_detail_pane_shows_the_completion_of_the_call_on_show_at_once():
+    """(From a new-user trial.)  While newer calls wait their turn for the pane, the call it
+    shows completes: the pane says so at the next frame, not 'running' until its turn."""
+    lines, feed, app = live_demo()
+    first = up_to_first_call(lines)
+    call_id = orjson.loads(first[-1])["call_id"]
+    done = next(i for i, ln in enumerate(lines) if b'"subtype":"completed"' in ln
+                and orjson.loads(ln).get("call_id") == call_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        feed.store.append(b"".join(lines[: done + 1]))  # (payloads are read back from the store)
+        push(feed, first)
+        await pilot.pause(0.3)
+        assert app.detail.tool is not None and app.detail.tool.status == "running"
+        app._detail_at = 1e12  # a newer call would wait its turn for long
+        push(feed, lines[len(first) : done + 1])
+        await pilot.pause(0.3)
+        assert app.detail.tool.index == 0 and app.detail.tool.status != "running"
+        shown = _plain(app, app.detail)
+        assert "No completion event" not in shown and app.detail.tool.status in shown, shown

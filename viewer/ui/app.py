@@ -462,6 +462,11 @@ class AgentViewerApp(App[int]):
                 self._show_detail()
             else:
                 self.timeline.calls_added_or_changed(tools)
+                shown = self.detail.tool
+                if shown is not None and shown.index in tools and self.detail.session is s and self.detail.display:
+                    # The call on show changed (its completion came): show that now, in place,
+                    # even while a newer call waits its turn (LOAD_DETAIL_EVERY).
+                    self.detail.show(s, shown, self.load_event, self.model.format.tool_sections)
         self.header.session = s
         self.header.refresh()
 
