@@ -15,7 +15,7 @@ the same code serves files, pipes and followed files.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -294,6 +294,28 @@ class Decoder:
         self.lines_seen, self.events, self._prev_raw = seen, events, prev
         self._run_key = key
         return out
+
+    def feed_objects(self, lines: Iterable[tuple[int, bytes]], on_object: Callable[[dict[str, Any]], object],
+                     on_record: Callable[[Record], object]) -> None:
+        """``(offset, line)`` pairs, as lean as reading can be (``--print`` json and its
+        workers): a line that is one whole JSON object goes to ``on_object`` as parsed (counted
+        as an event, no record built); any other line goes through :meth:`feed`, its records to
+        ``on_record`` (line 1 always does: it may carry a BOM)."""
+        loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+        feed = self.feed
+        for off, raw in lines:
+            if self.lines_seen and not self._pending:
+                try:
+                    obj = loads(raw)
+                except JSONDecodeError:
+                    obj = None
+                if type(obj) is dict:
+                    self.lines_seen += 1
+                    self.events += 1
+                    on_object(obj)
+                    continue
+            for rec in feed(raw, off):
+                on_record(rec)
 
     def feed(self, raw: bytes, offset: int, arrival: float | None = None) -> list[Record]:
         """Feed one physical line (without its trailing newline)."""

@@ -42,8 +42,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, is_dataclass
 from typing import TYPE_CHECKING, Any, get_args, get_type_hints
 
-import orjson
-
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Run
 from viewer.core.sources import Ingest
@@ -267,8 +265,7 @@ class _Markers:
 
     def add(self, recs: list[Record]) -> None:
         for r in recs:
-            if type(r) is Event:
-                self.event(r.data)
+            self._record(r)
 
     def _flush(self) -> None:
         if self._count:
@@ -280,24 +277,14 @@ class _Markers:
         return self.items
 
     def read(self, ing: Ingest, chunk: bytes) -> None:
-        """The lines of ``chunk``: a line that is one whole object is parsed here, as the
-        printer does (no record built); any other goes through the decoder."""
-        dec = ing.decoder
-        loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-        event = self.event
+        """The lines of ``chunk``, read as the printer reads them (see
+        :meth:`~viewer.core.decode.Decoder.feed_objects`)."""
         ing.bytes_read += len(chunk)
-        for off, raw in ing.splitter.feed(chunk):
-            if dec.lines_seen and not dec.has_pending:
-                try:
-                    obj = loads(raw)
-                except JSONDecodeError:
-                    obj = None
-                if type(obj) is dict:
-                    dec.lines_seen += 1
-                    dec.events += 1
-                    event(obj)
-                    continue
-            self.add(dec.feed(raw, off))
+        ing.decoder.feed_objects(ing.splitter.feed(chunk), self.event, self._record)
+
+    def _record(self, r: Record) -> None:
+        if type(r) is Event:
+            self.event(r.data)
 
 
 def decode_segment(fd: int, start: int, end: int, fmt: Any, mode: str = "events", keep_first: int = 0) -> tuple:

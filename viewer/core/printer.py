@@ -239,23 +239,7 @@ class JsonPrinter(Printer):
         return True
 
     def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
-        dec = self.decoder
-        loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-        track = self.runs.track
-        for off, raw in lines:
-            if dec.lines_seen and not dec.has_pending:  # line 1 may carry a BOM: decoder path
-                try:
-                    obj = loads(raw)
-                except JSONDecodeError:
-                    obj = None
-                if type(obj) is dict:
-                    dec.lines_seen += 1
-                    dec.events += 1
-                    if track(obj) == "result" and self.each_result:
-                        self._write_result(obj)
-                    continue
-            for rec in dec.feed(raw, off):
-                self.handle(rec)
+        self.decoder.feed_objects(lines, self._track, self.handle)
 
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Event):
