@@ -227,6 +227,7 @@ class FileFeed(Feed):
         self._prepared = False
         self._pool: Workers | None = None
         self._queued_to = 0  # (parallel reading) bytes of the file queued so far
+        self._todo: list[tuple[int, int]] = []  # the segments planned by prepare()
         self.workers = 0  # worker processes started
         self.worker_error = ""  # why the workers stopped helping, if they did
         self.worker_rss_kb = 0  # the biggest worker's peak RSS
@@ -247,12 +248,13 @@ class FileFeed(Feed):
         fd = self.store.fileno()  # type: ignore[attr-defined]
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size < self._min_parallel or not worth_it(
-                plan(fd, st.st_size, self._segment, self._first), st.st_size,
-                min(MIN_WORKER_BYTES, self._min_parallel),
-            ):
+            if not stat.S_ISREG(st.st_mode) or st.st_size < self._min_parallel:
+                return
+            todo = plan(fd, st.st_size, self._segment, self._first)  # (read as planned: see _run)
+            if not worth_it(todo, st.st_size, min(MIN_WORKER_BYTES, self._min_parallel)):
                 return
             self._pool = Workers(fd, self.format_name, count)
+            self._todo = todo
         except (OSError, WorkerError) as exc:
             self.worker_error = str(exc)
             return
@@ -299,19 +301,18 @@ class FileFeed(Feed):
             self._put(None)
 
     def _run_parallel(self, pool: Workers, fd: int) -> None:
-        """The first segment read here, the others by the workers, in order; whatever they do
-        not give back (a worker failed) is read here, from where they stopped."""
-        todo = plan(fd, os.fstat(fd).st_size, self._segment, self._first)
+        """The first segment read here, the others (as planned by :meth:`prepare`) by the
+        workers, in order; whatever they do not give back (a worker failed), and whatever was
+        appended since, is read here, from where they stopped."""
+        todo = self._todo
         self._queued_to = 0  # bytes queued so far, read here or by workers
         try:
-            if len(todo) > 1:
-                pool.submit(todo[1:])
+            pool.submit(todo[1:])
             self._read_range(fd, 0, todo[0][1])
-            if len(todo) > 1:
-                for seg in pool.segments(self._stop.is_set):
-                    self._put(seg)  # type: ignore[arg-type]
-                    self._queued_to = seg.end
-                    self.worker_rss_kb = pool.peak_rss_kb
+            for seg in pool.segments(self._stop.is_set):
+                self._put(seg)  # type: ignore[arg-type]
+                self._queued_to = seg.end
+                self.worker_rss_kb = pool.peak_rss_kb
         except Exception as exc:  # noqa: BLE001 - a worker failing (or a bug there) costs speed, not data
             if self._stop.is_set():
                 return
