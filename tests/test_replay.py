@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from pathlib import Path
 
@@ -13,13 +14,14 @@ from viewer.core.model import StreamModel
 from viewer.core.record import Recorder, read_timing
 from viewer.core.replay import (
     DEFAULT_TOOL_S,
+    ERROR,
     READING_CHARS_PER_S,
+    TOOL_START,
     Replay,
-    is_error,
-    is_tool_start,
     parse_start_at,
     schedule,
 )
+from viewer.core.sources import SourceError
 
 REPO = Path(__file__).resolve().parents[1]
 REAL = REPO.parent / "shared" / "real_streams" / "cursor"
@@ -152,8 +154,8 @@ def test_jump_to_next_tool_and_next_error():
     recs = records_of(timed_run())
     fmt = StreamModel().format
     r = Replay(recs, schedule(recs))
-    assert r.next_matching(is_tool_start, fmt.interpret) == 3
-    assert r.next_matching(is_error, fmt.interpret) == 4  # the shell exited 1
+    assert r.next_marked(TOOL_START, fmt.interpret) == 3
+    assert r.next_marked(ERROR, fmt.interpret) == 4  # the shell exited 1
 
 
 def test_start_at_accepts_events_and_times():
@@ -299,3 +301,170 @@ def test_a_restart_marked_at_the_very_end_of_a_copy_still_ends_its_runs():
     records = list(iter_records(io.BytesIO(data)))
     out = with_restarts(records, [len(data), len(data) + 50])
     assert [type(r) for r in out] == [type(records[0]), Restart, Restart]
+
+
+# -- a saved file, read by a FileIndex (what --replay plays) --------------------------------
+
+
+def _file_index(data: bytes, **options):
+    from viewer.core.replay import FileIndex
+    from viewer.core.sources import MemoryStore
+
+    return FileIndex(MemoryStore(data), len(data), **options)
+
+
+def _samples():
+    streams = _all_streams()
+    streams += [p.read_bytes() for p in sorted((REPO / "sample_streams").glob("*.ndjson"))]
+    # Mirrored (2>&1), CRLF, BOM, split and malformed lines: what the decoder keeps as they are.
+    base = timed_run()
+    lines = base.splitlines(keepends=True)
+    streams.append(b"".join(x + x for x in lines))
+    streams.append(b"\xef\xbb\xbf" + base.replace(b"\n", b"\r\n"))
+    streams.append(lines[0] + b'{"type":"user","message":{"content":[{"type":"text","text":"a\nb"}]}}\n'
+                   + b"not json\n\n" + b"".join(lines[1:]) + b'{"type":"cut')
+    return streams
+
+
+def _same_record(a, b) -> bool:
+    from viewer.core.decode import Event
+
+    if type(a) is not type(b):
+        return False
+    if type(a) is Event:
+        return (a.line, a.line_count, a.offset, a.length, a.data, a.repeat) == (
+            b.line, b.line_count, b.offset, b.length, b.data, b.repeat)
+    return a == b
+
+
+@pytest.mark.parametrize("data", _samples(), ids=lambda d: hashlib.sha1(d).hexdigest()[:8])
+def test_a_file_index_holds_the_records_times_and_marks_of_the_whole_file(data):
+    """What a replay plays from a file's compact index is what it played from the parsed
+    records: the same records (events parsed again from the file), times and ]/} stops."""
+    from viewer.core.replay import marks_of
+
+    recs = records_of(data)
+    index = _file_index(data, checkpoint_every=5)
+    index.read()
+    assert index.complete and index.fraction is None and index.error is None
+    assert len(index.records) == len(recs)
+    assert all(_same_record(a, b) for a, b in zip(index.records, recs))
+    assert list(index.times) == schedule(recs)
+    fmt = StreamModel().format
+    assert list(index.marks) == [marks_of(r, fmt.interpret(r) if hasattr(r, "data") else None) for r in recs]
+
+
+@pytest.mark.parametrize("data", _samples()[:12], ids=lambda d: hashlib.sha1(d).hexdigest()[:8])
+def test_seeking_a_file_index_replay_equals_applying_n_records(data):
+    recs = records_of(data)
+    index = _file_index(data, checkpoint_every=3)
+    index.read()
+    r = Replay(index=index)
+    n = len(recs)
+    for target in [n, n // 2, 1, n - 1, 0, n // 3, n, max(0, n - 2)]:
+        r.seek(target)
+        fresh = StreamModel()
+        for rec in recs[:target]:
+            fresh.apply(rec)
+        if target == n:
+            fresh.end()
+        assert _state(r.model) == _state(fresh), f"state differs after seeking to {target}"
+        assert r.model.ended == (target == n)
+
+
+def test_a_replay_plays_what_is_read_and_ends_only_when_the_whole_file_is():
+    data = timed_run(gap_ms=1000)
+    index = _file_index(data)
+    index.read(until=lambda: len(index.records) >= 3)
+    assert not index.complete and 0 < index.fraction <= 1
+    r = Replay(index=index, speed=64.0)
+    r.tick(0.0)
+    r.tick(1000.0)  # long past every record read so far
+    assert r.position == 3 and r.playing, "it waits for more, still playing"
+    assert not r.model.ended
+    assert r.progress().reading is not None
+    index.read()
+    r.tick(1001.0)
+    assert r.at_end and not r.playing
+    assert r.model.ended and r.progress().reading is None
+
+
+def test_the_end_of_the_file_ends_a_paused_replay_waiting_at_the_last_record():
+    data = timed_run()
+    n = len(records_of(data))
+    index = _file_index(data)
+    index.read(until=lambda: len(index.records) >= 2)
+    r = Replay(index=index, playing=False)
+    r.seek(r.total)  # End while reading: the end of what is read so far
+    assert r.position == 2 and not r.model.ended
+    index.read(until=lambda: len(index.records) >= n)  # every record, but the end not seen yet
+    r.seek(r.total)
+    assert r.position == n and not r.model.ended
+    index.read()  # the end of the file
+    r.tick(5.0)
+    assert r.model.ended and r.model.current.state == "ended"
+
+
+def test_next_tool_and_next_error_search_only_what_is_read():
+    data = timed_run()
+    index = _file_index(data)
+    index.read(until=lambda: len(index.records) >= 3)
+    r = Replay(index=index, playing=False)
+    assert r.next_marked(TOOL_START, None) is None  # the tool call is the 4th record
+    index.read()
+    assert r.next_marked(TOOL_START, None) == 3
+    assert r.next_marked(ERROR, None) == 4
+
+
+def test_a_file_index_keeps_restarts_from_the_timing_sidecar():
+    """A --follow --save copy whose followed file started over: the index puts the restart
+    where the list path (with_restarts) does."""
+    from viewer.core.replay import with_restarts
+
+    data = untimed_run() + timed_run()
+    mark = len(untimed_run())
+    index = _file_index(data, restarts=[mark, len(data) + 10])
+    index.read()
+    expected = list(with_restarts(records_of(data), [mark, len(data) + 10]))
+    assert [type(r).__name__ for r in index.records] == [type(r).__name__ for r in expected]
+    assert all(_same_record(a, b) for a, b in zip(index.records, expected))
+
+
+def test_an_event_of_a_file_changed_since_it_was_read_is_shown_as_such():
+    from viewer.core.decode import Malformed
+    from viewer.core.replay import FileIndex
+    from viewer.core.sources import MemoryStore
+
+    data = untimed_run()
+    store = MemoryStore(data)
+    index = FileIndex(store, len(data))
+    index.read()
+    store.data[:] = b"x" * len(data)  # overwritten in place
+    rec = index.records[1]
+    assert isinstance(rec, Malformed) and "changed" in rec.reason
+    r = Replay(index=index)
+    r.seek(r.total)  # plays on: no exception
+    assert r.position == r.total
+
+
+def test_start_at_reads_a_big_file_only_up_to_there(tmp_path):
+    """--start-at 5 on a file of several MB: the replay is at event 5 before the UI starts,
+    with the rest of the file still to read (in the background once the UI runs)."""
+    from viewer.core.feed import StoreFeed
+    from viewer.core.replay import FileIndex
+    from viewer.ui.launch import _start_at
+
+    one = timed_run()
+    data = one * (3 * (1 << 20) // len(one) + 1)
+    path = tmp_path / "big.ndjson"
+    path.write_bytes(data)
+    feed = StoreFeed(str(path))
+    index = FileIndex(feed.store, len(data))
+    r = Replay(index=index, playing=False)
+    _start_at(r, index, str(path), "5", None)
+    assert r.position == 5 and not index.complete and index.bytes_read < len(data)
+    _start_at(r, index, str(path), "1s", None)
+    assert r.position == bisect.bisect_right(list(index.times), 1.0) and not index.complete
+    with pytest.raises(SourceError, match="the run has"):
+        _start_at(r, index, str(path), str(10**9), None)
+    assert index.complete  # to say how long the run is, it read all of it

@@ -29,15 +29,20 @@ def make_app(data: bytes, *, label: str = "stream", live: bool = False, eof: boo
     return AgentViewerApp(feed, clock=clock)
 
 
-def make_replay_app(data: bytes, **replay_options):
-    """A replay of ``data`` (paused unless ``playing=True``), frozen clock, as in make_app."""
-    from viewer.core.feed import records_of
-    from viewer.core.replay import Replay, schedule
+def make_replay_app(data: bytes, *, read: bool = True, **replay_options):
+    """A replay of ``data`` (paused unless ``playing=True``), frozen clock, as in make_app.
+    As ``--replay`` plays a file: from a :class:`FileIndex`, here read to the end first
+    (``read=False``: not read at all; the test reads it)."""
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.core.sources import MemoryStore
     from viewer.ui.replay import ReplayApp
 
-    records = records_of(data)
-    replay = Replay(records, schedule(records), **{"playing": False, **replay_options})
-    return ReplayApp(replay, BytesFeed(data, eof=False), clock=lambda: FIXED_CLOCK)
+    feed = BytesFeed(data, eof=False)
+    index = FileIndex(MemoryStore(data), len(data))
+    if read:
+        index.read()
+    replay = Replay(index=index, **{"playing": False, **replay_options})
+    return ReplayApp(replay, feed, clock=lambda: FIXED_CLOCK)
 
 
 async def settle(pilot, timeout: float = 10.0) -> None:

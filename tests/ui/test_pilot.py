@@ -1307,3 +1307,34 @@ async def test_the_detail_pane_shows_the_completion_of_the_call_on_show_at_once(
         assert app.detail.tool.index == 0 and app.detail.tool.status != "running"
         shown = _plain(app, app.detail)
         assert "No completion event" not in shown and app.detail.tool.status in shown, shown
+
+
+async def test_a_replay_starts_before_its_file_is_read_and_says_how_far_reading_is():
+    """--replay of a big file plays at once: the bar says how much of the file is read, End
+    goes to the end of what is read, and once the whole file is, the run ends there."""
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    started = [i for i, x in enumerate(lines) if b'"started"' in x and b'"tool_call"' in x]
+    data = b"".join(lines[: started[3] + 1])  # a recording cut while a call runs
+    app = make_replay_app(data, read=False)
+    index, replay = app.replay.index, app.replay
+    async with app.run_test(size=(120, 40)) as pilot:
+        index.read(until=lambda: len(index.records) >= 20)
+        await settle(pilot)
+        bar = app.bar.render().plain
+        assert "event  0/20" in bar and "reading 100%" in bar, bar  # (one chunk: all bytes are in)
+        await pilot.press("end")
+        await settle(pilot)
+        assert replay.position == 20 and not app.model.ended
+        index.read(until=lambda: len(index.records) >= started[3] + 1)  # all, but not the end
+        await pilot.press("end")
+        await settle(pilot)
+        assert app.model.current.tools[-1].status == "running"
+        index.read()  # the end of the file: the replay waiting there ends the run
+        await pilot.pause(0.3)
+        await settle(pilot)
+        total = replay.total
+        bar = app.bar.render().plain
+        assert f"event {total:,}/{total:,}" in bar and "reading" not in bar, bar
+        assert app.model.ended and app.model.current.tools[-1].status == "unfinished"
+        assert _plain(app, app.timeline).splitlines()[3].startswith("◌ 4")  # redrawn as unfinished
+        assert "ENDED WITHOUT RESULT" in app.header.render_line(0).text

@@ -9,8 +9,9 @@ format-neutral :mod:`~viewer.core.actions` only.
 from __future__ import annotations
 
 import copy
+import operator
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from viewer.core import actions as A
@@ -103,6 +104,11 @@ class ToolCall:
     duplicates: int = 0
     block: int = -1  # index of its marker in the session's transcript
 
+    def __copy__(self) -> ToolCall:
+        # Every call of a run is copied at each replay checkpoint: field by field is about
+        # five times faster than copy.copy's generic way for a slotted class.
+        return ToolCall(*_tool_fields(self))
+
     @property
     def done(self) -> bool:
         return self.status not in ("running", "unfinished")
@@ -122,6 +128,9 @@ class ToolCall:
     def summary(self) -> str:
         parts = [p for p in (self.target, self.detail) if p]
         return " · ".join(parts)
+
+
+_tool_fields = operator.attrgetter(*(f.name for f in fields(ToolCall)))
 
 
 @dataclass(slots=True)

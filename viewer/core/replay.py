@@ -15,14 +15,17 @@ so seeking on a 100k-event file never re-reads or re-applies everything.
 from __future__ import annotations
 
 import re
+import threading
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from viewer.core import actions as A
-from viewer.core.decode import Event, Malformed, Record, Restart
+from viewer.core.decode import Event, Malformed, Record, Restart, parse_span
 from viewer.core.formats import Format, get_format
 from viewer.core.model import Delta, StreamModel
+from viewer.core.sources import CHUNK, Ingest
 
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
 READING_CHARS_PER_S = 60.0
@@ -31,34 +34,32 @@ DEFAULT_EVENT_S = 0.05
 DEFAULT_IDLE_LIMIT = 3.0
 
 
-def with_restarts(records: list[Record], offsets: Sequence[int]) -> list[Record]:
+def with_restarts(records: Iterable[Record], offsets: Sequence[int]) -> Iterator[Record]:
     """``records`` of a ``--save`` copy with a :class:`Restart` where the followed file started
     over (``offsets``, from the timing sidecar): the replay ends the runs before it, as the
     live view did."""
-    if not offsets:
-        return records
-    out: list[Record] = []
     marks = sorted(offsets)
     k = 0
     last_line = 0
     for rec in records:
         if not isinstance(rec, Restart):
             while k < len(marks) and rec.offset >= marks[k]:
-                out.append(Restart(last_line))
+                yield Restart(last_line)
                 k += 1
             last_line = rec.end_line if isinstance(rec, Event) else rec.line
-        out.append(rec)
-    out.extend(Restart(last_line) for _ in marks[k:])  # at the very end (the viewer quit after it)
-    return out
+        yield rec
+    for _ in marks[k:]:  # at the very end (the viewer quit after it)
+        yield Restart(last_line)
 
 
-def _pace(rec: Record, fmt: Format) -> float:
+def _pace(rec: Record, fmt: Format, action: A.Action | None = None) -> float:
     """A plausible time between the previous record and ``rec`` when the stream says nothing."""
     if isinstance(rec, Restart):
         return 0.0
     if isinstance(rec, Malformed):
         return DEFAULT_EVENT_S
-    action = fmt.interpret(rec)
+    if action is None:
+        action = fmt.interpret(rec)
     if isinstance(action, A.AssistantText):
         return max(0.03, len(action.text) / READING_CHARS_PER_S)
     if isinstance(action, A.ToolCompleted):
@@ -70,6 +71,49 @@ def _pace(rec: Record, fmt: Format) -> float:
     return DEFAULT_EVENT_S
 
 
+class Scheduler:
+    """Play times one record at a time, in order (what :func:`schedule` does for a list; a
+    :class:`FileIndex` uses it as it reads)."""
+
+    def __init__(self, timing: list[tuple[int, int]] | None = None,
+                 idle_limit: float | None = DEFAULT_IDLE_LIMIT, fmt: Format | None = None) -> None:
+        self.fmt = fmt or get_format()
+        self.timing = timing or None
+        self._ends = [e for e, _ in timing] if timing else []
+        self.idle_limit = idle_limit if idle_limit is not None and idle_limit >= 0 else None
+        self._raw: float | None = None  # the stream's time of the record before (uncapped)
+        self._shift: float | None = None  # stream clock -> play time, from the first timed event
+        self._now = 0.0  # play time of the record before (capped)
+
+    def time(self, rec: Record, action: A.Action | None = None) -> float:
+        """Play time of ``rec``, the record after the ones given so far (``action``: what the
+        format makes of it, if that is known already)."""
+        prev = self._raw
+        if self.timing:
+            if isinstance(rec, Restart):  # at the time of what came before it
+                t = prev if prev is not None else 0.0
+            else:
+                i = bisect_left(self._ends, rec.offset + rec.length)
+                t = self.timing[min(i, len(self.timing) - 1)][1] / 1000
+        else:
+            nat = self.fmt.event_time_ms(rec) if isinstance(rec, Event) else None
+            base = prev if prev is not None else 0.0
+            pace = 0.0 if prev is None else _pace(rec, self.fmt, action)
+            if nat is not None:
+                if self._shift is None:
+                    self._shift = base + pace - nat / 1000
+                t = max(base, nat / 1000 + self._shift)
+            else:
+                t = base + pace
+        if prev is not None:
+            gap = max(0.0, t - prev)
+            if self.idle_limit is not None:
+                gap = min(gap, self.idle_limit)
+            self._now += gap
+        self._raw = t
+        return self._now
+
+
 def schedule(
     records: Sequence[Record],
     timing: list[tuple[int, int]] | None = None,
@@ -77,43 +121,8 @@ def schedule(
     fmt: Format | None = None,
 ) -> list[float]:
     """Play time in seconds for each record (non-decreasing, gaps capped at ``idle_limit``)."""
-    fmt = fmt or get_format()
-    raw: list[float] = []
-    if timing:
-        ends = [e for e, _ in timing]
-        for rec in records:
-            if isinstance(rec, Restart):  # at the time of what came before it
-                raw.append(raw[-1] if raw else 0.0)
-                continue
-            end = rec.offset + rec.length
-            i = bisect_left(ends, end)
-            raw.append(timing[min(i, len(timing) - 1)][1] / 1000)
-    else:
-        prev_t = 0.0
-        shift: float | None = None
-        first = True
-        for rec in records:
-            nat = fmt.event_time_ms(rec) if isinstance(rec, Event) else None
-            pace = 0.0 if first else _pace(rec, fmt)
-            if nat is not None:
-                if shift is None:
-                    shift = prev_t + pace - nat / 1000
-                t = max(prev_t, nat / 1000 + shift)
-            else:
-                t = prev_t + pace
-            raw.append(t)
-            prev_t, first = t, False
-    out: list[float] = []
-    last_raw = raw[0] if raw else 0.0
-    now = 0.0
-    for t in raw:
-        gap = max(0.0, t - last_raw)
-        if idle_limit is not None and idle_limit >= 0:
-            gap = min(gap, idle_limit)
-        now += gap
-        out.append(now)
-        last_raw = t
-    return out
+    s = Scheduler(timing, idle_limit, fmt)
+    return [s.time(rec) for rec in records]
 
 
 def _clock(seconds: float) -> str:
@@ -121,29 +130,38 @@ def _clock(seconds: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
+def start_at_target(value: str) -> tuple[str, float]:
+    """``--start-at`` read: ("event", number) for ``120``, ("time", seconds) for ``90s`` or
+    ``1:30``; ValueError for anything else."""
+    v = value.strip()
+    if re.fullmatch(r"\d+", v):
+        return "event", int(v)
+    m = re.fullmatch(r"(?:(\d+):)?(\d+(?:\.\d+)?)(s?)", v)
+    if m and (m.group(1) is not None or m.group(3)) and (m.group(1) is None or float(m.group(2)) < 60):
+        return "time", float(m.group(2)) + 60 * int(m.group(1) or 0)
+    raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")
+
+
 def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None = None) -> int:
     """``--start-at``: an event number (``120``) or a time (``90s``, ``1:30``) -> records to apply.
     Times are replay times: with ``idle_limit``, longer pauses were shortened (the error says so)."""
+    kind, target = start_at_target(value)
     v = value.strip()
-    if re.fullmatch(r"\d+", v):
-        if int(v) > len(times):
+    if kind == "event":
+        if target > len(times):
             raise ValueError(f"--start-at {v}: the run has {len(times):,} events")
-        return int(v)
-    m = re.fullmatch(r"(?:(\d+):)?(\d+(?:\.\d+)?)(s?)", v)
-    if m and (m.group(1) is not None or m.group(3)) and (m.group(1) is None or float(m.group(2)) < 60):
-        seconds = float(m.group(2)) + 60 * int(m.group(1) or 0)
-        end = times[-1] if times else 0.0
-        if int(seconds) > int(end):  # in whole seconds, as the replay bar shows the duration
-            if idle_limit is None:
-                why = ""
-            elif idle_limit == 0:
-                why = " (--idle-limit 0 leaves every pause out)"
-            else:
-                why = (f" (pauses longer than {idle_limit:g} s are shortened to {idle_limit:g} s; "
-                       "a larger --idle-limit keeps more of them)")
-            raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}{why}")
-        return bisect_right(times, seconds)
-    raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")
+        return int(target)
+    end = times[-1] if len(times) else 0.0
+    if int(target) > int(end):  # in whole seconds, as the replay bar shows the duration
+        if idle_limit is None:
+            why = ""
+        elif idle_limit == 0:
+            why = " (--idle-limit 0 leaves every pause out)"
+        else:
+            why = (f" (pauses longer than {idle_limit:g} s are shortened to {idle_limit:g} s; "
+                   "a larger --idle-limit keeps more of them)")
+        raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}{why}")
+    return bisect_right(times, target)
 
 
 @dataclass
@@ -154,73 +172,274 @@ class Progress:
     duration: float
     speed: float
     playing: bool
+    #: Share of the file read so far while a :class:`FileIndex` is still reading it, else None.
+    reading: float | None = None
+
+
+class Checkpoints:
+    """Copies of the model at some positions (append-only, in order: another thread may add
+    while one looks)."""
+
+    def __init__(self) -> None:
+        self.positions: list[int] = []
+        self.models: list[StreamModel] = []
+
+    def add(self, position: int, model: StreamModel) -> None:
+        self.models.append(model)
+        self.positions.append(position)  # last: a reader sees a position only with its model
+
+    def at_or_before(self, n: int) -> tuple[int, StreamModel | None]:
+        i = bisect_right(self.positions, n)
+        return (self.positions[i - 1], self.models[i - 1]) if i else (0, None)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+
+def next_checkpoint(position: int, every: int) -> int:
+    """Where the checkpoint after one at ``position`` goes: spaced wider as the run grows (a
+    fifth of the position), so a few dozen copies cover even 1M events, and a seek back
+    re-applies at most that many records."""
+    return position + max(every, position // 5)
+
+
+#: ``marks`` of a record (bit flags): where ``]`` and ``}`` stop.
+TOOL_START = 1
+ERROR = 2
+
+
+_MARK_SEARCH = {m: re.compile(b"[" + bytes([v for v in range(4) if v & m]) + b"]") for m in (TOOL_START, ERROR)}
+
+
+def marks_of(rec: Record, action: A.Action | None) -> int:
+    return (TOOL_START if is_tool_start(rec, action) else 0) | (ERROR if is_error(rec, action) else 0)
+
+
+class RecordIndex(Sequence[Record]):
+    """The records of a saved file, kept as numbers: an event is parsed again from the file
+    when it is asked for (about 40 bytes a record instead of its parsed object; a 1M-event
+    file's parsed records took 2.4 GB).  Malformed lines and restarts are kept as they are:
+    they are small, and rare."""
+
+    def __init__(self, read: Callable[[int, int], bytes]) -> None:
+        self._read = read
+        self._offset = array("q")
+        self._length = array("q")
+        self._line = array("q")
+        self._count = array("q")  # lines the event spans, negated when it repeats the line before
+        self._other: dict[int, Record] = {}
+
+    def add(self, rec: Record) -> None:
+        if type(rec) is Event:
+            self._offset.append(rec.offset)
+            self._length.append(rec.length)
+            self._line.append(rec.line)
+            self._count.append(-rec.line_count if rec.repeat else rec.line_count)
+        else:
+            self._other[len(self._count)] = rec
+            for a in (self._offset, self._length, self._line, self._count):
+                a.append(0)
+
+    def __len__(self) -> int:
+        return len(self._count)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        count = self._count[i]
+        if count == 0:
+            return self._other[i if i >= 0 else len(self) + i]
+        offset, length = self._offset[i], self._length[i]
+        data = parse_span(self._read(offset, length))
+        if data is None:  # the file changed under us: shown as what it now is
+            return Malformed(self._line[i], offset, length, "the file changed since it was read", "")
+        ev = Event(self._line[i], abs(count), offset, length, data)
+        ev.repeat = count < 0
+        return ev
+
+
+class FileIndex:
+    """What ``--replay`` plays, read from a saved file in one pass, in the background: its
+    records (a :class:`RecordIndex`), their play times, where tool calls start and errors
+    are, and copies of the model every so often (seeking applies records from the nearest
+    one).  The replay starts at once and plays what has been read; :attr:`complete` says
+    when the whole file has been."""
+
+    def __init__(self, store, total_bytes: int | None = None, *, timing: list[tuple[int, int]] | None = None,
+                 restarts: Sequence[int] = (), idle_limit: float | None = DEFAULT_IDLE_LIMIT,
+                 fmt: Format | None = None, checkpoint_every: int = 2000,
+                 model_factory: Callable[[], StreamModel] = StreamModel) -> None:
+        self.store = store
+        self.total_bytes = total_bytes
+        self.records = RecordIndex(store.read)
+        self.times = array("d")
+        self.marks = bytearray()
+        self.checkpoints = Checkpoints()
+        self.complete = False
+        self.error: str | None = None
+        self.bytes_read = 0
+        self._model = model_factory()
+        self._scheduler = Scheduler(timing, idle_limit, fmt or self._model.format)
+        self._restarts = sorted(restarts)
+        self._every = max(1, checkpoint_every)
+        self._next = self._every
+        self._stop = threading.Event()
+        self._lock = threading.Lock()  # one thread reads at a time
+        self._steps = self._read()
+        self._thread: threading.Thread | None = None
+
+    # -- reading ----------------------------------------------------------------------------
+    def _file_records(self) -> Iterator[Record]:
+        ingest = Ingest()
+        read, pos = self.store.read, 0
+        while True:
+            chunk = read(pos, CHUNK)
+            pos += len(chunk)
+            self.bytes_read = pos
+            yield from ingest.feed(chunk) if chunk else ingest.close()
+            if not chunk:
+                return
+
+    def _read(self) -> Iterator[None]:
+        """Read the file, a record per step."""
+        for rec in with_restarts(self._file_records(), self._restarts):
+            self._add(rec)
+            yield
+
+    def _add(self, rec: Record) -> None:
+        action = self._model.format.interpret(rec) if type(rec) is Event else None
+        if action is not None:
+            rec.action = action  # (the model and the schedule share one interpretation)
+        self.times.append(self._scheduler.time(rec, action))
+        self.marks.append(marks_of(rec, action))
+        self._model.apply(rec)
+        self.records.add(rec)  # last: the replay plays it only once it is all there
+        n = len(self.records)
+        if n >= self._next:
+            self.checkpoints.add(n, self._model.clone())
+            self._next = next_checkpoint(n, self._every)
+
+    def read(self, until: Callable[[], bool] | None = None) -> None:
+        """Read in this thread: to the end, or until ``until()`` holds."""
+        with self._lock:
+            if self.complete:
+                return
+            try:
+                for _ in self._steps:
+                    if self._stop.is_set() or (until is not None and until()):
+                        return
+            except OSError as exc:  # what was read is played; the header says why the rest is not
+                self.error = exc.strerror or str(exc)
+            self._finish()
+
+    def _finish(self) -> None:
+        if self.complete:
+            return
+        n = len(self.records)
+        if n and (not self.checkpoints.positions or self.checkpoints.positions[-1] < n):
+            self.checkpoints.add(n, self._model)  # the last one is the model itself: End is a copy away
+        self._model = None  # type: ignore[assignment]
+        self.complete = True
+
+    def start(self) -> None:
+        """Read the rest in a background thread."""
+        if self.complete or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self.read, name="agent-viewer-replay-index", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def fraction(self) -> float | None:
+        """Share of the file read, while reading; None once complete."""
+        if self.complete:
+            return None
+        return min(1.0, self.bytes_read / self.total_bytes) if self.total_bytes else 0.0
 
 
 class Replay:
-    """Play control over a list of records with their play times."""
+    """Play control over a list of records with their play times (or a :class:`FileIndex`,
+    which may still be reading)."""
 
     def __init__(
         self,
-        records: Sequence[Record],
-        times: Sequence[float],
+        records: Sequence[Record] = (),
+        times: Sequence[float] = (),
         *,
         speed: float = 1.0,
         playing: bool = True,
         ended: bool = True,
         checkpoint_every: int = 2000,
         model_factory: Callable[[], StreamModel] = StreamModel,
+        index: FileIndex | None = None,
     ) -> None:
-        if len(records) != len(times):
+        if index is not None:
+            records, times = index.records, index.times
+        elif len(records) != len(times):
             raise ValueError("one play time per record")
         self.records = records
         self.times = times
+        self.index = index
         self.speed = speed
         self.playing = playing
-        self.input_ended = ended  # the recording is complete: end the model at the last record
+        self._ended = ended  # the recording is complete: end the model at the last record
         self.checkpoint_every = max(1, checkpoint_every)
         self._factory = model_factory
-        self.model = self._fresh_model()
         self.position = 0  # records applied
+        self.model = self._fresh_model()
         self.clock_time = 0.0  # play time reached
         self._wall: float | None = None
-        self._checkpoints: dict[int, StreamModel] = {}
+        # A file index takes its own copies as it reads; a list is copied as it is played.
+        self._checkpoints = index.checkpoints if index is not None else Checkpoints()
         self._next_checkpoint = self.checkpoint_every
         self.generation = 0  # bumps whenever the model object is replaced (a seek back)
 
     # -- inspection -------------------------------------------------------------------------
+    @property
+    def input_ended(self) -> bool:
+        """Every record is known (a file index has read the whole file)."""
+        return self.index.complete if self.index is not None else self._ended
+
     @property
     def total(self) -> int:
         return len(self.records)
 
     @property
     def duration(self) -> float:
-        return self.times[-1] if self.times else 0.0
+        n = self.total  # (a file index may have the time of a record it is still adding)
+        return self.times[n - 1] if n else 0.0
 
     @property
     def at_end(self) -> bool:
         return self.position >= self.total
 
     def progress(self) -> Progress:
-        return Progress(self.position, self.total, self.clock_time, self.duration, self.speed, self.playing)
+        reading = self.index.fraction if self.index is not None else None
+        return Progress(self.position, self.total, self.clock_time, self.duration, self.speed, self.playing,
+                        reading)
 
     # -- applying -------------------------------------------------------------------------------
     def _fresh_model(self) -> StreamModel:
         m = self._factory()
-        if not self.records and self.input_ended:
-            m.end()  # nothing to play: the recording is empty, not "waiting for events"
+        self._end_if_done(m)
         return m
+
+    def _end_if_done(self, model: StreamModel) -> None:
+        """At the last record of a complete recording, the model ends (nothing to play: the
+        recording is empty, not "waiting for events")."""
+        if self.position >= len(self.records) and self.input_ended and not model.ended:
+            model.end()
 
     def _apply_next(self) -> Delta:
         rec = self.records[self.position]
         d = self.model.apply(rec)
         self.position += 1
-        if self.position >= self._next_checkpoint:
-            self._checkpoints[self.position] = self.model.clone()
-            # Spaced wider as the run grows (a fifth of the position): a few dozen checkpoints
-            # even on 1M events, and a seek back re-applies at most that many records.
-            self._next_checkpoint = self.position + max(self.checkpoint_every, self.position // 5)
-        if self.position == self.total and self.input_ended:
-            self.model.end()
+        if self.index is None and self.position >= self._next_checkpoint:
+            self._checkpoints.add(self.position, self.model.clone())
+            self._next_checkpoint = next_checkpoint(self.position, self.checkpoint_every)
+        self._end_if_done(self.model)
         return d
 
     def _forward_to(self, n: int) -> list[Delta]:
@@ -233,41 +452,47 @@ class Replay:
         """Advance play time to ``wall_now`` (a clock reading) and apply what is due."""
         if self._wall is None or not self.playing:
             self._wall = wall_now
+            self._end_if_done(self.model)
             return []
         self.clock_time += (wall_now - self._wall) * self.speed
         self._wall = wall_now
         if self.position < self.total:
-            n = bisect_right(self.times, self.clock_time)
+            n = bisect_right(self.times, self.clock_time, 0, self.total)
             deltas = self._forward_to(n)
         else:
             deltas = []
         if self.at_end:
-            self.clock_time = min(self.clock_time, self.duration)
-            self.playing = False
+            if self.input_ended:
+                self.clock_time = min(self.clock_time, self.duration)
+                self.playing = False
+                self._end_if_done(self.model)
+            else:  # played up to what has been read: wait there for more
+                self.clock_time = min(self.clock_time, self.duration)
         return deltas
 
     def seek(self, n: int) -> list[Delta]:
         """Move to ``n`` records applied.  Returns deltas when moving forward step by step;
         after a jump from a checkpoint the model is a new object (``generation`` changes)."""
         n = max(0, min(n, self.total))
-        base = max((k for k in self._checkpoints if k <= n), default=0)
+        base, copy_ = self._checkpoints.at_or_before(n)
         if self.position <= n and (base <= self.position or n - self.position < 1000):
             deltas = self._forward_to(n)
         else:  # back, or far forward past a checkpoint: start from the nearest one
-            self.model = self._checkpoints[base].clone() if base else self._fresh_model()
             self.position = base
+            self.model = copy_.clone() if copy_ is not None else self._fresh_model()
             self._forward_to(n)
+            self._end_if_done(self.model)
             self.generation += 1
             deltas = []
         self.clock_time = self.times[n - 1] if n > 0 else 0.0
         return deltas
 
     def seek_time(self, seconds: float) -> list[Delta]:
-        return self.seek(bisect_right(self.times, seconds))
+        return self.seek(bisect_right(self.times, seconds, 0, self.total))
 
     # -- controls -------------------------------------------------------------------------------
     def toggle(self, wall_now: float) -> None:
-        if not self.playing and self.at_end:
+        if not self.playing and self.at_end and self.input_ended:
             self.seek(0)
         self.playing = not self.playing
         self._wall = wall_now
@@ -281,12 +506,15 @@ class Replay:
         self.playing = False
         return self.seek(self.position + n)
 
-    def next_matching(self, predicate: Callable[[Record, A.Action | None], bool], interpret) -> int | None:
-        """Index of the next record after the current position for which ``predicate`` holds."""
+    def next_marked(self, mark: int, interpret: Callable[[Event], A.Action]) -> int | None:
+        """Index of the next record after the current position with ``mark`` (:data:`TOOL_START`
+        or :data:`ERROR`), among those read so far."""
+        if self.index is not None:
+            found = _MARK_SEARCH[mark].search(self.index.marks, self.position, self.total)
+            return found.start() if found else None
         for i in range(self.position, self.total):
             rec = self.records[i]
-            action = interpret(rec) if isinstance(rec, Event) else None
-            if predicate(rec, action):
+            if marks_of(rec, interpret(rec) if isinstance(rec, Event) else None) & mark:
                 return i
         return None
 

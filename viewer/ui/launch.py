@@ -102,23 +102,55 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
     return app.return_code or 0
 
 
+#: ``--start-at`` in a file this big says that it reads up to there first.
+LONG_READ_BYTES = 64 * 1024 * 1024
+
+
 def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, paused: bool = False,
                   idle_limit: float | None = 3.0) -> int:
     from viewer.core.record import read_restarts, read_timing
-    from viewer.core.replay import Replay, parse_start_at, schedule, with_restarts
-    from viewer.core.sources import iter_records
-    from viewer.ui.replay import ReplayApp
+    from viewer.core.replay import FileIndex, Replay
 
-    with open(path, "rb") as f:
-        records = with_restarts(list(iter_records(f)), read_restarts(path))
-    times = schedule(records, read_timing(path), idle_limit=idle_limit)
-    replay = Replay(records, times, speed=speed, playing=not paused)
-    if start_at:
-        try:
-            replay.seek(parse_start_at(start_at, times, idle_limit))
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
-    with terminal_stdout():
-        app = ReplayApp(replay, StoreFeed(path))
-        app.run()
+    feed = StoreFeed(path)
+    size = os.fstat(feed.store.fileno()).st_size  # type: ignore[attr-defined]
+    index = FileIndex(feed.store, size, timing=read_timing(path), restarts=read_restarts(path),
+                      idle_limit=idle_limit)
+    try:
+        replay = Replay(index=index, speed=speed, playing=not paused)
+        if start_at:
+            _start_at(replay, index, path, start_at, idle_limit)
+        index.start()  # the rest of the file is read in the background: the replay starts at once
+        with terminal_stdout():
+            from viewer.ui.replay import ReplayApp
+
+            app = ReplayApp(replay, feed)
+            app.run()
+    finally:
+        index.stop()
     return app.return_code or 0
+
+
+def _start_at(replay, index, path: str, start_at: str, idle_limit: float | None) -> None:
+    """Read the file up to ``--start-at`` (no further) and go there."""
+    from viewer.core.replay import parse_start_at, start_at_target
+
+    try:
+        kind, target = start_at_target(start_at)
+    except ValueError as exc:
+        raise SourceError(str(exc)) from None
+    recs, times = index.records, index.times
+    if kind == "event":
+        def reached() -> bool:
+            return len(recs) >= target
+    else:
+        def reached() -> bool:  # every record up to that time is read once one after it is
+            return len(recs) > 0 and times[len(recs) - 1] > target
+    if (index.total_bytes or 0) > LONG_READ_BYTES:
+        print(f"agent-viewer: reading {path} up to --start-at {start_at} ...", file=sys.stderr)
+    index.read(until=reached)
+    if index.error:
+        raise SourceError(f"{path}: {index.error}")
+    try:
+        replay.seek(parse_start_at(start_at, times[: len(recs)], idle_limit))
+    except ValueError as exc:
+        raise SourceError(str(exc)) from None

@@ -14,7 +14,7 @@ from textual.widgets import Footer
 
 from viewer.core.feed import Feed
 from viewer.core.model import Change
-from viewer.core.replay import Replay, is_error, is_tool_start
+from viewer.core.replay import ERROR, TOOL_START, Replay
 from viewer.ui.app import AgentViewerApp, DeltaBatch
 from viewer.ui.render import fmt_clock
 from viewer.ui.screens import DetailScreen, HelpScreen
@@ -49,6 +49,8 @@ class ReplayBar(Widget):
         total = f"{p.total:,}"
         # The position is padded to the width of the total: the bar keeps its length as it plays.
         right = f"  event {p.position:>{len(total)},}/{total}  {fmt_clock(p.time)} / {fmt_clock(p.duration)}"
+        if p.reading is not None:  # the file is still being read: the total and duration grow
+            right += f"  reading {int(p.reading * 100)}%"
         width = max(10, self.size.width - 2 - len(left) - len(right))
         frac = p.position / p.total if p.total else 0.0
         filled = int(round(frac * width))
@@ -134,8 +136,12 @@ class ReplayApp(AgentViewerApp):
         if label != self.header.live_label:
             self.header.live_label = label
             self.header.refresh()
+        ended = self.model.ended
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
+        if self.model.ended and not ended and not deltas:
+            # The file was read to its end while the replay waited at the last record read.
+            self._refresh_all(self._end_flags(), None, None)
         if not deltas:
             self._tick_animations()
         self._sync_layout()
@@ -197,18 +203,19 @@ class ReplayApp(AgentViewerApp):
     def action_seek_end(self) -> None:
         self._seek(self.replay.total)
 
-    def _jump(self, predicate, what: str) -> None:
-        i = self.replay.next_matching(predicate, self.model.format.interpret)
+    def _jump(self, mark: int, what: str) -> None:
+        i = self.replay.next_marked(mark, self.model.format.interpret)
         if i is None:
-            self.notify(f"No {what} after this point", timeout=2)
+            more = "" if self.replay.input_ended else " yet (the file is still being read)"
+            self.notify(f"No {what} after this point{more}", timeout=2)
             return
         self._seek(i + 1)
 
     def action_next_tool(self) -> None:
-        self._jump(is_tool_start, "tool call")
+        self._jump(TOOL_START, "tool call")
 
     def action_next_error(self) -> None:
-        self._jump(is_error, "error")
+        self._jump(ERROR, "error")
 
     def on_replay_bar_seek(self, message: ReplayBar.Seek) -> None:
         self._seek(int(round(message.fraction * self.replay.total)))
