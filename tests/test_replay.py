@@ -468,3 +468,26 @@ def test_start_at_reads_a_big_file_only_up_to_there(tmp_path):
     with pytest.raises(SourceError, match="the run has"):
         _start_at(r, index, str(path), str(10**9), None)
     assert index.complete  # to say how long the run is, it read all of it
+
+
+@pytest.mark.parametrize("every", [1, 2, 1000])
+def test_the_end_of_a_cut_recording_does_not_change_the_copies_seeks_start_from(every):
+    """A call still running when the recording ends is unfinished at the end, and running
+    again one event before, however often the replay goes back and forth (copies of the model
+    share calls until one changes)."""
+    lines = timed_run().splitlines(keepends=True)
+    data = b"".join(lines[:4]) + lines[1]  # cut while the call runs: its start, then a delta
+    index = _file_index(data, checkpoint_every=every)
+    index.read()
+    r = Replay(index=index)
+    for _ in range(3):
+        r.seek(5)
+        assert r.model.current.tools[0].status == "unfinished"
+        r.seek(4)
+        assert r.model.current.tools[0].status == "running"
+        r.step(1)
+        assert r.model.current.tools[0].status == "unfinished"
+        r.seek(0)
+        r.seek(5)
+        r.step(-1)
+        assert r.model.current.tools[0].status == "running"

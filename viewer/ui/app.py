@@ -466,7 +466,9 @@ class AgentViewerApp(App[int]):
                 if shown is not None and shown.index in tools and self.detail.session is s and self.detail.display:
                     # The call on show changed (its completion came): show that now, in place,
                     # even while a newer call waits its turn (LOAD_DETAIL_EVERY).
-                    self.detail.show(s, shown, self.load_event, self.model.format.tool_sections)
+                    # (s.tools, not the object on show: a replay's model copies a call it shares
+                    # with a checkpoint before changing it.)
+                    self.detail.show(s, s.tools[shown.index], self.load_event, self.model.format.tool_sections)
         self.header.session = s
         self.header.refresh()
 
