@@ -1338,3 +1338,24 @@ async def test_a_replay_starts_before_its_file_is_read_and_says_how_far_reading_
         assert app.model.ended and app.model.current.tools[-1].status == "unfinished"
         assert _plain(app, app.timeline).splitlines()[3].startswith("◌ 4")  # redrawn as unfinished
         assert "ENDED WITHOUT RESULT" in app.header.render_line(0).text
+
+
+async def test_a_replay_moving_back_and_forth_shows_what_a_fresh_view_of_that_point_shows():
+    """After a seek the transcript keeps the measurements of the blocks the two states share
+    (a reset took half a second on 1M events); what it shows is what a view drawn from scratch
+    at that point shows."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    replay = app.replay
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        n = replay.total
+        done = [i + 1 for i in range(n) if getattr(replay.records[i], "subtype", "") == "completed"
+                and replay.records[i].type == "tool_call"]
+        steps = [p for d in done[-3:] + done[:2] for p in (d, d - 1)]  # a call completes, then not
+        for target in [n, n - 1, n - 2, n - 3, n // 2, n // 2 - 1, n // 2 + 40, 120, 119, 3, n, n - 60, *steps]:
+            app._seek(target)
+            await settle(pilot)
+            shown = _plain(app, app.transcript)
+            app.transcript.set_session(app.session)  # from scratch
+            await settle(pilot)
+            assert _plain(app, app.transcript) == shown, f"at {target}"

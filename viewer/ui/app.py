@@ -498,11 +498,16 @@ class AgentViewerApp(App[int]):
             self.header.refresh()
 
     # -- sessions -------------------------------------------------------------------------
-    def show_session(self, index: int) -> None:
+    def show_session(self, index: int, same_run: bool = False) -> None:
+        """Show run ``index`` (``same_run``: the run on show, in another state of the model:
+        a replay moved)."""
         self.view_index = index
         s = self.session
         self.header.session = s
-        self.transcript.set_session(s)
+        if same_run:
+            self.transcript.replace_session(s)
+        else:
+            self.transcript.set_session(s)
         self.timeline.set_session(s)
         self._search_hits = []
         self._show_detail()

@@ -173,7 +173,10 @@ class ReplayApp(AgentViewerApp):
         self.header.model = self.model
         n = len(self.model.sessions)
         view = self.view_index if 0 <= self.view_index < n else n - 1
-        self.show_session(view)
+        if view == self.view_index and view >= 0:
+            self.show_session(view, same_run=True)
+        else:
+            self.show_session(view)
         self.timeline.action_last()
         self.bar.refresh()
 

@@ -242,6 +242,15 @@ class BlockView(ScrollView, can_focus=True):
             y = self._starts[anchor] + min(anchor_offset, max(0, self._heights[anchor] - 1))
             self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
+    def keep_first(self, n: int) -> None:
+        """Forget the measurements and drawings of blocks ``n`` and after (they are other
+        blocks now); :meth:`sync` measures them again."""
+        if n >= len(self._heights):
+            return
+        del self._heights[n:], self._versions[n:], self._exact[n:], self._starts[n + 1:]
+        for key in [k for k in self._cache.keys() if k[0] >= n]:
+            self._cache.discard(key)
+
     def stale_blocks(self) -> set[int]:
         """Blocks measured at a version they no longer have (one pass over all of them)."""
         versions, version = self._versions, self.block_version
