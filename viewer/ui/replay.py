@@ -15,7 +15,7 @@ from textual.widgets import Footer
 from viewer.core.feed import Feed
 from viewer.core.model import Change
 from viewer.core.replay import ERROR, TOOL_START, Replay
-from viewer.ui.app import AgentViewerApp, DeltaBatch
+from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
 from viewer.ui.render import fmt_clock
 from viewer.ui.screens import DetailScreen, HelpScreen
 
@@ -105,6 +105,7 @@ class ReplayApp(AgentViewerApp):
         super().__init__(feed, clock=clock, model=replay.model, **kwargs)
         self.replay = replay
         self._generation = replay.generation
+        self._read = False  # the whole file has been read
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -137,6 +138,9 @@ class ReplayApp(AgentViewerApp):
             self.header.live_label = label
             self.header.refresh()
         ended = self.model.ended
+        if not self._read and self.replay.input_ended:
+            self._read = True
+            freeze_loaded()  # the file's index and its copies of the model stay to the end
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
         if self.model.ended and not ended and not deltas:
