@@ -138,9 +138,9 @@ class ReplayApp(AgentViewerApp):
             self.header.live_label = label
             self.header.refresh()
         ended = self.model.ended
-        if not self._read and self.replay.input_ended:
+        if not self._read and self.replay.index is not None and self.replay.input_ended:
             self._read = True
-            freeze_loaded()  # the file's index and its copies of the model stay to the end
+            freeze_loaded(self.replay.index.total_bytes)  # the index and its copies stay to the end
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
         if self.model.ended and not ended and not deltas:
