@@ -838,3 +838,22 @@ def test_text_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
     code, out, err = run_main(capsys, str(p))
     assert code == 0
     assert err.startswith("agent-viewer: session 1 of 2: the run failed: ConnectError")
+
+
+@pytest.mark.parametrize("mode", ["text", "stream-json", "json"])
+def test_a_file_that_is_not_ndjson_is_told_in_a_few_lines_not_one_per_line(capsys, tmp_path, mode):
+    """40 MB of something else wrote 40 MB of messages: the first malformed lines are listed,
+    then only their count, and the last line says what the input seems to be."""
+    from viewer.core.printer import MALFORMED_LISTED
+
+    p = tmp_path / "notes.txt"
+    p.write_bytes(b"".join(b"plain text, line %d\n" % i for i in range(500)))
+    code, out, err = run_main(capsys, "--print", "--output-format", mode, str(p))
+    lines = err.splitlines()
+    assert code == 1 and out == ""
+    assert "not one of its lines is a JSON object (500 malformed; is it an NDJSON stream?)" in lines[-1]
+    if mode != "json":  # (json mode never lists them: its stdout is one result object)
+        listed = [x for x in lines if "malformed line kept aside" in x]
+        assert len(listed) == MALFORMED_LISTED and "line 1:" in listed[0]
+        assert "500 malformed lines in all; the first 20 are listed above" in err
+        assert len(lines) == MALFORMED_LISTED + 3

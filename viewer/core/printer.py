@@ -69,9 +69,21 @@ def agent_note(agent: str, fmt) -> str:
             "stream-json as far as it goes (what it cannot read is listed as unknown)")
 
 
-def session_problem(s: Session | None) -> str:
+#: Malformed lines listed one by one on stderr; past this many only their count is given (a
+#: file that is not NDJSON at all, 40 MB of it, wrote 40 MB of messages).
+MALFORMED_LISTED = 20
+
+
+def no_events(malformed: int) -> str:
+    if malformed:
+        return (f"the input holds no events: not one of its lines is a JSON object ({malformed:,} "
+                "malformed; is it an NDJSON stream?)")
+    return "the input holds no events"
+
+
+def session_problem(s: Session | None, malformed: int = 0) -> str:
     if s is None:
-        return "the input holds no events"
+        return no_events(malformed)
     if s.result is None:
         return "the run ended without a result"
     if s.state == "failed":
@@ -85,6 +97,22 @@ class Printer:
 
     def __init__(self) -> None:
         self.decoder = Decoder()
+        self._malformed_told = 0
+
+    def tell_malformed(self, rec: Malformed, err: TextIO) -> None:
+        """Say on stderr that a line was kept aside: the first MALFORMED_LISTED, then once
+        that more are only counted (:meth:`tell_malformed_count` gives the count at the end)."""
+        self._malformed_told += 1
+        if self._malformed_told <= MALFORMED_LISTED:
+            print(f"agent-viewer: {describe_malformed(rec)}", file=err)
+        elif self._malformed_told == MALFORMED_LISTED + 1:
+            print("agent-viewer: more malformed lines: no longer listed, counted", file=err)
+
+    def tell_malformed_count(self, err: TextIO) -> None:
+        n = self._malformed_told
+        if n > MALFORMED_LISTED:
+            print(f"agent-viewer: {n:,} malformed lines in all; the first {MALFORMED_LISTED} are listed above",
+                  file=err)
 
     def handle(self, rec: Record) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -123,7 +151,7 @@ class TextPrinter(Printer):
         m = self.model
         delta = m.apply(rec)
         if isinstance(rec, Malformed):
-            print(f"agent-viewer: {describe_malformed(rec)}", file=self.err)
+            self.tell_malformed(rec, self.err)
             return
         if isinstance(rec, Restart):  # the runs read so far ended: list their cut-off calls
             self._list_unfinished(m.sessions[self._listed:])
@@ -168,6 +196,7 @@ class TextPrinter(Printer):
             if cur.result is None:
                 self._finish(cur)
         self.out.flush()
+        self.tell_malformed_count(self.err)
         if not m.foreign:
             # Earlier runs of the input that did not succeed: the exit status is the last run's,
             # but a CI log must not hide them.
@@ -177,7 +206,7 @@ class TextPrinter(Printer):
                     if why:
                         print(f"agent-viewer: session {other.index + 1} of {len(m.sessions)}: {why}",
                               file=self.err)
-        problem = session_problem(cur)
+        problem = session_problem(cur, self.decoder.malformed)
         if m.foreign:
             problem = foreign_problem(m.events - m.duplicates, m.format, m.other_agent) + "; each is listed as unknown"
         elif m.other_agent:
@@ -246,7 +275,7 @@ class JsonPrinter(Printer):
             self._track(rec.data)
 
     def close(self) -> int:
-        problem = self.runs.problem()
+        problem = self.runs.problem(self.decoder.malformed)
         last = self.runs.last_result()
         if last is not None and not self.each_result:
             # The run's result object, also when it failed (is_error true: what a CI job parses).
@@ -314,11 +343,12 @@ class RunOutcome:
         if self.other_agent:
             print(f"agent-viewer: {agent_note(self.other_agent, self.format)}", file=err)
 
-    def problem(self) -> str:
-        """Why the run did not succeed ("" when it did)."""
+    def problem(self, malformed: int = 0) -> str:
+        """Why the run did not succeed ("" when it did); ``malformed``: lines that were not
+        events."""
         data = self.last_result()
         if not self.events:
-            return "the input holds no events"
+            return no_events(malformed)
         if self.unknown == self.events:
             return foreign_problem(self.events, self.format, self.other_agent)
         if data is None:
@@ -339,7 +369,7 @@ class StreamJsonPrinter(Printer):
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Malformed):
             self.malformed += 1
-            print(f"agent-viewer: {describe_malformed(rec)}", file=self.err)
+            self.tell_malformed(rec, self.err)
             return
         if isinstance(rec, Restart):
             return
@@ -349,7 +379,8 @@ class StreamJsonPrinter(Printer):
     def close(self) -> int:
         """Every event is out; the exit status says how the run went, as in the other modes."""
         self.out.flush()
-        problem = self.runs.problem()
+        self.tell_malformed_count(self.err)
+        problem = self.runs.problem(self.malformed)
         if problem:
             print(f"agent-viewer: {problem}", file=self.err)
             return EXIT_RUN_FAILED
