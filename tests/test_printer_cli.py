@@ -857,3 +857,21 @@ def test_a_file_that_is_not_ndjson_is_told_in_a_few_lines_not_one_per_line(capsy
         assert len(listed) == MALFORMED_LISTED and "line 1:" in listed[0]
         assert "500 malformed lines in all; the first 20 are listed above" in err
         assert len(lines) == MALFORMED_LISTED + 3
+
+
+def test_ctrl_c_while_the_command_starts_is_an_exit_status_not_a_traceback():
+    """A Ctrl-C during the first tenth of a second (the imports) printed a traceback."""
+    code = (
+        "import builtins\n"
+        "real = builtins.__import__\n"
+        "def imp(name, *a, **k):\n"
+        "    if name == 'viewer.cli':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = imp\n"
+        "from viewer.__main__ import run\n"
+        "run()\n"
+    )
+    cp = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
+    assert cp.returncode == 130
+    assert cp.stderr == b""
