@@ -58,8 +58,8 @@ def tool_line(t: ToolCall) -> str:
 def foreign_problem(events: int, fmt, agent: str = "") -> str:
     own = f"{fmt.NAME.capitalize()} stream-json"
     if agent:
-        return f"none of the {events} events is {own}: it looks like a {agent} stream, which agent-viewer cannot read yet"
-    return f"none of the {events} events is {own} (another agent's format?)"
+        return f"none of the {events:,} events is {own}: it looks like a {agent} stream, which agent-viewer cannot read yet"
+    return f"none of the {events:,} events is {own} (another agent's format?)"
 
 
 def agent_note(agent: str, fmt) -> str:

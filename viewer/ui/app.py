@@ -802,7 +802,7 @@ class AgentViewerApp(App[int]):
         # Hits are blocks (a message, a call), each with its matches marked: say so.
         where = (" (from the top)" if step > 0 else " (from the end)") if wrapped else ""
         self.clear_notifications()  # one toast for the latest step, not a pile of them
-        self.notify(f"Block {self._search_pos + 1} of {len(hits)} containing {self.timeline.search!r}{where}",
+        self.notify(f"Block {self._search_pos + 1:,} of {len(hits):,} containing {self.timeline.search!r}{where}",
                     timeout=1.5, markup=False)
 
     # -- command palette ----------------------------------------------------------------------------
