@@ -1359,3 +1359,34 @@ async def test_a_replay_moving_back_and_forth_shows_what_a_fresh_view_of_that_po
             app.transcript.set_session(app.session)  # from scratch
             await settle(pilot)
             assert _plain(app, app.transcript) == shown, f"at {target}"
+
+
+def test_stdin_redirected_from_a_saved_file_is_opened_as_that_file(tmp_path):
+    """`agent-viewer < run.ndjson`: read as the file it is (whole, by offset, as fast as by
+    name), not as a pipe; a pipe, a file read part-way, or a copy being saved stay live."""
+    from viewer.core.feed import FileFeed, PipeFeed
+    from viewer.ui.launch import stdin_feed
+
+    data = sample("demo_session.ndjson")
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    feed = stdin_feed(fd)
+    assert isinstance(feed, FileFeed) and feed.label == "stdin" and feed.total_bytes == len(data)
+    feed.start()
+    by_stdin = feed.wait()
+    by_name = FileFeed(str(path))
+    by_name.start()
+    expected = by_name.wait()
+    assert [(type(r), r.line) for r in by_stdin] == [(type(r), r.line) for r in expected]
+    assert feed.store.read(expected[-1].offset, expected[-1].length) == by_name.store.read(
+        expected[-1].offset, expected[-1].length)
+
+    os.lseek(fd, 10, os.SEEK_SET)  # a shell script read some of it first: what is left, live
+    assert isinstance(stdin_feed(fd), PipeFeed)
+    os.lseek(fd, 0, os.SEEK_SET)
+    assert isinstance(stdin_feed(fd, tee=lambda chunk: None), PipeFeed)  # --save copies chunks
+    r, w = os.pipe()
+    assert isinstance(stdin_feed(r), PipeFeed)
+    for x in (fd, r, w):
+        os.close(x)

@@ -342,6 +342,9 @@ class PipeFeed(Feed):
         """Read ``fd``, or (fd None) ``path``: a FIFO opened in the reader thread, so the UI
         is up while it waits for a writer."""
         super().__init__(clock=clock or time.monotonic)
+        # A pipe gives at most 64 KB a read: a batch each.  Room for 16 MB of them, so that a
+        # finished run piped in is not read 16 batches per frame (see the app's CATCH_UP).
+        self._queue = queue.Queue(maxsize=256)
         self.label = label
         self.store = SpoolStore()
         self._tee = tee
