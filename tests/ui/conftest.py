@@ -29,20 +29,21 @@ def make_app(data: bytes, *, label: str = "stream", live: bool = False, eof: boo
     return AgentViewerApp(feed, clock=clock)
 
 
-def make_replay_app(data: bytes, *, read: bool = True, **replay_options):
+def make_replay_app(data: bytes, *, read: bool = True, checkpoint_every: int = 2000, **replay_options):
     """A replay of ``data`` (paused unless ``playing=True``), frozen clock, as in make_app.
     As ``--replay`` plays a file: from a :class:`FileIndex`, here read to the end first
-    (``read=False``: not read at all; the test reads it)."""
+    (``read=False``: not read at all; the test reads it).  ``checkpoint_every``: copies of the
+    model every so many records, as a big file has them."""
     from viewer.core.replay import FileIndex, Replay
     from viewer.core.sources import MemoryStore
     from viewer.ui.replay import ReplayApp
 
     feed = BytesFeed(data, eof=False)
-    index = FileIndex(MemoryStore(data), len(data))
+    index = FileIndex(MemoryStore(data), len(data), checkpoint_every=checkpoint_every)
     if read:
         index.read()
     replay = Replay(index=index, **{"playing": False, **replay_options})
-    return ReplayApp(replay, feed, clock=lambda: FIXED_CLOCK)
+    return ReplayApp(replay, feed, clock=lambda: FIXED_CLOCK, start_reading=read)
 
 
 async def settle(pilot, timeout: float = 10.0) -> None:

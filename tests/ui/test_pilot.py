@@ -1321,7 +1321,8 @@ async def test_a_replay_starts_before_its_file_is_read_and_says_how_far_reading_
         index.read(until=lambda: len(index.records) >= 20)
         await settle(pilot)
         bar = app.bar.render().plain
-        assert "event  0/20" in bar and "reading 100%" in bar, bar  # (one chunk: all bytes are in)
+        share = int(100 * (index.records[19].offset + index.records[19].length) / len(data))
+        assert "event  0/20" in bar and f"reading {share}%" in bar and share < 50, bar
         await pilot.press("end")
         await settle(pilot)
         assert replay.position == 20 and not app.model.ended
@@ -1344,10 +1345,13 @@ async def test_a_replay_moving_back_and_forth_shows_what_a_fresh_view_of_that_po
     """After a seek the transcript keeps the measurements of the blocks the two states share
     (a reset took half a second on 1M events); what it shows is what a view drawn from scratch
     at that point shows."""
-    app = make_replay_app(sample("demo_session.ndjson"))
+    app = make_replay_app(sample("demo_session.ndjson"), checkpoint_every=3)  # (as a big file has them)
     replay = app.replay
+    shared = []
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        real = app.transcript.keep_first
+        app.transcript.keep_first = lambda n: shared.append(n) or real(n)  # type: ignore[method-assign]
         n = replay.total
         done = [i + 1 for i in range(n) if getattr(replay.records[i], "subtype", "") == "completed"
                 and replay.records[i].type == "tool_call"]
@@ -1359,6 +1363,7 @@ async def test_a_replay_moving_back_and_forth_shows_what_a_fresh_view_of_that_po
             app.transcript.set_session(app.session)  # from scratch
             await settle(pilot)
             assert _plain(app, app.transcript) == shown, f"at {target}"
+        assert max(shared) > 20, "the seeks kept the measurements of blocks the states share"
 
 
 def test_stdin_redirected_from_a_saved_file_is_opened_as_that_file(tmp_path):
@@ -1390,3 +1395,97 @@ def test_stdin_redirected_from_a_saved_file_is_opened_as_that_file(tmp_path):
     assert isinstance(stdin_feed(r), PipeFeed)
     for x in (fd, r, w):
         os.close(x)
+
+
+async def test_a_far_start_at_is_reached_on_screen_once_the_file_is_read_that_far():
+    from viewer.core.replay import StartAt
+
+    app = make_replay_app(sample("demo_session.ndjson"), read=False, playing=True)
+    index, replay = app.replay.index, app.replay
+    index.read(until=lambda: len(index.records) >= 10)
+    assert replay.begin_at(StartAt("200")) is None  # not read that far: the app goes there
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert any("Going to --start-at 200" in n.message for n in app._notifications)
+        assert replay.position == 0 and not replay.playing
+        index.read()
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert replay.start is None and replay.position >= 200 and replay.playing
+        assert "event" in app.bar.render().plain
+
+
+async def test_a_start_at_past_the_end_found_on_screen_says_so():
+    from viewer.core.replay import StartAt
+
+    app = make_replay_app(sample("demo_session.ndjson"), read=False)
+    index, replay = app.replay.index, app.replay
+    replay.begin_at(StartAt("99999"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        index.read()
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert any("the run has" in n.message for n in app._notifications)
+        assert replay.position == 0 and replay.start is None
+
+
+async def test_a_paused_replay_does_not_redraw_its_bar_every_frame():
+    """Idle and paused, it used 7 % of a core redrawing the bar each frame."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        drawn = []
+        real = app.bar.render
+        app.bar.render = lambda: drawn.append(1) or real()  # type: ignore[method-assign]
+        ticks = app._ticks
+        await pilot.pause(0.5)
+        assert app._ticks - ticks >= 5 and not drawn
+        await pilot.press("right")
+        await settle(pilot)
+        assert drawn  # a step redraws it
+
+
+async def test_a_replayed_file_that_changed_since_it_was_read_says_so():
+    app = make_replay_app(sample("demo_session.ndjson"))
+    store = app.replay.index.store
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        store.data[:] = b"x" * len(store.data)  # overwritten in place
+        await pilot.press("end")
+        await settle(pilot)
+        assert any("changed since it was read" in n.message for n in app._notifications)
+        assert "changed since it was read" in app.header.render_line(0).text
+
+
+async def test_the_full_screen_detail_in_a_replay_shows_the_calls_completion_when_it_is_played():
+    """A replay's model shares calls with its copies and copies one before changing it: the
+    full-screen detail showed the call it opened with, running for ever."""
+    from viewer.ui.screens import DetailScreen
+
+    app = make_replay_app(sample("demo_session.ndjson"), checkpoint_every=2)
+    replay = app.replay
+    recs = replay.records
+    start = next(i for i in range(len(recs)) if getattr(recs[i], "subtype", "") == "started")
+    cid = recs[start].data["call_id"]
+    end = next(i for i in range(start + 1, len(recs)) if getattr(recs[i], "subtype", "") == "completed"
+               and recs[i].data.get("call_id") == cid)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app._seek(replay.total)
+        await settle(pilot)
+        app._seek(end)  # back: the call started, not completed (the model is a copy)
+        await settle(pilot)
+        k = app.session.tool_by_id[cid]
+        assert app.session.tools[k].status == "running"
+        app.timeline.follow = False
+        app.timeline.select_tool(k)
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DetailScreen)
+        await pilot.press("right")  # its completion is played
+        await pilot.pause(0.6)
+        assert app.session.tools[k].status == "success"
+        view = app.screen.query_one("#zoom-detail")
+        shown = "\n".join(view.render_line(y).text for y in range(view.size.height))
+        assert "running" not in shown and "success" in shown.lower(), shown

@@ -128,19 +128,28 @@ def schedule(
 
 def _clock(seconds: float) -> str:
     s = int(seconds)  # rounded down, like the replay bar's clock
-    return f"{s // 60}:{s % 60:02d}"
+    h, m = divmod(s // 60, 60)
+    return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
+
+
+_CLOCK = re.compile(r"(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)")  # [h:]m:ss, as the replay bar shows times
+_UNITS = re.compile(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?")  # 1h30m, 5m, 90s
 
 
 def start_at_target(value: str) -> tuple[str, float]:
-    """``--start-at`` read: ("event", number) for ``120``, ("time", seconds) for ``90s`` or
-    ``1:30``; ValueError for anything else."""
+    """``--start-at`` read: ("event", number) for ``120``, ("time", seconds) for ``90s``,
+    ``1:30``, ``1:02:30``, ``5m`` or ``1h30m``; ValueError for anything else."""
     v = value.strip()
     if re.fullmatch(r"\d+", v):
         return "event", int(v)
-    m = re.fullmatch(r"(?:(\d+):)?(\d+(?:\.\d+)?)(s?)", v)
-    if m and (m.group(1) is not None or m.group(3)) and (m.group(1) is None or float(m.group(2)) < 60):
-        return "time", float(m.group(2)) + 60 * int(m.group(1) or 0)
-    raise ValueError(f"--start-at expects an event number (120) or a time (90s, 1:30), not {value!r}")
+    m = _CLOCK.fullmatch(v)
+    if m and float(m.group(3)) < 60 and (m.group(1) is None or int(m.group(2)) < 60):
+        return "time", float(m.group(3)) + 60 * int(m.group(2)) + 3600 * int(m.group(1) or 0)
+    m = _UNITS.fullmatch(v)
+    if v and m:
+        return "time", float(m.group(3) or 0) + 60 * int(m.group(2) or 0) + 3600 * int(m.group(1) or 0)
+    raise ValueError("--start-at expects an event number (120) or a time (90s, 1:30, 1:02:30, 5m, 1h30m), "
+                     f"not {value!r}")
 
 
 def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None = None) -> int:
@@ -163,6 +172,21 @@ def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None 
                    "a larger --idle-limit keeps more of them)")
         raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}{why}")
     return bisect_right(times, target)
+
+
+class StartAt:
+    """``--start-at``: where the replay goes first, once the file is read that far."""
+
+    def __init__(self, value: str, idle_limit: float | None = None) -> None:
+        self.value = value
+        self.kind, self.target = start_at_target(value)  # (ValueError for a bad value)
+        self.idle_limit = idle_limit
+
+    def reached(self, records: Sequence[Record], times: Sequence[float]) -> bool:
+        n = len(records)
+        if self.kind == "event":
+            return n >= self.target
+        return n > 0 and times[n - 1] > self.target  # every record up to then is read
 
 
 @dataclass
@@ -235,6 +259,7 @@ class RecordIndex(Sequence[Record]):
         self._line = array("q")
         self._count = array("q")  # lines the event spans, negated when it repeats the line before
         self._other: dict[int, Record] = {}
+        self.changed = False  # an event read again was not what it was: the file changed
 
     def add(self, rec: Record) -> None:
         if type(rec) is Event:
@@ -259,6 +284,7 @@ class RecordIndex(Sequence[Record]):
         offset, length = self._offset[i], self._length[i]
         data = parse_span(self._read(offset, length))
         if data is None:  # the file changed under us: shown as what it now is
+            self.changed = True
             return Malformed(self._line[i], offset, length, "the file changed since it was read", "")
         ev = Event(self._line[i], abs(count), offset, length, data)
         ev.repeat = count < 0
@@ -285,6 +311,7 @@ class FileIndex:
         self.complete = False
         self.error: str | None = None
         self.bytes_read = 0
+        self.bytes_done = 0  # the end of the last record indexed
         self._model = model_factory()
         self._scheduler = Scheduler(timing, idle_limit, fmt or self._model.format)
         self._restarts = sorted(restarts)
@@ -317,6 +344,8 @@ class FileIndex:
             yield
 
     def _add(self, rec: Record) -> None:
+        if type(rec) is not Restart:
+            self.bytes_done = rec.offset + rec.length
         action = self._model.format.interpret(rec) if type(rec) is Event else None
         if action is not None:
             rec.action = action  # (the model and the schedule share one interpretation)
@@ -340,13 +369,18 @@ class FileIndex:
                         return
                     while self.hold and not self._stop.is_set():  # the replay is seeking
                         time.sleep(0.002)
-            except OSError as exc:  # what was read is played; the header says why the rest is not
+            except OSError as exc:  # what was read is played; the app says why the rest is not
                 self.error = exc.strerror or str(exc)
+            except Exception as exc:  # noqa: BLE001 - the same for anything else (a bug, no memory)
+                self.error = f"{type(exc).__name__}: {exc}"
             self._finish()
 
     def _finish(self) -> None:
         if self.complete:
             return
+        if self.error is None and self.total_bytes is not None and self.bytes_read < self.total_bytes:
+            self.error = (f"the file shrank while it was read ({self.bytes_read:,} of {self.total_bytes:,} "
+                          "bytes: truncated?)")
         n = len(self.records)
         if n and (not self.checkpoints.positions or self.checkpoints.positions[-1] < n):
             self.checkpoints.add(n, self._model)  # the last one is the model itself: End is a copy away
@@ -368,7 +402,7 @@ class FileIndex:
         """Share of the file read, while reading; None once complete."""
         if self.complete:
             return None
-        return min(1.0, self.bytes_read / self.total_bytes) if self.total_bytes else 0.0
+        return min(1.0, self.bytes_done / self.total_bytes) if self.total_bytes else 0.0
 
 
 class Replay:
@@ -407,6 +441,8 @@ class Replay:
         self._checkpoints = index.checkpoints if index is not None else Checkpoints()
         self._next_checkpoint = self.checkpoint_every
         self._near: list[tuple[int, StreamModel]] = []  # copies taken near where seeks went
+        self.start: StartAt | None = None  # --start-at, until the file is read that far
+        self._play_after_start = playing
         self.generation = 0  # bumps whenever the model object is replaced (a seek back)
 
     # -- inspection -------------------------------------------------------------------------
@@ -442,7 +478,8 @@ class Replay:
     def _end_if_done(self, model: StreamModel) -> None:
         """At the last record of a complete recording, the model ends (nothing to play: the
         recording is empty, not "waiting for events")."""
-        if self.position >= len(self.records) and self.input_ended and not model.ended:
+        # (input_ended first: once the index is complete, its length is final)
+        if self.input_ended and self.position >= len(self.records) and not model.ended:
             model.end()
 
     def _apply_next(self) -> Delta:
@@ -469,13 +506,14 @@ class Replay:
             return []
         self.clock_time += (wall_now - self._wall) * self.speed
         self._wall = wall_now
+        complete = self.input_ended  # (first: once the index is complete, its length is final)
         if self.position < self.total:
             n = bisect_right(self.times, self.clock_time, 0, self.total)
             deltas = self._forward_to(n)
         else:
             deltas = []
         if self.at_end:
-            if self.input_ended:
+            if complete:
                 self.clock_time = min(self.clock_time, self.duration)
                 self.playing = False
                 self._end_if_done(self.model)
@@ -520,6 +558,30 @@ class Replay:
 
     def seek_time(self, seconds: float) -> list[Delta]:
         return self.seek(bisect_right(self.times, seconds, 0, self.total))
+
+    def begin_at(self, start: StartAt) -> str | None:
+        """Go to ``start`` (paused until then): see :meth:`settle_start`."""
+        self.start = start
+        self._play_after_start, self.playing = self.playing, False
+        return self.settle_start()
+
+    def settle_start(self) -> str | None:
+        """Go to the ``--start-at`` position if the file is read that far: "" when done (or
+        nothing was waiting), why it cannot be when it is past the end, None while waiting."""
+        st = self.start
+        if st is None:
+            return ""
+        if not (st.reached(self.records, self.times) or self.input_ended):
+            return None
+        self.start = None
+        try:
+            n = parse_start_at(st.value, self.times[: self.total], st.idle_limit)
+        except ValueError as exc:
+            return str(exc)
+        self.seek(n)
+        self.generation += 1  # (a view shows the model from scratch)
+        self.playing = self._play_after_start
+        return ""
 
     # -- controls -------------------------------------------------------------------------------
     def toggle(self, wall_now: float) -> None:

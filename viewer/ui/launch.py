@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -119,8 +120,9 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
     return app.return_code or 0
 
 
-#: ``--start-at`` in a file this big says that it reads up to there first.
-LONG_READ_BYTES = 64 * 1024 * 1024
+#: ``--start-at`` reads the file up to there for at most this long before the UI starts (so a
+#: bad position is an error on the command line); the rest is done in the app, on screen.
+START_AT_WAIT = 1.0
 
 
 def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, paused: bool = False,
@@ -134,40 +136,34 @@ def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, pa
                       idle_limit=idle_limit)
     try:
         replay = Replay(index=index, speed=speed, playing=not paused)
-        if start_at:
-            _start_at(replay, index, path, start_at, idle_limit)
-        index.start()  # the rest of the file is read in the background: the replay starts at once
+        if start_at is not None:
+            begin_at(replay, index, path, start_at, idle_limit)
         with terminal_stdout():
             from viewer.ui.replay import ReplayApp
 
-            app = ReplayApp(replay, feed)
+            app = ReplayApp(replay, feed)  # it reads the rest of the file once it is on screen
             app.run()
     finally:
         index.stop()
     return app.return_code or 0
 
 
-def _start_at(replay, index, path: str, start_at: str, idle_limit: float | None) -> None:
-    """Read the file up to ``--start-at`` (no further) and go there."""
-    from viewer.core.replay import parse_start_at, start_at_target
+def begin_at(replay, index, path: str, start_at: str, idle_limit: float | None,
+             wait: float = START_AT_WAIT) -> None:
+    """``--start-at``: read the file up to there (for at most ``wait`` seconds) and go there;
+    a position past the end is an error.  In a file too big to read that far in time, the
+    replay goes there once it is read (see :meth:`Replay.settle_start`)."""
+    from viewer.core.replay import StartAt
 
     try:
-        kind, target = start_at_target(start_at)
+        start = StartAt(start_at, idle_limit)
     except ValueError as exc:
         raise SourceError(str(exc)) from None
-    recs, times = index.records, index.times
-    if kind == "event":
-        def reached() -> bool:
-            return len(recs) >= target
-    else:
-        def reached() -> bool:  # every record up to that time is read once one after it is
-            return len(recs) > 0 and times[len(recs) - 1] > target
-    if (index.total_bytes or 0) > LONG_READ_BYTES:
-        print(f"agent-viewer: reading {path} up to --start-at {start_at} ...", file=sys.stderr)
-    index.read(until=reached)
+    deadline = time.monotonic() + wait
+    index.read(until=lambda: start.reached(index.records, index.times) or time.monotonic() > deadline)
     if index.error:
         raise SourceError(f"{path}: {index.error}")
-    try:
-        replay.seek(parse_start_at(start_at, times[: len(recs)], idle_limit))
-    except ValueError as exc:
-        raise SourceError(str(exc)) from None
+    why = replay.begin_at(start)
+    if why:
+        raise SourceError(why)
+

@@ -100,12 +100,17 @@ class ReplayApp(AgentViewerApp):
     ]
 
     def __init__(self, replay: Replay, feed: Feed, clock: Callable[[], float] | None = None,
-                 frame_interval: float | None = None) -> None:
+                 frame_interval: float | None = None, start_reading: bool = True) -> None:
+        """``start_reading``: read the rest of the replay's file (its index) once the app is on
+        screen (tests that read it themselves say no)."""
         kwargs = {} if frame_interval is None else {"frame_interval": frame_interval}
         super().__init__(feed, clock=clock, model=replay.model, **kwargs)
         self.replay = replay
         self._generation = replay.generation
         self._read = False  # the whole file has been read
+        self._start_reading = start_reading
+        self._drawn = None  # what the bar showed last
+        self._told_changed = False
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -127,6 +132,14 @@ class ReplayApp(AgentViewerApp):
         self.header.live_source = True
         self.replay.tick(self.clock())
         self._sync_after_seek()
+        index = self.replay.index
+        if index is not None and self._start_reading:
+            # After the first paint: reading a big file competes for the one interpreter
+            # with starting the app (the first screen of 1M events came after 1.5-5 s).
+            self.call_after_refresh(index.start)
+        if self.replay.start is not None:
+            self.notify(f"Going to --start-at {self.replay.start.value} once the file is read that far.",
+                        title="Replay", timeout=4, markup=False)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(REPLAY_HELP))
@@ -138,9 +151,15 @@ class ReplayApp(AgentViewerApp):
             self.header.live_label = label
             self.header.refresh()
         ended = self.model.ended
-        if not self._read and self.replay.index is not None and self.replay.input_ended:
-            self._read = True
-            freeze_loaded(self.replay.index.total_bytes)  # the index and its copies stay to the end
+        index = self.replay.index
+        if index is not None:
+            self._check_index(index)
+        if self.replay.start is not None:
+            why = self.replay.settle_start()
+            if why:
+                self.notify(why, title="--start-at", severity="error", timeout=8, markup=False)
+            elif why == "":
+                self._absorb_deltas([])  # (a seek from a copy of the model: shown from scratch)
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
         if self.model.ended and not ended and not deltas:
@@ -149,7 +168,32 @@ class ReplayApp(AgentViewerApp):
         if not deltas:
             self._tick_animations()
         self._sync_layout()
-        self.bar.refresh()
+        self._refresh_bar()
+
+    def _refresh_bar(self) -> None:
+        """Only when what it shows changed (a paused replay redrew it every frame: 7 % CPU)."""
+        p = self.replay.progress()
+        shown = (p.position, p.total, int(p.time), int(p.duration), p.speed, p.playing,
+                 None if p.reading is None else int(p.reading * 100), self.bar.size)
+        if shown != self._drawn:
+            self._drawn = shown
+            self.bar.refresh()
+
+    def _check_index(self, index) -> None:
+        if not self._read and self.replay.input_ended:
+            self._read = True
+            freeze_loaded(index.total_bytes)  # the index and its copies stay to the end
+            if index.error:
+                self.header.extra = index.error
+                self.header.refresh()
+                self.notify(f"Reading stopped: {index.error}. What was read plays on.", title="Replay",
+                            severity="error", timeout=10, markup=False)
+        if index.records.changed and not self._told_changed:
+            self._told_changed = True
+            self.header.extra = "the file changed since it was read"
+            self.header.refresh()
+            self.notify("The file changed since it was read: events read from it again are shown as "
+                        "malformed lines (h).", title="Replay", severity="warning", timeout=10, markup=False)
 
     def _absorb_deltas(self, deltas) -> None:
         if self.replay.generation != self._generation:
@@ -161,7 +205,7 @@ class ReplayApp(AgentViewerApp):
         for d in deltas:
             batch.add(d)
         self.absorb(batch)
-        if self.replay.at_end:
+        if self.replay.input_ended and self.replay.at_end:  # (not at the end of what is read so far)
             self._refresh_all(batch.flags | self._end_flags(), None, None)
 
     @staticmethod

@@ -170,16 +170,24 @@ class DetailScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         view = self.query_one(DetailView)
         view.raw = self._raw
-        view.show(*self._args)
+        view.show(*self._current())
         view.focus()
         # The call may still be running: its completion is drawn when it arrives (show() does
         # nothing while the call is unchanged).
-        self.set_interval(0.25, lambda: view.show(*self._args))
+        self.set_interval(0.25, lambda: view.show(*self._current()))
+
+    def _current(self) -> tuple:
+        """The call as the session holds it now (a replay's model copies a call it shares with
+        a checkpoint before changing it: the object first shown is then an old state)."""
+        session, tool, loader, sections_fn = self._args
+        if 0 <= tool.index < len(session.tools):
+            tool = session.tools[tool.index]
+        return session, tool, loader, sections_fn
 
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)
         view.raw = not view.raw
-        view.show(*self._args)
+        view.show(*self._current())
 
     def action_step(self, step: int) -> None:
         """The next or previous call of the run, in start order, without leaving this view."""
@@ -189,4 +197,4 @@ class DetailScreen(ModalScreen[None]):
             self.app.bell()
             return
         self._args = (session, session.tools[i], loader, sections_fn)
-        self.query_one(DetailView).show(*self._args)
+        self.query_one(DetailView).show(*self._current())

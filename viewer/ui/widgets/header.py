@@ -74,6 +74,8 @@ class SessionHeader(Widget):
             if m is not None and m.ended:
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
                 line1.append("  the input ended without a single JSON event")
+                if self.extra:  # e.g. a replayed file that changed since it was read
+                    line1.append(f"  ({one_line(self.extra, 200)})", style="cyan")
                 if m.malformed_lines:
                     n = m.malformed_lines
                     line2.append(f"⚠ {n:,} line{'' if n == 1 else 's'} could not be parsed: press h to see them",
@@ -161,7 +163,7 @@ class SessionHeader(Widget):
         unknown = m.unknown_events
         if bad or unknown:
             line2.append("   ⚠ ", style="bold yellow")
-            line2.append(f"{bad} malformed · {unknown} unknown (h)", style="yellow")
+            line2.append(f"{bad:,} malformed · {unknown:,} unknown (h)", style="yellow")
         if len(m.sessions) > 1:
             line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
         if self.progress is not None:
