@@ -156,7 +156,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option("--replay", is_flag=True, help="Play FILE back as if it were live.")
 @click.option("--speed", type=click.FloatRange(0.25, 64), default=1.0, show_default=True,
               callback=lambda ctx, param, v: _finite(param, v), help="Replay speed (0.25 to 64).")
-@click.option("--start-at", metavar="EVENT|TIME", help="Replay from an event number (120) or a time (90s, 1:30).")
+@click.option("--start-at", metavar="EVENT|TIME", help="Replay from an event number (120) or a time (90s, 1:30, 1:02:30, 5m, 1h30m).")
 @click.option("--paused", is_flag=True, help="Start the replay paused.")
 @click.option("--idle-limit", type=click.FloatRange(0), default=3.0, show_default=True, metavar="SECONDS",
               callback=lambda ctx, param, v: _finite(param, v),

@@ -76,6 +76,8 @@ REPLAY_HELP = [
     ("] }", "next tool call / next error"),
     ("Home End", "start / end of the run"),
     ("click the bar", "seek (any move pauses the replay; Space plays on from there)"),
+    ("", "the bar's clock is play time: pauses longer than --idle-limit (3 s) are shortened; "
+         "the header's is the run's own"),
 ]
 
 
