@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run the benchmarks B1-B5 one after the other (never two at once).
+"""Run the benchmarks B1-B6 one after the other (never two at once).
 
     python bench/run_all.py --smoke     # tiny inputs, < 60 s, for CI; writes bench/data/RESULTS-smoke.md
     python bench/run_all.py             # full sizes; appends to bench/RESULTS.md
@@ -27,6 +27,7 @@ FULL = {
     "b3": ["b3_live.py", "--rate", "5000", "--duration", "20"],
     "b4": ["b4_interact.py", "--events", "100000", "--huge-mb", "10"],
     "b5": ["b5_huge_line.py", "--mb", "64"],
+    "b6": ["b6_replay.py", "--sizes", "100k,1m"],
 }
 SMOKE = {
     "b1": ["b1_ingest.py", "--sizes", "2k", "--repeat", "1", "--smoke"],
@@ -34,6 +35,7 @@ SMOKE = {
     "b3": ["b3_live.py", "--rate", "1000", "--duration", "2", "--timeout", "30", "--smoke"],
     "b4": ["b4_interact.py", "--events", "2000", "--huge-mb", "0.25", "--timeout", "60", "--smoke"],
     "b5": ["b5_huge_line.py", "--mb", "2", "--timeout", "60", "--smoke"],
+    "b6": ["b6_replay.py", "--sizes", "2k", "--timeout", "60", "--smoke"],
 }
 
 
