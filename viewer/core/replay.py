@@ -15,6 +15,7 @@ so seeking on a 100k-event file never re-reads or re-applies everything.
 from __future__ import annotations
 
 import re
+import sys
 import threading
 import time
 from array import array
@@ -23,7 +24,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from viewer.core import actions as A
-from viewer.core.decode import Event, Malformed, Record, Restart, parse_span
+from viewer.core.decode import (
+    PREVIEW_CHARS,
+    Event,
+    Malformed,
+    Record,
+    Restart,
+    parse_span,
+    preview_of,
+)
 from viewer.core.formats import Format, get_format
 from viewer.core.model import Delta, StreamModel
 from viewer.core.sources import CHUNK, Ingest
@@ -258,7 +267,8 @@ class RecordIndex(Sequence[Record]):
         self._length = array("q")
         self._line = array("q")
         self._count = array("q")  # lines the event spans, negated when it repeats the line before
-        self._other: dict[int, Record] = {}
+        self._reason: dict[int, str] = {}  # malformed lines: why (their preview is read again)
+        self._other: dict[int, Record] = {}  # restarts
         self.changed = False  # an event read again was not what it was: the file changed
 
     def add(self, rec: Record) -> None:
@@ -267,10 +277,17 @@ class RecordIndex(Sequence[Record]):
             self._length.append(rec.length)
             self._line.append(rec.line)
             self._count.append(-rec.line_count if rec.repeat else rec.line_count)
+            return
+        if type(rec) is Malformed:  # (a file of non-JSON lines kept 580 bytes a line as records)
+            self._reason[len(self._count)] = sys.intern(rec.reason)
+            self._offset.append(rec.offset)
+            self._length.append(rec.length)
+            self._line.append(rec.line)
         else:
             self._other[len(self._count)] = rec
-            for a in (self._offset, self._length, self._line, self._count):
+            for a in (self._offset, self._length, self._line):
                 a.append(0)
+        self._count.append(0)
 
     def __len__(self) -> int:
         return len(self._count)
@@ -279,9 +296,14 @@ class RecordIndex(Sequence[Record]):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         count = self._count[i]
-        if count == 0:
-            return self._other[i if i >= 0 else len(self) + i]
         offset, length = self._offset[i], self._length[i]
+        if count == 0:
+            i = i if i >= 0 else len(self) + i
+            reason = self._reason.get(i)
+            if reason is None:
+                return self._other[i]
+            return Malformed(self._line[i], offset, length, reason,
+                             preview_of(self._read(offset, min(length, PREVIEW_CHARS * 4))))
         data = parse_span(self._read(offset, length))
         if data is None:  # the file changed under us: shown as what it now is
             self.changed = True
