@@ -1489,3 +1489,32 @@ async def test_the_full_screen_detail_in_a_replay_shows_the_calls_completion_whe
         view = app.screen.query_one("#zoom-detail")
         shown = "\n".join(view.render_line(y).text for y in range(view.size.height))
         assert "running" not in shown and "success" in shown.lower(), shown
+
+
+async def test_keys_typed_right_after_slash_go_into_the_search_box():
+    """/quit typed in one burst quit the app: the box got the focus after the keys that
+    followed the / had been taken as shortcuts."""
+    from textual import events
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for key, char in [("slash", "/"), ("q", "q"), ("u", "u"), ("i", "i"), ("t", "t")]:
+            app.post_message(events.Key(key, char))  # one burst, nothing awaited in between
+        await settle(pilot)
+        assert app.is_running
+        assert app._panes["search"].value == "quit"
+
+
+async def test_a_slash_in_the_search_box_is_text_and_elsewhere_opens_no_search():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("/", "s", "r", "c", "/", "a")
+        await settle(pilot)
+        assert app._panes["search"].value == "src/a"
+        await pilot.press("escape", "question_mark")
+        await settle(pilot)
+        await pilot.press("/")  # in the help screen: nothing opens behind it
+        await settle(pilot)
+        assert not app._panes["search"].display

@@ -129,7 +129,9 @@ class AgentViewerApp(App[int]):
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help"),
-        Binding("slash", "search", "Search"),
+        # A priority key: handled as it arrives, so the keys typed right after it go into the box
+        # (as an ordinary binding it ran after they had been taken as shortcuts: /quit quit).
+        Binding("slash", "search", "Search", priority=True),
         Binding("n", "search_next(1)", "Next match", show=False),
         Binding("N", "search_next(-1)", "Previous match", show=False),
         Binding("t", "toggle_thinking", "Thinking"),
@@ -714,10 +716,20 @@ class AgentViewerApp(App[int]):
         self.transcript.update_blocks(reset=True)
 
     # -- search -----------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "search":
+            # On the main screen only, and not while typing in the box: a / there is text.
+            stack = self.screen_stack
+            box = getattr(self, "_panes", {}).get("search")
+            return len(stack) == 1 and box is not None and self.focused is not box
+        return True
+
     def action_search(self) -> None:
         box = self._panes["search"]
         box.display = True
-        box.focus()
+        # At once, not after the keys already queued (Widget.focus() waits for them): /quit
+        # typed in one burst went to the shortcuts and quit.
+        self.screen.set_focus(box)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "search":
