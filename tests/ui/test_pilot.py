@@ -1376,8 +1376,11 @@ def test_stdin_redirected_from_a_saved_file_is_opened_as_that_file(tmp_path):
     path = tmp_path / "run.ndjson"
     path.write_bytes(data)
     fd = os.open(path, os.O_RDONLY)
-    feed = stdin_feed(fd)
+    mine = os.dup(fd)
+    feed = stdin_feed(mine)
     assert isinstance(feed, FileFeed) and feed.label == "stdin" and feed.total_bytes == len(data)
+    # Read through that descriptor, not by a name: another user's file may not open again.
+    assert feed.store.fileno() == mine
     feed.start()
     by_stdin = feed.wait()
     by_name = FileFeed(str(path))
@@ -1518,3 +1521,37 @@ async def test_a_slash_in_the_search_box_is_text_and_elsewhere_opens_no_search()
         await pilot.press("/")  # in the help screen: nothing opens behind it
         await settle(pilot)
         assert not app._panes["search"].display
+
+
+async def test_in_a_replay_the_arrow_keys_edit_the_search_box_not_the_replay():
+    app = make_replay_app(sample("demo_session.ndjson"))
+    replay = app.replay
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app._seek(100)
+        await settle(pilot)
+        await pilot.press("/", "a", "b", "left", "left", "x", "home", "end", "space", "y")
+        await settle(pilot)
+        assert replay.position == 100
+        assert app._panes["search"].value == "xab y"
+        await pilot.press("escape", "left")  # out of the box: a step back again
+        await settle(pilot)
+        assert replay.position == 99
+
+
+async def test_a_move_while_a_start_at_waits_for_the_file_wins_over_it():
+    from viewer.core.replay import StartAt
+
+    app = make_replay_app(sample("demo_session.ndjson"), read=False)
+    index, replay = app.replay.index, app.replay
+    index.read(until=lambda: len(index.records) >= 100)
+    replay.begin_at(StartAt("250"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")  # the end of what is read: 100
+        await settle(pilot)
+        index.read()
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert replay.position == 100 and replay.start is None
+        assert any("given up" in n.message for n in app._notifications)

@@ -208,14 +208,15 @@ class FileFeed(Feed):
     bulk = True
 
     def __init__(self, path: str, *, workers: int | None = None, segment: int = SEGMENT_BYTES,
-                 first: int = FIRST_BYTES, min_parallel: int = MIN_PARALLEL_BYTES) -> None:
+                 first: int = FIRST_BYTES, min_parallel: int = MIN_PARALLEL_BYTES, fd: int | None = None) -> None:
         """``workers``: how many worker processes (None: one per core, see
         :func:`~viewer.core.parallel.worker_count`; 0: none); files under ``min_parallel``
-        bytes are decoded here alone, and so are the first ``first`` bytes of bigger ones."""
+        bytes are decoded here alone, and so are the first ``first`` bytes of bigger ones;
+        ``fd``: the file, open already (``path`` then only names it)."""
         super().__init__()
         self.label = path
         self.path = path
-        self.store = FileStore(path)
+        self.store = FileStore(path, fd)
         try:
             self.total_bytes = os.fstat(self.store.fileno()).st_size  # (the file that is read)
         except OSError:

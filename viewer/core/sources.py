@@ -103,8 +103,10 @@ class Store:
 
 
 class FileStore(Store):
-    def __init__(self, path: str) -> None:
-        self._fd = os.open(path, os.O_RDONLY)
+    def __init__(self, path: str, fd: int | None = None) -> None:
+        """``fd``: the file, open already (standard input redirected from it: it may not be
+        open-able again by name); the store owns it from now on."""
+        self._fd = os.open(path, os.O_RDONLY) if fd is None else fd
 
     def fileno(self) -> int:
         """The open file (a saved file is read through it too: one file, even if its path is

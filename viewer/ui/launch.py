@@ -55,15 +55,14 @@ def stdin_feed(fd: int, tee: Callable[[bytes], None] | None = None) -> Feed:
     """Standard input, moved to ``fd``: a pipe is read live; a saved file (``agent-viewer <
     run.ndjson``) is opened as a file, read whole by offset (and by worker processes when it
     is big), as fast as by its name (read as a pipe, 8-10 times slower)."""
-    same = f"/proc/self/fd/{fd}"
     try:
         regular = stat.S_ISREG(os.fstat(fd).st_mode) and os.lseek(fd, 0, os.SEEK_CUR) == 0
     except OSError:
         regular = False
-    if regular and tee is None and os.path.exists(same):
-        feed = FileFeed(same)
-        feed.label = "stdin"
-        return feed
+    if regular and tee is None:
+        # Read through the descriptor itself (by name it may not be open-able: another user's
+        # file, or one whose permissions changed since the shell opened it).
+        return FileFeed("stdin", fd=fd)
     return PipeFeed(fd, label="stdin", tee=tee)
 
 

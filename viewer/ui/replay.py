@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Footer
+from textual.widgets import Footer, Input
 
 from viewer.core.feed import Feed
 from viewer.core.model import Change
@@ -67,6 +67,9 @@ class ReplayBar(Widget):
         if end > start and start <= event.x < end:
             self.post_message(self.Seek((event.x - start + 0.5) / (end - start)))
 
+
+#: The replay's priority keys that are also an Input's editing keys.
+_REPLAY_MOVES = frozenset({"play_pause", "step", "seek_start", "seek_end"})
 
 REPLAY_HELP = [
     ("Replay", ""),
@@ -231,12 +234,27 @@ class ReplayApp(AgentViewerApp):
         self.bar.refresh()
 
     # -- controls ------------------------------------------------------------------------------
+    def _give_up_start(self) -> None:
+        """The user moved (or played) while --start-at waited for the file: theirs wins."""
+        start = self.replay.start
+        if start is not None:
+            self.replay.start = None
+            self.notify(f"--start-at {start.value} given up: you moved first.", title="Replay", timeout=3,
+                        markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _REPLAY_MOVES and isinstance(self.focused, Input):
+            return False  # ← → Home End Space edit the text of the search box or the palette
+        return super().check_action(action, parameters)
+
     def _seek(self, n: int) -> None:
+        self._give_up_start()
         self.replay.playing = False
         self._absorb_deltas(self.replay.seek(n))
         self.bar.refresh()
 
     def action_play_pause(self) -> None:
+        self._give_up_start()
         was_generation = self.replay.generation
         self.replay.toggle(self.clock())
         if self.replay.generation != was_generation:
