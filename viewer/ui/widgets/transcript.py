@@ -147,6 +147,50 @@ class Transcript(BlockView):
             return (b.version, b.open, hl, self.show_thinking)
         return (b.version, b.open, hl)
 
+    def block_versions(self, start: int, stop: int) -> list[Hashable]:
+        """:meth:`block_version` of many blocks in one loop (all of them after a replay's seek
+        from afar or a session switch: 111k blocks on 1M events)."""
+        s = self.session
+        if s is None:
+            return [0] * (stop - start)
+        blocks, tools = s.blocks, s.tools
+        n_tools = len(tools)
+        hb, hq, frame, thinking = self.highlight_block, self.highlight_query, self.frame, self.show_thinking
+        out: list[Hashable] = []
+        append = out.append
+        for i in range(start, stop):
+            b = blocks[i]
+            kind = b.kind
+            hl = i == hb and (True, hq)
+            if kind == "tool" and 0 <= b.ref < n_tools:
+                t = tools[b.ref]
+                append((b.version, t.status, t.target, t.detail, frame if t.status == "running" else 0, hl))
+            elif kind == "thinking":
+                append((b.version, b.open, hl, thinking))
+            else:
+                append((b.version, b.open, hl))
+        return out
+
+    def estimate_heights(self, start: int, stop: int, width: int) -> tuple[list[int], list[bool]]:
+        """As :meth:`BlockView.estimate_heights`, in one loop (see :meth:`block_versions`)."""
+        s = self.session
+        if s is None:
+            return super().estimate_heights(start, stop, width)
+        blocks, one_line, hb = s.blocks, self.ONE_LINE, self.highlight_block
+        hidden_thinking = not self.show_thinking
+        estimate = self.estimate_height
+        heights: list[int] = []
+        exact: list[bool] = []
+        for i in range(start, stop):
+            kind = blocks[i].kind
+            if i != hb and (kind in one_line or (hidden_thinking and kind == "thinking")):
+                heights.append(1)
+                exact.append(True)
+            else:
+                heights.append(estimate(i, width))
+                exact.append(False)
+        return heights, exact
+
     def on_click(self, event: Click) -> None:
         pos = self.block_at_line(self.scroll_offset.y + event.y)
         s = self.session
