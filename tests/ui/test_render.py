@@ -203,25 +203,3 @@ def test_a_wrapped_json_value_keeps_its_closing_comma():
     assert "," not in rows and '",' not in rows
     assert any(r.endswith('_0",') for r in rows)
 
-
-def test_the_transcripts_bulk_measures_equal_its_block_by_block_ones():
-    """The one-loop versions and estimates (a replay's seek re-measures 111k blocks with them)
-    give what the block-by-block ones give, whatever is highlighted, shown or running."""
-    from tests.ui.conftest import sample
-    from viewer.core.feed import records_of
-    from viewer.core.model import StreamModel
-    from viewer.ui.widgets.blockview import BlockView
-    from viewer.ui.widgets.transcript import Transcript
-
-    m = StreamModel()
-    for rec in records_of(sample("demo_session.ndjson")):
-        m.apply(rec)
-    t = Transcript()
-    t.session = m.current
-    n = len(m.current.blocks)
-    for highlight, thinking, frame in [(-1, False, 0), (5, True, 3), (n - 1, False, 1), (0, True, 0)]:
-        t.highlight_block, t.show_thinking, t.frame, t.highlight_query = highlight, thinking, frame, "x"
-        assert t.block_versions(0, n) == [t.block_version(i) for i in range(n)]
-        assert t.block_versions(3, n - 2) == [t.block_version(i) for i in range(3, n - 2)]
-        for width in (40, 117):
-            assert t.estimate_heights(0, n, width) == BlockView.estimate_heights(t, 0, n, width)

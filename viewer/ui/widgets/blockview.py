@@ -253,8 +253,8 @@ class BlockView(ScrollView, can_focus=True):
 
     def stale_blocks(self) -> set[int]:
         """Blocks measured at a version they no longer have (one pass over all of them)."""
-        versions, version = self._versions, self.block_version
-        return {i for i in range(len(versions)) if version(i) != versions[i]}
+        versions = self._versions
+        return {i for i, v in enumerate(self.block_versions(0, len(versions))) if v != versions[i]}
 
     def refresh_block(self, index: int) -> None:
         if index + 1 >= len(self._starts):

@@ -134,22 +134,11 @@ class Transcript(BlockView):
         return len(self.session.blocks) if self.session is not None else 0
 
     def block_version(self, index: int) -> Hashable:
-        s = self.session
-        if s is None:
-            return 0
-        b = s.blocks[index]
-        hl = index == self.highlight_block and (True, self.highlight_query)
-        if b.kind == "tool" and 0 <= b.ref < len(s.tools):
-            t = s.tools[b.ref]
-            frame = self.frame if t.status == "running" else 0
-            return (b.version, t.status, t.target, t.detail, frame, hl)
-        if b.kind == "thinking":
-            return (b.version, b.open, hl, self.show_thinking)
-        return (b.version, b.open, hl)
+        return self.block_versions(index, index + 1)[0]
 
     def block_versions(self, start: int, stop: int) -> list[Hashable]:
-        """:meth:`block_version` of many blocks in one loop (all of them after a replay's seek
-        from afar or a session switch: 111k blocks on 1M events)."""
+        """What a block's drawing depends on, for many blocks in one loop (all of them after a
+        replay's seek from afar or a session switch: 111k blocks on 1M events)."""
         s = self.session
         if s is None:
             return [0] * (stop - start)
@@ -170,26 +159,6 @@ class Transcript(BlockView):
             else:
                 append((b.version, b.open, hl))
         return out
-
-    def estimate_heights(self, start: int, stop: int, width: int) -> tuple[list[int], list[bool]]:
-        """As :meth:`BlockView.estimate_heights`, in one loop (see :meth:`block_versions`)."""
-        s = self.session
-        if s is None:
-            return super().estimate_heights(start, stop, width)
-        blocks, one_line, hb = s.blocks, self.ONE_LINE, self.highlight_block
-        hidden_thinking = not self.show_thinking
-        estimate = self.estimate_height
-        heights: list[int] = []
-        exact: list[bool] = []
-        for i in range(start, stop):
-            kind = blocks[i].kind
-            if i != hb and (kind in one_line or (hidden_thinking and kind == "thinking")):
-                heights.append(1)
-                exact.append(True)
-            else:
-                heights.append(estimate(i, width))
-                exact.append(False)
-        return heights, exact
 
     def on_click(self, event: Click) -> None:
         pos = self.block_at_line(self.scroll_offset.y + event.y)
