@@ -113,6 +113,16 @@ def _state(model: StreamModel):
     )
 
 
+def _applied(recs, n: int) -> StreamModel:
+    """A model that applied the first ``n`` records (and ended, when that is all of them)."""
+    m = StreamModel()
+    for rec in recs[:n]:
+        m.apply(rec)
+    if n == len(recs):
+        m.end()
+    return m
+
+
 def _all_streams():
     streams = [untimed_run(), timed_run()]
     if REAL.is_dir():
@@ -130,12 +140,7 @@ def test_seek_to_n_equals_applying_n_records(data):
     r.seek(n)
     for target in [n // 2, 1, n - 1, 0, n // 3, n]:
         r.seek(target)
-        fresh = StreamModel()
-        for rec in recs[:target]:
-            fresh.apply(rec)
-        if target == n:
-            fresh.end()
-        assert _state(r.model) == _state(fresh), f"state differs after seeking to {target}"
+        assert _state(r.model) == _state(_applied(recs, target)), f"state differs after seeking to {target}"
 
 
 def test_step_back_and_forward_one_event():
@@ -363,12 +368,7 @@ def test_seeking_a_file_index_replay_equals_applying_n_records(data):
     n = len(recs)
     for target in [n, n // 2, 1, n - 1, 0, n // 3, n, max(0, n - 2)]:
         r.seek(target)
-        fresh = StreamModel()
-        for rec in recs[:target]:
-            fresh.apply(rec)
-        if target == n:
-            fresh.end()
-        assert _state(r.model) == _state(fresh), f"state differs after seeking to {target}"
+        assert _state(r.model) == _state(_applied(recs, target)), f"state differs after seeking to {target}"
         assert r.model.ended == (target == n)
 
 
@@ -605,12 +605,7 @@ def test_seeks_from_the_copies_kept_near_where_seeks_went_give_the_same_model(mo
         before = list(r._near)
         r.seek(target)
         near_used += any(at <= target and at > max(0, r._checkpoints.at_or_before(target)[0]) for at, _ in before)
-        fresh = StreamModel()
-        for rec in recs[:target]:
-            fresh.apply(rec)
-        if target == n:
-            fresh.end()
-        assert _state(r.model) == _state(fresh), f"state differs after seeking to {target}"
+        assert _state(r.model) == _state(_applied(recs, target)), f"state differs after seeking to {target}"
     assert near_used >= 3 and len(r._near) <= R.NEAR_KEPT
 
 
