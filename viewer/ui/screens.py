@@ -160,7 +160,7 @@ class DetailScreen(ModalScreen[None]):
 
     def __init__(self, session, tool, loader, sections_fn, raw: bool = False) -> None:
         super().__init__()
-        self._args = (session, tool, loader, sections_fn)
+        self._session, self._index, self._loader, self._sections = session, tool.index, loader, sections_fn
         self._raw = raw  # as the pane shows it (r toggles here too)
 
     def compose(self) -> ComposeResult:
@@ -170,31 +170,28 @@ class DetailScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         view = self.query_one(DetailView)
         view.raw = self._raw
-        view.show(*self._current())
+        self._show()
         view.focus()
         # The call may still be running: its completion is drawn when it arrives (show() does
         # nothing while the call is unchanged).
-        self.set_interval(0.25, lambda: view.show(*self._current()))
+        self.set_interval(0.25, self._show)
 
-    def _current(self) -> tuple:
-        """The call as the session holds it now (a replay's model copies a call it shares with
-        a checkpoint before changing it: the object first shown is then an old state)."""
-        session, tool, loader, sections_fn = self._args
-        if 0 <= tool.index < len(session.tools):
-            tool = session.tools[tool.index]
-        return session, tool, loader, sections_fn
+    def _show(self) -> None:
+        """The call as the session holds it now, by its index (a replay's model copies a call it
+        shares with a checkpoint before changing it: an object kept would be an old state)."""
+        s = self._session
+        self.query_one(DetailView).show(s, s.tools[self._index], self._loader, self._sections)
 
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)
         view.raw = not view.raw
-        view.show(*self._current())
+        self._show()
 
     def action_step(self, step: int) -> None:
         """The next or previous call of the run, in start order, without leaving this view."""
-        session, tool, loader, sections_fn = self._args
-        i = tool.index + step
-        if not 0 <= i < len(session.tools):
+        i = self._index + step
+        if not 0 <= i < len(self._session.tools):
             self.app.bell()
             return
-        self._args = (session, session.tools[i], loader, sections_fn)
-        self.query_one(DetailView).show(*self._current())
+        self._index = i
+        self._show()
