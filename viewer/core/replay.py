@@ -258,8 +258,8 @@ def marks_of(rec: Record, action: A.Action | None) -> int:
 class RecordIndex(Sequence[Record]):
     """The records of a saved file, kept as numbers: an event is parsed again from the file
     when it is asked for (about 40 bytes a record instead of its parsed object; a 1M-event
-    file's parsed records took 2.4 GB).  Malformed lines and restarts are kept as they are:
-    they are small, and rare."""
+    file's parsed records took 2.4 GB), and so is a malformed line's preview (its reason is
+    kept).  Restarts are kept as they are: they are rare."""
 
     def __init__(self, read: Callable[[int, int], bytes]) -> None:
         self._read = read
@@ -272,22 +272,18 @@ class RecordIndex(Sequence[Record]):
         self.changed = False  # an event read again was not what it was: the file changed
 
     def add(self, rec: Record) -> None:
-        if type(rec) is Event:
-            self._offset.append(rec.offset)
-            self._length.append(rec.length)
-            self._line.append(rec.line)
-            self._count.append(-rec.line_count if rec.repeat else rec.line_count)
-            return
-        if type(rec) is Malformed:  # (a file of non-JSON lines kept 580 bytes a line as records)
-            self._reason[len(self._count)] = sys.intern(rec.reason)
-            self._offset.append(rec.offset)
-            self._length.append(rec.length)
-            self._line.append(rec.line)
-        else:
+        kind = type(rec)
+        if kind is Restart:
             self._other[len(self._count)] = rec
-            for a in (self._offset, self._length, self._line):
-                a.append(0)
-        self._count.append(0)
+            offset = length = line = 0
+        else:
+            offset, length, line = rec.offset, rec.length, rec.line
+        if kind is Malformed:  # (a file of non-JSON lines kept 580 bytes a line as records)
+            self._reason[len(self._count)] = sys.intern(rec.reason)
+        self._offset.append(offset)
+        self._length.append(length)
+        self._line.append(line)
+        self._count.append(0 if kind is not Event else -rec.line_count if rec.repeat else rec.line_count)
 
     def __len__(self) -> int:
         return len(self._count)
@@ -534,13 +530,11 @@ class Replay:
             deltas = self._forward_to(n)
         else:
             deltas = []
-        if self.at_end:
+        if self.at_end:  # (at the end of what has been read so far: it waits there for more)
+            self.clock_time = min(self.clock_time, self.duration)
             if complete:
-                self.clock_time = min(self.clock_time, self.duration)
                 self.playing = False
                 self._end_if_done(self.model)
-            else:  # played up to what has been read: wait there for more
-                self.clock_time = min(self.clock_time, self.duration)
         return deltas
 
     def seek(self, n: int) -> list[Delta]:

@@ -160,11 +160,9 @@ class ReplayApp(AgentViewerApp):
         if index is not None:
             self._check_index(index)
         if self.replay.start is not None:
-            why = self.replay.settle_start()
+            why = self.replay.settle_start()  # (once there, the new model is shown just below)
             if why:
                 self.notify(why, title="--start-at", severity="error", timeout=8, markup=False)
-            elif why == "":
-                self._absorb_deltas([])  # (a seek from a copy of the model: shown from scratch)
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
         if self.model.ended and not ended and not deltas:
