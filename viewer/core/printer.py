@@ -363,12 +363,10 @@ class StreamJsonPrinter(Printer):
     def __init__(self, out: BinaryIO, err: TextIO) -> None:
         super().__init__()
         self.out, self.err = out, err
-        self.malformed = 0
         self.runs = RunOutcome()
 
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Malformed):
-            self.malformed += 1
             self.tell_malformed(rec, self.err)
             return
         if isinstance(rec, Restart):
@@ -380,7 +378,7 @@ class StreamJsonPrinter(Printer):
         """Every event is out; the exit status says how the run went, as in the other modes."""
         self.out.flush()
         self.tell_malformed_count(self.err)
-        problem = self.runs.problem(self.malformed)
+        problem = self.runs.problem(self.decoder.malformed)
         if problem:
             print(f"agent-viewer: {problem}", file=self.err)
             return EXIT_RUN_FAILED
