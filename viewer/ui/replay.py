@@ -71,6 +71,8 @@ class ReplayBar(Widget):
 #: The replay's priority keys that are also an Input's editing keys.
 _REPLAY_MOVES = frozenset({"play_pause", "step", "seek_start", "seek_end"})
 
+_SPEED = Binding.Group("Speed")
+
 REPLAY_HELP = [
     ("Replay", ""),
     ("Space", "play / pause"),
@@ -94,8 +96,9 @@ class ReplayApp(AgentViewerApp):
 
     BINDINGS = [
         Binding("space", "play_pause", "Play/pause", priority=True),
-        Binding("plus,equals_sign", "speed(1)", "Faster"),
-        Binding("minus", "speed(-1)", "Slower"),
+        # One footer entry, "+ - Speed": the footer has no room for two at 120 columns.
+        Binding("plus,equals_sign", "speed(1)", "Faster", group=_SPEED),
+        Binding("minus", "speed(-1)", "Slower", group=_SPEED),
         Binding("full_stop,right", "step(1)", "Step", show=False, priority=True),
         Binding("left", "step(-1)", "Back", show=False, priority=True),
         Binding("right_square_bracket", "next_tool", "Next tool", show=False),
@@ -147,7 +150,7 @@ class ReplayApp(AgentViewerApp):
                         title="Replay", timeout=4, markup=False)
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(REPLAY_HELP))
+        self.push_screen(HelpScreen(REPLAY_HELP, page_keys="PgUp PgDn  g G"))
 
     def pump(self) -> None:
         self._ticks += 1

@@ -18,7 +18,7 @@ HELP_ROWS = [
     ("Moving", ""),
     ("Tab / Shift+Tab", "next / previous pane"),
     ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
-    ("PgUp PgDn  Home End  g G", "page, first, last"),
+    (PAGE_KEYS := "PgUp PgDn  Home End  g G", "page, first, last"),
     ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON, ] [: next, previous call)"),
     ("Seeing", ""),
     ("t", "show / hide thinking"),
@@ -50,9 +50,13 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, extra_rows: list[tuple[str, str]] | None = None) -> None:
+    def __init__(self, extra_rows: list[tuple[str, str]] | None = None,
+                 page_keys: str = PAGE_KEYS) -> None:
+        """``extra_rows`` come first; ``page_keys`` are the keys that page the lists (a
+        replay takes Home and End for itself)."""
         super().__init__()
-        self.rows = (extra_rows or []) + HELP_ROWS
+        self.rows = (extra_rows or []) + [
+            (page_keys if key == PAGE_KEYS else key, what) for key, what in HELP_ROWS]
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
