@@ -456,6 +456,47 @@ async def test_a_long_cwd_keeps_its_end_in_the_header():
         assert len(first) <= 120
 
 
+async def test_a_big_file_shows_its_first_screen_before_most_of_it_is_decoded(tmp_path, monkeypatch):
+    """The first screen of a saved file comes after its first chunk, and is painted before
+    the load goes on.  (A saved file's chunks are decoded as the app takes them: taking 64 at
+    once, as from a live pipe whose chunks come decoded, made that screen wait for them; and
+    each step of a load holds the screen back for up to 0.1 s.)  That first screen leaves out
+    the detail of a call (drawn at the next step: its highlighted content took up to 0.1 s)."""
+    from viewer.core.feed import FileFeed
+    from viewer.core.sources import CHUNK
+    from viewer.ui.widgets.header import SessionHeader
+
+    path = tmp_path / "big.ndjson"
+    path.write_bytes(sample("demo_session.ndjson") * 200)  # 23 MB, read a MB (CHUNK) at a time
+    app = AgentViewerApp(FileFeed(str(path), workers=0))
+    at_show: list[tuple[int, int]] = []  # (bytes read, events applied) when the run was put on screen
+    at_paint: list[tuple[int, str]] = []  # (events applied, the detail) when the header drew it
+    show = app.show_session
+
+    def recorded(*args, **kwargs):
+        if not at_show:
+            at_show.append((app.feed.bytes_read, app.model.events))
+        return show(*args, **kwargs)
+
+    header_render = SessionHeader.render
+
+    def render(header):
+        if header.session is not None and not at_paint:
+            at_paint.append((app.model.events, _plain(app, app.detail)))
+        return header_render(header)
+
+    app.show_session = recorded  # type: ignore[method-assign]
+    monkeypatch.setattr(SessionHeader, "render", render)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.loaded
+        assert app.detail.tool is app.session.tools[-1]  # then the detail shows the last call
+    (read, events), (painted, detail) = at_show[0], at_paint[0]
+    assert read <= CHUNK, (read, path.stat().st_size)
+    assert painted == events, "the load went on before the first screen was painted"
+    assert "Loading" in detail and "call id" not in detail
+
+
 async def test_the_collector_is_off_only_while_a_saved_file_loads(tmp_path):
     """Opening a big file runs with gc off (it only rescanned live objects); it is back on
     once the file is read, and after quitting, also when quitting mid-load."""

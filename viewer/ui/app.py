@@ -40,6 +40,8 @@ MAX_PENDING = 4096  # records taken from the feed but not yet applied
 LOAD_BUDGET = 0.1  # seconds of decoding and model work per pump while a saved file loads
 LOAD_REDRAW = 0.4  # and redraw at most this often meanwhile
 LOAD_SWITCH_INTERVAL = 0.0005  # sys.setswitchinterval while a saved file loads
+#: A load waits at most this long for the first screen to be painted (see pump).
+FIRST_PAINT_WAIT = 0.5
 #: A live source this many records behind (a finished run piped in: ``cat run.ndjson |
 #: agent-viewer``) is read as a saved file is, a budget of LOAD_BUDGET at a time and redrawn
 #: every LOAD_REDRAW, until it has caught up (frame by frame it was 5-8 times slower).  At
@@ -177,6 +179,7 @@ class AgentViewerApp(App[int]):
         self._switch_before: float | None = None  # the GIL switch interval before the load
         self._chained = False  # a pump is scheduled right after the current one (bulk load)
         self._catching_up = False  # a live source far behind (see CATCH_UP)
+        self._first_paint_at: float | None = None  # the first run was shown, its frame not yet painted
         self._detail_at = 0.0  # when the detail view was last brought up to date
         self._detail_timer: Timer | None = None
         self._detail_stale = False  # the selection moved while the detail pane was hidden
@@ -355,8 +358,13 @@ class AgentViewerApp(App[int]):
 
     def pump(self) -> None:
         """Take what arrived, apply it within a time budget, refresh what changed."""
+        if self._first_paint_at is not None:
+            if self.header.drawn is None and time.perf_counter() - self._first_paint_at < FIRST_PAINT_WAIT:
+                return  # the first screen is painted before a load goes on (see below)
+            self._first_paint_at = None
         self._ticks += 1
         bulk = self.bulk_loading and self.view_index >= 0  # show the first session at once
+        first = self.view_index < 0
         took = 0  # records taken from the feed by this pump (bulk load)
         if bulk:
             # Decoding and applying share one budget, a chunk at a time, so a key pressed
@@ -376,7 +384,11 @@ class AgentViewerApp(App[int]):
                 self.apply_pending(left)
         else:
             if len(self._pending) < MAX_PENDING:
-                self._pending.extend(self.feed.poll(max_batches=64))
+                # A live source's batches come decoded (by its reading thread): many a frame
+                # are cheap to take.  A saved file's are decoded as they are taken (here: until
+                # its first session is on screen), a MB each: one, or the first screen waits
+                # for them (64 took 0.5 s).
+                self._pending.extend(self.feed.poll(max_batches=64 if self.feed.live else 1))
             self.apply_pending(APPLY_BUDGET)
         if self.feed.live:
             self._catching_up = (len(self._pending) >= CATCH_UP) if not bulk else bool(took or self._pending)
@@ -387,6 +399,12 @@ class AgentViewerApp(App[int]):
             batch, self._batch = self._batch, None
             self._last_absorb = now
             self.absorb(batch)
+            if first and self.view_index >= 0 and self.bulk_loading:
+                # The first run is on show.  Its frame takes a few turns of the event loop
+                # (layout, then paint), and each chained pump of a load holds the loop for up to
+                # LOAD_BUDGET: the first screen came 0.5 s late, after most of a 70 MB file.  The
+                # load goes on at the first tick after the header has drawn the run.
+                self._first_paint_at = now
         if self.feed.finished and not self._pending and not self._ended and self._batch is None:
             self._ended = True
             self._resume_gc()
@@ -399,7 +417,7 @@ class AgentViewerApp(App[int]):
         self._check_save()
         if not changed:
             self._tick_animations()
-        if bulk and (took or self._pending) and not self._chained:
+        if bulk and (took or self._pending) and not self._chained and self._first_paint_at is None:
             # Go on at once rather than at the next frame tick (a third of the time went
             # idle waiting for it); keys, timers and redraws still run in between.  When the
             # reader had nothing ready (a FIFO, a slow disk), wait for the tick: no busy loop.
@@ -583,6 +601,12 @@ class AgentViewerApp(App[int]):
                 empty = "No tool calls in this run." if ended else "No tool calls in this run yet."
             elif self.timeline.filtered and not self.timeline.row_count:
                 empty = "No call matches the filter (x clears it)."
+        if tool is not None and self.header.drawn is None and self.bulk_loading:
+            # The first screen of a load is drawn without the call's detail (its highlighted
+            # content took up to 0.1 s of it): the next pump after that screen shows it.
+            self._detail_stale = True
+            detail.show(s, None, self.load_event, self.model.format.tool_sections, "Loading…")
+            return
         self._detail_at = _now()
         detail.show(s, tool, self.load_event, self.model.format.tool_sections, empty)
 

@@ -56,6 +56,7 @@ class SessionHeader(Widget):
         self.started_at: float | None = None
         self.extra = ""  # e.g. replay position, follow state
         self.live_label = ""  # replaces "● LIVE" (the replay says "▶ REPLAY")
+        self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
 
     def elapsed(self, s: Session) -> str:
         if s.result is not None and s.result.duration_ms is not None:
@@ -68,6 +69,7 @@ class SessionHeader(Widget):
 
     def render(self) -> Text:
         m, s = self.model, self.session
+        self.drawn = s
         line1 = Text(no_wrap=True, overflow="ellipsis")
         line2 = Text(no_wrap=True, overflow="ellipsis")
         if m is None or s is None:
