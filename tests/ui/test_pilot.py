@@ -1208,6 +1208,21 @@ async def test_the_palette_offers_search_open_and_help():
         assert type(app.screen).__name__ == "DetailScreen"
 
 
+async def test_esc_closes_textuals_keys_panel():
+    """The palette's "Keys" opens Textual's keys panel; Esc closes it, as it closes
+    everything else here (it stayed open until the palette was used again)."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.action_show_help_panel()
+        await pilot.pause()
+        assert app.screen.query("HelpPanel")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.screen.query("HelpPanel")
+        assert app.is_running and len(app.screen_stack) == 1
+
+
 async def test_a_run_cut_by_a_restart_says_why_it_ended():
     """--follow: the file was truncated or replaced. The transcript says so where the run ends,
     not only in a toast that goes away."""

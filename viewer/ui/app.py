@@ -769,6 +769,9 @@ class AgentViewerApp(App[int]):
             box.display = False
             self.timeline.focus()
             event.stop()
+        elif event.key == "escape" and self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()  # Textual's keys panel (palette: "Keys")
+            event.stop()
 
     def run_search(self, query: str) -> None:
         s = self.session
