@@ -270,6 +270,24 @@ async def test_hostile_text_is_shown_literally():
         assert app.is_running  # nothing ran the quit action
 
 
+async def test_a_replays_footer_shows_its_own_keys_first_in_a_narrow_window():
+    """The replay's keys (play, speed) come first in the footer, so a narrow window cuts the
+    app's other keys rather than these; each is whole on screen, with a space after it."""
+    from textual.widgets._footer import FooterKey, FooterLabel
+
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(pilot)
+        items = sorted([*app.query(FooterKey), *app.query(FooterLabel)], key=lambda w: w.region.x)
+        shown = [(w.render().plain.strip(), w.region) for w in items if w.region.width]
+        texts = [t for t, _ in shown]
+        assert texts.index("space Play/pause") < texts.index("q Quit"), texts
+        for text in ("space Play/pause", "Speed"):
+            assert text in texts and dict(shown)[text].right <= 80, (text, shown)
+        regions = [r for _, r in shown]
+        assert all(a.right < b.x for a, b in zip(regions, regions[1:])), shown  # never abutting
+
+
 async def test_replay_controls_step_seek_and_speed():
     app = make_replay_app(sample("demo_session.ndjson"))
     replay = app.replay

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.events import Click
 from textual.message import Message
@@ -86,12 +86,15 @@ REPLAY_HELP = [
 ]
 
 
-class ReplayApp(AgentViewerApp):
+class ReplayApp(AgentViewerApp, inherit_bindings=False):
     """Plays a saved stream through the same model and UI as a live run."""
 
     # Notifications ("No error after this point") stand above the replay bar, not over it.
+    # The compact footer (narrow windows) has no room after a group's label ("+ - Speed"):
+    # one column, as after the other keys.
     CSS = """
     ToastRack { margin-bottom: 2; }
+    Footer.-compact FooterLabel { margin-right: 1; }
     """
 
     BINDINGS = [
@@ -105,6 +108,10 @@ class ReplayApp(AgentViewerApp):
         Binding("right_curly_bracket", "next_error", "Next error", show=False),
         Binding("home", "seek_start", "Start", show=False, priority=True),
         Binding("end", "seek_end", "End", show=False, priority=True),
+        # Then the app's (not inherited: the footer lists the replay's keys first, so a narrow
+        # window cuts the others).
+        *App.BINDINGS,
+        *AgentViewerApp.BINDINGS,
     ]
 
     def __init__(self, replay: Replay, feed: Feed, clock: Callable[[], float] | None = None,
