@@ -460,6 +460,52 @@ async def test_end_in_a_long_detail_lands_on_its_real_last_line():
             assert app.detail.is_vertical_scroll_end
 
 
+async def test_a_very_long_result_is_cut_into_chunks_only_where_it_is_scrolled_to():
+    """A body over LAZY_FROM is cut into chunks as far as HEAD_CHARS when shown; the rest is
+    cut when it comes on screen.  Wherever the view goes, each line shows with its own number,
+    and End lands on the real last line."""
+    import re
+
+    from viewer.ui.widgets.detail import LAZY_FROM, _Rest
+
+    lines = 20_000
+    data = _big_read(lines)
+    assert len(data) > 2 * LAZY_FROM
+    app = make_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        detail = app.detail
+        assert any(type(b) is _Rest for b in detail._blocks), "the whole body was cut at once"
+        assert len(detail._blocks) < 100
+        shown = _plain(app, detail)
+        assert re.search(r"^\s*1 def f0\(x\):", shown, re.M), shown
+
+        def numbered_lines_agree() -> int:
+            """Each numbered line on screen is the line of that number; how many there are."""
+            found = re.findall(r"^\s*(\d+) def f(\d+)\(x\):  # line (\d+)", _plain(app, detail), re.M)
+            assert all(int(n) == int(f) + 1 == int(ln) for n, f, ln in found), found
+            return len(found)
+
+        detail.focus()
+        await pilot.press("end")
+        for _ in range(3):
+            await pilot.pause()
+        assert not any(type(b) is _Rest for b in detail._blocks)  # cut, now that it was on screen
+        assert numbered_lines_agree() > 5
+        rows = [line.strip() for line in _plain(app, detail).splitlines() if line.strip()]
+        assert rows[-2].startswith(f"{lines} def f{lines - 1}(x):"), rows[-3:]
+        await pilot.press("home")
+        await pilot.pause()
+        assert re.search(r"^\s*1 def f0\(x\):", _plain(app, detail), re.M)
+        await pilot.press("r", "r")  # the raw JSON and back: shown anew, its rest not cut
+        await pilot.pause()
+        assert any(type(b) is _Rest for b in detail._blocks)
+        detail.scroll_to(y=detail.max_scroll_y // 2, animate=False, immediate=True)  # a drag to the middle
+        await pilot.pause()
+        assert not any(type(b) is _Rest for b in detail._blocks)
+        assert numbered_lines_agree() > 5
+
+
 async def test_a_long_cwd_keeps_its_end_in_the_header():
     """The project is at the end of the path: a cwd too long for the header is shortened
     from the start, not cut off by the line's ellipsis."""

@@ -149,17 +149,19 @@ def truncate_body(body: str) -> tuple[str, str]:
     return body[:MAX_DETAIL_CHARS], f"… {len(body) - MAX_DETAIL_CHARS:,} more characters ({rest:,} lines) not shown"
 
 
-def chunk_lines(body: str) -> list[tuple[int, int, int, int]]:
+def chunk_lines(body: str, start: int = 0, line: int = 1, limit: int | None = None) -> list[tuple[int, int, int, int]]:
     """Cut a body into chunks of at most CHUNK_LINES lines and CHUNK_CHARS characters, as
     ``(first line number, start, end, lines)`` spans of ``body`` (sliced only when drawn).
 
     Chunks end at a newline, which belongs to neither chunk; a line longer than
     CHUNK_CHARS is cut into pieces, each numbered with the line it belongs to.  Boundaries
     are found with ``rfind``/``count`` over the string, so a 10 MB body is never split into
-    a list of its lines (that alone took 40 ms and 15 MB)."""
+    a list of its lines (that alone took 40 ms and 15 MB).
+
+    From ``start`` (line number ``line``) on; with a ``limit``, it stops at the first chunk
+    that ends at or past it (:func:`chunks_resume` says where the next one starts)."""
     n = len(body)
     out: list[tuple[int, int, int, int]] = []
-    start, line = 0, 1
     window = CHUNK_CHARS  # narrower while lines are short, so each character is scanned ~once
     while True:
         end, sep = start + window, False
@@ -182,6 +184,15 @@ def chunk_lines(body: str) -> list[tuple[int, int, int, int]]:
             return out
         line += newlines + sep
         start = end + sep
+        if limit is not None and start >= limit:
+            return out
+
+
+def chunks_resume(body: str, span: tuple[int, int, int, int]) -> tuple[int, int]:
+    """Where the chunk after ``span`` starts: (offset, line number)."""
+    first, _, end, lines = span
+    sep = end < len(body) and body[end] == "\n"
+    return end + sep, first + lines - 1 + sep
 
 
 def lexer_for(name: str, code: str = "") -> str:

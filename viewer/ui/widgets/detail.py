@@ -17,6 +17,7 @@ from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.render import (
     chunk_lines,
+    chunks_resume,
     code,
     diff,
     json_text,
@@ -31,6 +32,12 @@ from viewer.ui.widgets.blockview import BlockView
 
 #: Loads the parsed event at (offset, length) in the source, or None.
 Loader = Callable[[tuple[int, int] | None], "dict[str, Any] | None"]
+
+#: A body longer than this is cut into chunks as far as HEAD_CHARS when the call is shown;
+#: the rest is one block, estimated, cut when it comes on screen (cutting a 10 MB body took
+#: 15-30 ms of selecting its call, and most are never scrolled through).
+LAZY_FROM = 256 * 1024
+HEAD_CHARS = 64 * 1024
 
 
 class DetailView(BlockView):
@@ -86,8 +93,9 @@ class DetailView(BlockView):
         self.raw = False
         self.tool: ToolCall | None = None
         self.session: Session | None = None
-        self._blocks: list[RenderableType | _Chunk] = []
+        self._blocks: list[RenderableType | _Chunk | _Rest] = []
         self._key: Hashable = None
+        self._rests: list[int] = []  # indices of the _Rest blocks
         self._generation = 0
 
     def show(
@@ -109,6 +117,7 @@ class DetailView(BlockView):
         self._generation += 1
         self._cache.clear()
         self._blocks = self._build(tool, loader, sections_fn, empty)
+        self._rests = [i for i, b in enumerate(self._blocks) if type(b) is _Rest]
         self.border_title = "Detail" + (" · raw JSON" if self.raw else "")
         if not same_call:
             self.scroll_to(y=0, animate=False, immediate=True, force=True)
@@ -140,13 +149,17 @@ class DetailView(BlockView):
         parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
         kind, lang = sec.kind, sec.lang
-        spans = chunk_lines(body)
-        last = spans[-1][0] + spans[-1][3] - 1  # the body's last line number
+        lazy = len(body) > LAZY_FROM
+        spans = chunk_lines(body, limit=HEAD_CHARS if lazy else None)
+        last = body.count("\n") + 1 if lazy else spans[-1][0] + spans[-1][3] - 1  # the last line number
         chunks = [_Chunk(kind, span, body, lang, lexer, last) for span in spans]
         if len(body) < 4096:  # small: drawing it is cheap, and its height exact at once
             parts.extend(c.renderable() for c in chunks)
         else:
             parts.extend(chunks)
+            start, line = chunks_resume(body, spans[-1])
+            if lazy and line <= last:
+                parts.append(_Rest(kind, body, lang, lexer, last, start, line))
         if note:
             parts.append(Text(note, style="italic yellow"))
         parts.append(Text(""))
@@ -190,7 +203,36 @@ class DetailView(BlockView):
 
     def render_block(self, index: int, width: int) -> RenderableType:
         block = self._blocks[index]
-        return block.renderable() if isinstance(block, _Chunk) else block
+        return block.renderable() if isinstance(block, (_Chunk, _Rest)) else block
+
+    def _make_visible_exact(self) -> None:
+        self._cut_rests()
+        super()._make_visible_exact()
+
+    def _cut_rests(self) -> None:
+        """Cut the rest of a long body (see LAZY_FROM) into chunks once it is on screen."""
+        if not self._rests or len(self._heights) != len(self._blocks):
+            return
+        blocks = self._blocks
+        left: list[int] = []
+        shift = 0  # blocks added before the rests still to look at
+        for i in self._rests:
+            i += shift
+            top = self.scroll_offset.y
+            if self._starts[i] >= top + self.size.height or self._starts[i] + self._heights[i] <= top:
+                left.append(i)
+                continue
+            rest = blocks[i]
+            assert type(rest) is _Rest
+            spans = chunk_lines(rest.body, rest.start, rest.first)
+            blocks[i : i + 1] = [_Chunk(rest.kind, span, rest.body, rest.lang, rest.lexer, rest.last_line)
+                                 for span in spans]
+            shift += len(spans) - 1
+            self.keep_first(i)
+            # The chunks are estimated as the rest was, a line or two shorter in all (each
+            # rounds down): a view at the end (End) stays there.
+            self.sync()
+        self._rests = left
 
     def block_versions(self, start: int, stop: int) -> list[Hashable]:
         return [self._generation] * (stop - start)
@@ -203,7 +245,7 @@ class DetailView(BlockView):
         code_w = max(1, width - 8)
         w = max(1, width)
         for i, block in enumerate(self._blocks[start:stop], start):
-            if type(block) is _Chunk:
+            if type(block) is _Chunk or type(block) is _Rest:
                 heights.append(block.lines + (block.end - block.start) // (code_w if block.kind == "code" else w))
                 exact.append(False)
             else:
@@ -214,10 +256,27 @@ class DetailView(BlockView):
     def estimate_height(self, index: int, width: int) -> int:
         """Lines of a chunk plus a guess at wrapping (exact once the chunk is drawn)."""
         block = self._blocks[index]
-        if not isinstance(block, _Chunk):
+        if not isinstance(block, (_Chunk, _Rest)):
             return len(self._render_strips(index, width))
         w = max(1, width - (8 if block.kind == "code" else 0))
         return block.lines + block.chars // w
+
+
+class _Rest:
+    """The rest of a long body, from ``start`` (line ``first``), until it is cut into chunks
+    (see DetailView._cut_rests)."""
+
+    __slots__ = ("kind", "body", "lang", "lexer", "last_line", "start", "first", "end", "lines")
+
+    def __init__(self, kind: str, body: str, lang: str, lexer: str, last_line: int, start: int, first: int) -> None:
+        self.kind, self.body, self.lang, self.lexer, self.last_line = kind, body, lang, lexer, last_line
+        self.start, self.first, self.end = start, first, len(body)
+        self.lines = last_line - first + 1
+
+    def renderable(self) -> RenderableType:
+        """(Its first chunk only: it is cut before it is drawn.)"""
+        return _Chunk(self.kind, chunk_lines(self.body, self.start, self.first, self.start + 1)[0], self.body,
+                      self.lang, self.lexer, self.last_line).renderable()
 
 
 class _Chunk:
