@@ -1272,6 +1272,31 @@ async def test_the_palette_offers_search_open_and_help():
         assert type(app.screen).__name__ == "DetailScreen"
 
 
+async def test_the_footer_is_rebuilt_only_when_its_keys_change():
+    """Textual asks the footer to rebuild itself at every change of focus (and four times at
+    start-up); it does so only when the keys it shows change."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+
+        def keys() -> list[FooterKey]:
+            return list(app.screen.query(FooterKey))
+
+        app.set_focus(app.transcript)
+        await settle(pilot)
+        before = keys()
+        assert "/ Search" in [k.render().plain.strip() for k in before]
+        app.set_focus(app.detail)  # another pane with the same keys
+        await settle(pilot)
+        assert keys() == before, "rebuilt with the same keys"
+        await pilot.press("slash")  # the search box: / is text there, not a key
+        await settle(pilot)
+        shown = [k.render().plain.strip() for k in keys()]
+        assert keys() != before and "/ Search" not in shown, shown
+
+
 async def test_esc_closes_textuals_keys_panel():
     """The palette's "Keys" opens Textual's keys panel; Esc closes it, as it closes
     everything else here (it stayed open until the palette was used again)."""

@@ -30,6 +30,7 @@ from viewer.core.sanitize import one_line
 from viewer.ui.render import under_cwd
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
+from viewer.ui.widgets.footer import KeysFooter
 from viewer.ui.widgets.header import SessionHeader
 from viewer.ui.widgets.timeline import STATUS_FILTERS, Timeline, kind_name
 from viewer.ui.widgets.transcript import Transcript
@@ -199,7 +200,7 @@ class AgentViewerApp(App[int]):
                 yield Timeline(id="timeline")
                 yield DetailView(id="detail")
         yield Input(placeholder="search transcript and tool calls, Enter to find, Esc to close", id="search")
-        yield Footer()
+        yield KeysFooter()
 
     # The main panes, found once (App.query_one searches the active screen, which may be a modal).
     @property

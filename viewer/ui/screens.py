@@ -8,11 +8,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from viewer.core.model import StreamModel
 from viewer.core.sanitize import one_line
 from viewer.ui.widgets.detail import DetailView
+from viewer.ui.widgets.footer import KeysFooter
 
 HELP_ROWS = [
     ("Moving", ""),
@@ -169,7 +170,7 @@ class DetailScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         view = self.query_one(DetailView)
