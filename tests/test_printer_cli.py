@@ -230,9 +230,12 @@ def test_json_mode_success(capsys, real_stream_path):
     assert code == 0, err
     assert out.endswith("\n") and out.count("\n") == 1
     obj = json.loads(out)
-    assert list(obj) == RESULT_KEYS
+    last = results[-1]
+    assert list(obj)[: len(RESULT_KEYS)] == RESULT_KEYS  # the documented keys first, in order
     for k in RESULT_KEYS:
-        assert obj[k] == results[-1].get(k)  # (trimmed fixtures lack some keys: null)
+        assert obj[k] == last.get(k)  # (trimmed fixtures lack some keys: null)
+    extra = [k for k in last if k not in RESULT_KEYS]
+    assert list(obj)[len(RESULT_KEYS):] == extra and all(obj[k] == last[k] for k in extra)  # usage, …
 
 
 def test_json_mode_key_order_does_not_depend_on_input(capsys, tmp_path):
@@ -245,9 +248,10 @@ def test_json_mode_key_order_does_not_depend_on_input(capsys, tmp_path):
     code, out, err = run_main(capsys, "--output-format", "json", str(p))
     assert code == 0, err
     obj = json.loads(out)
-    assert list(obj) == RESULT_KEYS
+    assert list(obj) == RESULT_KEYS + ["usage"]
     assert obj == {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 3,
-                   "duration_api_ms": 2, "result": "ok", "session_id": "s", "request_id": "q"}
+                   "duration_api_ms": 2, "result": "ok", "session_id": "s", "request_id": "q",
+                   "usage": {"inputTokens": 1}}
 
 
 def test_json_mode_truncated_run(h, real_dir):
@@ -624,7 +628,7 @@ def test_json_mode_noisy_input(capsys, tmp_path, real_dir):
     )
     code, out, err = run_main(capsys, "--output-format", "json", str(noisy))
     assert code == 0, err
-    assert json.loads(out) == {k: want[k] for k in RESULT_KEYS}
+    assert json.loads(out) == want
 
 
 def test_json_mode_only_garbage(capsys, tmp_path):

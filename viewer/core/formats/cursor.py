@@ -674,8 +674,12 @@ def result_problem(data: dict[str, Any]) -> str:
 
 
 def result_object(data: dict[str, Any]) -> dict[str, Any]:
-    """The CLI's own json output for a result event."""
-    return {k: data.get(k) for k in RESULT_KEYS}
+    """The CLI's own json output for a result event: its documented keys first, in their
+    order (null when the event lacks one), then every other field the event carries
+    (``usage`` and whatever newer CLIs add), as they came."""
+    out = {k: data.get(k) for k in RESULT_KEYS}
+    out.update((k, v) for k, v in data.items() if k not in out)
+    return out
 
 
 def event_time_ms(ev: Event) -> int | None:
