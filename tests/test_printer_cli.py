@@ -565,6 +565,28 @@ def test_text_mode_escapes_everything_from_the_stream(capsys, tmp_path, case):
         assert ch not in out and ch not in err
 
 
+@pytest.mark.parametrize("fmt", ["json", "stream-json"])
+def test_json_modes_escape_what_a_terminal_would_act_on(capsys, tmp_path, fmt):
+    """JSON escapes control characters below U+0020 only: a C1 control (U+009B is a CSI to
+    many terminals), DEL, bidi and invisible characters were written as they are.  They
+    come out as \\u escapes: the same JSON, safe on a terminal."""
+    nasty = "C1 \x9b31mRED \x9d0;TITLE\x9c \u202eevil\u202c \u200bzw \x7fdel \ufeff· é — ok"
+    p = tmp_path / "c1.ndjson"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id=SID)
+        + j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": nasty}]})
+        + j(type="result", subtype="success", is_error=False, result=nasty, session_id=SID)
+    )
+    code, out, err = run_main(capsys, "--output-format", fmt, str(p))
+    assert code == 0, err
+    for ch in ("\x9b", "\x9d", "\x9c", "\u202e", "\u202c", "\u200b", "\x7f", "\ufeff"):
+        assert ch not in out, repr(ch)
+    assert "\\u009b31mRED" in out and "\\u202eevil" in out
+    objs = [json.loads(line) for line in out.splitlines()]
+    assert objs[-1]["result"] == nasty  # the same data
+    assert "· é — ok" in out  # other characters as they are
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
 def test_failed_run_message_is_escaped(capsys, tmp_path, fmt):
     p = tmp_path / "evil.ndjson"

@@ -16,7 +16,7 @@ from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import fmt_duration
 from viewer.core.formats import get_format, sniff_agent
 from viewer.core.model import Change, Session, StreamModel, ToolCall
-from viewer.core.sanitize import clean, one_line
+from viewer.core.sanitize import clean, json_safe, one_line
 from viewer.core.sources import CHUNK, LineSplitter
 
 if TYPE_CHECKING:  # (imported when a file is big enough for workers: 15 ms of every start)
@@ -242,7 +242,7 @@ class JsonPrinter(Printer):
             self._write_result(data)
 
     def _write_result(self, data: dict) -> None:
-        self.out.write(orjson.dumps(self.runs.format.result_object(data)).decode() + "\n")
+        self.out.write(json_safe(orjson.dumps(self.runs.format.result_object(data))).decode() + "\n")
         self.out.flush()
         self.written += 1
 
@@ -372,7 +372,7 @@ class StreamJsonPrinter(Printer):
         if isinstance(rec, Restart):
             return
         self.runs.track(rec.data)
-        self.out.write(orjson.dumps(rec.data) + b"\n")
+        self.out.write(json_safe(orjson.dumps(rec.data)) + b"\n")
 
     def close(self) -> int:
         """Every event is out; the exit status says how the run went, as in the other modes."""

@@ -48,5 +48,30 @@ def one_line(text: str, limit: int | None = None) -> str:
     return text.translate(_ONE_LINE)
 
 
+#: In JSON text (UTF-8), the characters of the table that JSON itself leaves as they are
+#: (it escapes those below U+0020 only): DEL, the C1 controls (U+009B is a CSI to many
+#: terminals), the invisible and bidi characters.
+_JSON_RAW = re.compile(
+    rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8b-\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]|\xef\xbb\xbf")
+#: The same, looked for piece by piece: a pattern that starts with a fixed byte string is
+#: searched for as fast as ``in`` (the whole pattern above scans 5 times slower).
+_JSON_RAW_PARTS = [re.compile(p) for p in (rb"\xc2[\x80-\x9f]", rb"\xe2\x80[\x8b-\x8f\xa8-\xae]", rb"\xe2\x81[\xa6-\xa9]")]
+
+
+def _json_needs_escapes(raw: bytes) -> bool:
+    if raw.isascii():  # most events
+        return b"\x7f" in raw
+    return (b"\x7f" in raw or any(p.search(raw) for p in _JSON_RAW_PARTS)
+            or (b"\xd8" in raw and b"\xd8\x9c" in raw) or (b"\xef" in raw and b"\xef\xbb\xbf" in raw))
+
+
+def json_safe(raw: bytes) -> bytes:
+    """Serialized JSON with those characters as ``\\uXXXX`` escapes: the same JSON, which a
+    terminal can show (they can only be in its strings, where such an escape is valid)."""
+    if not _json_needs_escapes(raw):
+        return raw
+    return _JSON_RAW.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), raw)
+
+
 def is_clean(text: str) -> bool:
     return text == text.translate(_TABLE)
