@@ -1154,6 +1154,25 @@ async def test_a_binary_file_says_one_line_could_not_be_parsed_in_plain_words():
         assert "Event types" not in shown and "0 lines" not in shown
 
 
+async def test_the_health_screen_shows_each_bad_line_on_one_row_and_end_reaches_the_last():
+    """Each malformed line is one clipped row (a wrapped excerpt broke into pieces from all
+    over the line), and End goes to the last of hundreds at once, not partway."""
+    words = " ".join(f"word{i}" for i in range(25))  # all within the excerpt (200 characters)
+    bad = b"".join(f"not json {n} {words}\n".encode() for n in range(1, 401))
+    app = make_app(sample("reference_example.ndjson") + bad)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        rows = _screen_rows(app)
+        assert "not json 1 word0 word1" in rows and "not json 2 word0" in rows
+        assert "word24" not in rows  # clipped, not wrapped onto more rows
+        await pilot.press("end")
+        await pilot.pause()
+        rows = _screen_rows(app)
+        assert "not json 400 word0" in rows and "Esc closes this view." in rows, rows[-800:]
+
+
 async def test_the_health_screen_says_whose_stream_it_is():
     from tests.conftest import REAL_CURSOR_DIR
 

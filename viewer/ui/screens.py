@@ -125,9 +125,11 @@ class HealthScreen(ModalScreen[None]):
                 t = Table(title="Malformed lines", expand=True, title_justify="left")
                 t.add_column("line", justify="right", no_wrap=True)
                 t.add_column("reason", no_wrap=True)
-                t.add_column("content", ratio=1)
+                # One row a line, clipped (wrapped, the excerpt broke in pieces: and the view's
+                # height changed as rows were measured, so End stopped short).
+                t.add_column("content", ratio=1, no_wrap=True, overflow="ellipsis")
                 for rec in m.malformed[:2000]:
-                    t.add_row(str(rec.line), rec.reason, Text(one_line(rec.preview, 200)))
+                    t.add_row(f"{rec.line:,}", rec.reason, Text(one_line(rec.preview, 200)))
                 if m.malformed_lines > 2000:
                     t.add_row("…", f"{m.malformed_lines - 2000:,} more", "")
                 yield Static(t)
@@ -136,10 +138,10 @@ class HealthScreen(ModalScreen[None]):
                 t = Table(title="Unknown events (shown in the transcript too)", expand=True, title_justify="left")
                 t.add_column("line", justify="right", no_wrap=True)
                 t.add_column("type", no_wrap=True)
-                t.add_column("fields", ratio=1)
+                t.add_column("fields", ratio=1, no_wrap=True, overflow="ellipsis")
                 for _, n in unknown[:2000]:
                     name = n.event_type + (f"/{n.subtype}" if n.subtype else "")
-                    t.add_row(str(n.line), Text(one_line(name or "(no type)", 60)), Text(one_line(n.text, 200)))
+                    t.add_row(f"{n.line:,}", Text(one_line(name or "(no type)", 60)), Text(one_line(n.text, 200)))
                 yield Static(t)
             if not m.malformed_lines and not unknown:
                 yield Static(Text("Every line parsed into a known event.", style="green"))
