@@ -504,6 +504,11 @@ async def test_a_very_long_result_is_cut_into_chunks_only_where_it_is_scrolled_t
         await pilot.pause()
         assert not any(type(b) is _Rest for b in detail._blocks)
         assert numbered_lines_agree() > 5
+        await pilot.press("r", "end")  # the raw JSON: the content is one line of 1.2 MB
+        for _ in range(3):
+            await pilot.pause()
+        rows = [line.strip() for line in _plain(app, detail).splitlines() if line.strip()]
+        assert rows[-1] == "}" and detail.is_vertical_scroll_end, rows[-3:]
 
 
 async def test_a_long_cwd_keeps_its_end_in_the_header():

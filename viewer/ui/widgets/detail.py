@@ -224,14 +224,16 @@ class DetailView(BlockView):
                 continue
             rest = blocks[i]
             assert type(rest) is _Rest
+            at_end = self.is_vertical_scroll_end
             spans = chunk_lines(rest.body, rest.start, rest.first)
             blocks[i : i + 1] = [_Chunk(rest.kind, span, rest.body, rest.lang, rest.lexer, rest.last_line)
                                  for span in spans]
             shift += len(spans) - 1
             self.keep_first(i)
-            # The chunks are estimated as the rest was, a line or two shorter in all (each
-            # rounds down): a view at the end (End) stays there.
             self.sync()
+            if at_end:  # End was pressed: the chunks' estimates differ from the rest's (a long
+                # line is cut into pieces, a row each at least), and the view stays at the end
+                self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
         self._rests = left
 
     def block_versions(self, start: int, stop: int) -> list[Hashable]:
