@@ -1582,11 +1582,14 @@ async def test_a_far_start_at_is_reached_on_screen_once_the_file_is_read_that_fa
         await settle(pilot)
         assert any("Going to --start-at 200" in n.message for n in app._notifications)
         assert replay.position == 0 and not replay.playing
+        # The header says where it is going while it waits (not "at the start of the run").
+        assert "going to 200 once the file is read that far" in _plain(app, app.header)
         index.read()
         await pilot.pause(0.2)
         await settle(pilot)
         assert replay.start is None and replay.position >= 200 and replay.playing
         assert "event" in app.bar.render().plain
+        assert "going to" not in _plain(app, app.header)
 
 
 async def test_a_start_at_past_the_end_found_on_screen_says_so():
@@ -1719,8 +1722,10 @@ async def test_a_move_while_a_start_at_waits_for_the_file_wins_over_it():
     replay.begin_at(StartAt("250"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        assert "going to 250" in _plain(app, app.header)
         await pilot.press("end")  # the end of what is read: 100
         await settle(pilot)
+        assert "going to" not in _plain(app, app.header)
         index.read()
         await pilot.pause(0.2)
         await settle(pilot)

@@ -121,7 +121,7 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
 
 #: ``--start-at`` reads the file up to there for at most this long before the UI starts (so a
 #: bad position is an error on the command line); the rest is done in the app, on screen.
-START_AT_WAIT = 1.0
+START_AT_WAIT = 0.5
 
 
 def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, paused: bool = False,

@@ -173,6 +173,10 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             why = self.replay.settle_start()  # (once there, the new model is shown just below)
             if why:
                 self.notify(why, title="--start-at", severity="error", timeout=8, markup=False)
+        going_to = self.replay.start.value if self.replay.start is not None else ""
+        if going_to != self.header.going_to:
+            self.header.going_to = going_to
+            self.header.refresh()
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
         if self.model.ended and not ended and not deltas:
@@ -247,8 +251,10 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         start = self.replay.start
         if start is not None:
             self.replay.start = None
-            self.notify(f"--start-at {start.value} given up: you moved first.", title="Replay", timeout=3,
+            self.notify(f"--start-at {start.value} given up: you moved first.", title="Replay", timeout=5,
                         markup=False)
+            self.header.going_to = ""
+            self.header.refresh()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _REPLAY_MOVES and isinstance(self.focused, Input):

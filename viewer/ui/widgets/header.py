@@ -57,6 +57,7 @@ class SessionHeader(Widget):
         self.extra = ""  # e.g. replay position, follow state
         self.live_label = ""  # replaces "● LIVE" (the replay says "▶ REPLAY")
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
+        self.going_to = ""  # a replay's --start-at that waits for the file to be read that far
 
     def elapsed(self, s: Session) -> str:
         if s.result is not None and s.result.duration_ms is not None:
@@ -84,9 +85,13 @@ class SessionHeader(Widget):
                                  style="bold yellow")
             elif self.live_label:  # a replay at its start
                 line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
-                paused = "PAUSED" in self.live_label
-                line1.append("  at the start of the run" + (" (Space plays, → steps)" if paused else ""),
-                             style="dim")
+                if self.going_to:
+                    line1.append(f"  going to {one_line(self.going_to, 40)} once the file is read that far"
+                                 " (a move or Space gives it up)", style="cyan")
+                else:
+                    paused = "PAUSED" in self.live_label
+                    line1.append("  at the start of the run" + (" (Space plays, → steps)" if paused else ""),
+                                 style="dim")
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
