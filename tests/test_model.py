@@ -851,3 +851,21 @@ def test_after_a_restart_whose_stream_it_is_is_told_again(h):
     for r in h.decode((SAMPLES_DIR / "demo_session.ndjson").read_bytes())[0]:
         m.apply(r)
     assert m.other_agent == ""
+
+
+def test_big_counts_in_call_summaries_have_thousands_separators(h):
+    """'274,567 lines · 10.0 MB', as every other count on screen (it said 274567)."""
+    args = {"path": "/p/big.txt", "offset": 1200, "limit": 1000}
+    data = (
+        j(type="system", subtype="init", session_id="s")
+        + j(type="tool_call", subtype="started", call_id="a", session_id="s", tool_call={"readToolCall": {"args": args}})
+        + j(type="tool_call", subtype="completed", call_id="a", session_id="s", tool_call={"readToolCall": {
+            "args": args, "result": {"success": {"totalLines": 274567, "fileSize": 10485760}}}})
+        + j(type="tool_call", subtype="started", call_id="b", session_id="s", tool_call={"readToolCall": {"args": args}})
+        + j(type="tool_call", subtype="completed", call_id="b", session_id="s", tool_call={"readToolCall": {
+            "args": args, "result": {"success": {}}}})
+    )
+    m, _, _ = h.model_of(data)
+    a, b = m.sessions[0].tools
+    assert a.detail == "274,567 lines · 10.0 MB"
+    assert b.detail == "lines 1,200–2,199"

@@ -426,6 +426,19 @@ async def test_a_file_still_loading_shows_its_progress_in_the_header():
         assert not app.header.loading  # Textual's own loading overlay would hide the header
 
 
+async def test_a_saved_file_before_its_first_event_says_loading_not_waiting():
+    """'waiting for events' is what a live source says; a saved file being read says how far."""
+    app = make_app(b"not an event yet\n", eof=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        header = _plain(app, app.header)
+        assert "LOADING" in header and "100%" in header and "waiting" not in header, header
+    live = make_app(b"", live=True, eof=False)
+    async with live.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "waiting for events" in _plain(live, live.header)
+
+
 def _big_read(lines: int = 3000) -> bytes:
     sid = "s1"
     content = "\n".join(f"def f{i}(x):  # line {i + 1} " + "x" * (i % 90) for i in range(lines))

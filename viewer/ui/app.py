@@ -881,7 +881,7 @@ class AgentViewerApp(App[int]):
             )
         for s2 in self.model.sessions:
             yield SystemCommand(
-                f"Session {s2.index + 1}", f"{s2.state}, {len(s2.tools)} tool calls",
+                f"Session {s2.index + 1}", f"{s2.state}, {len(s2.tools):,} tool call{'' if len(s2.tools) == 1 else 's'}",
                 lambda i=s2.index: self.show_session(i),
             )
 

@@ -66,7 +66,7 @@ def _first_line(text: str, limit: int = 200) -> str:
 
 
 def _plural(n: int, word: str, words: str = "") -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {words or word + 's'}"
+    return f"{n} {word}" if n == 1 else f"{n:,} {words or word + 's'}"
 
 
 def human_bytes(n: int | None) -> str:
@@ -225,7 +225,7 @@ def _read_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
         off, lim = _int(args.get("offset")), _int(args.get("limit"))
         if off is not None or lim is not None:
             start = off or 1
-            parts.append(f"lines {start}–{start + lim - 1}" if lim else f"from line {start}")
+            parts.append(f"lines {start:,}–{start + lim - 1:,}" if lim else f"from line {start:,}")
     return " · ".join(parts)
 
 

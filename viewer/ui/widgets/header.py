@@ -92,6 +92,11 @@ class SessionHeader(Widget):
                     paused = "PAUSED" in self.live_label
                     line1.append("  at the start of the run" + (" (Space plays, → steps)" if paused else ""),
                                  style="dim")
+            elif self.progress is not None and not self.live_source:  # a saved file, before its first event
+                read, total = self.progress
+                line1.append(" … LOADING ", style=STATE_STYLES["loading"][1])
+                if total:
+                    line1.append(f"  {read * 100 // total}%", style="cyan")
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
