@@ -1384,6 +1384,16 @@ async def test_the_full_screen_detail_steps_to_the_next_and_previous_call():
         await pilot.press("left_square_bracket", "left_square_bracket")
         await pilot.pause()
         assert zoom.tool.index == 2
+        n = len(app.session.tools)
+        assert zoom.border_subtitle.startswith(f"call 3 of {n}")  # where it is among the calls
+        await pilot.press("escape")  # back in the list: the call last shown is selected
+        await pilot.pause()
+        assert app.timeline.selected_index() == 2 and "#zoom-detail" not in [f"#{w.id}" for w in app.screen.walk_children()]
+        assert app.detail.tool.index == 2
+        app.timeline.select_tool(n - 1)
+        await pilot.press("enter", "right_square_bracket")  # past the last: says so
+        await pilot.pause()
+        assert any("This is the last call." in m.message for m in app._notifications)
 
 
 async def test_thinking_cut_off_by_a_failure_says_so():

@@ -643,17 +643,25 @@ class AgentViewerApp(App[int]):
         s = self.session
         if s is None:
             return
-        tool = s.tools[message.tool_index]
-        self.push_screen(DetailScreen(s, tool, self.load_event, self.model.format.tool_sections,
-                                      raw=self.detail.raw))
+        self._open_full_screen(s, message.tool_index)
 
     def action_open_selected(self) -> None:
         """Enter outside the tool list: the selected call full screen (not from a modal screen)."""
         s = self.session
         idx = self.timeline.selected_index()
         if s is not None and idx >= 0 and self.screen is self.screen_stack[0]:
-            self.push_screen(DetailScreen(s, s.tools[idx], self.load_event, self.model.format.tool_sections,
-                                          raw=self.detail.raw))
+            self._open_full_screen(s, idx)
+
+    def _open_full_screen(self, s: Session, index: int) -> None:
+        def closed(shown: int | None) -> None:
+            # ] and [ stepped to another call there: the list selects it (and stops following).
+            if shown is None or self.session is not s or shown == self.timeline.selected_index():
+                return
+            if self.timeline.select_tool(shown):
+                self.timeline.follow = False
+
+        self.push_screen(DetailScreen(s, s.tools[index], self.load_event, self.model.format.tool_sections,
+                                      raw=self.detail.raw), closed)
 
     def on_detail_view_reading(self, message: DetailView.Reading) -> None:
         if self.timeline.follow and message.view is self.detail:

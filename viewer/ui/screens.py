@@ -148,8 +148,9 @@ class HealthScreen(ModalScreen[None]):
             yield Static(Text("Esc closes this view.", style="dim"))
 
 
-class DetailScreen(ModalScreen[None]):
-    """The selected tool call, full screen (Enter in the tool-call list)."""
+class DetailScreen(ModalScreen[int]):
+    """The selected tool call, full screen (Enter in the tool-call list).  Closed, it gives the
+    index of the call it showed last (] and [ step through the calls)."""
 
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close"),
@@ -187,7 +188,12 @@ class DetailScreen(ModalScreen[None]):
         """The call as the session holds it now, by its index (a replay's model copies a call it
         shares with a checkpoint before changing it: an object kept would be an old state)."""
         s = self._session
-        self.query_one(DetailView).show(s, s.tools[self._index], self._loader, self._sections)
+        view = self.query_one(DetailView)
+        view.show(s, s.tools[self._index], self._loader, self._sections)
+        view.border_subtitle = f"call {self._index + 1:,} of {len(s.tools):,} · ] [ next, previous"
+
+    async def action_dismiss(self, result: int | None = None) -> None:
+        self.dismiss(self._index)
 
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)
@@ -199,6 +205,7 @@ class DetailScreen(ModalScreen[None]):
         i = self._index + step
         if not 0 <= i < len(self._session.tools):
             self.app.bell()
+            self.notify("This is the last call." if step > 0 else "This is the first call.", timeout=2)
             return
         self._index = i
         self._show()
