@@ -81,6 +81,10 @@ async def test_enter_opens_full_screen_detail_and_escape_closes_it():
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ != "DetailScreen"
+        await pilot.press("r")  # no detail pane to show it in: it says what r did
+        await pilot.pause()
+        assert app.detail.raw
+        assert any(m.message.startswith("Raw JSON on") for m in app._notifications)
 
 
 async def test_follow_mode_tracks_new_calls_until_the_user_moves_away():

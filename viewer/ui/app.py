@@ -686,6 +686,9 @@ class AgentViewerApp(App[int]):
     def action_toggle_raw(self) -> None:
         self.detail.raw = not self.detail.raw
         self._show_detail()
+        if not self.detail.display:  # a narrow window has no detail pane: say what changed
+            self.notify(f"Raw JSON {'on' if self.detail.raw else 'off'}: Enter shows the selected call "
+                        "full screen.", timeout=3)
 
     def action_toggle_follow(self) -> None:
         # Off only when both follow: after scrolling the transcript up, `f` brings it back.
