@@ -901,3 +901,12 @@ def test_ctrl_c_while_the_command_starts_is_an_exit_status_not_a_traceback():
     cp = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
     assert cp.returncode == 130
     assert cp.stderr == b""
+
+
+def test_text_mode_gives_a_failed_calls_time_too(capsys):
+    """A CI log reader wants the time of a failed command as much as of one that passed."""
+    code, out, err = run_main(capsys, "--print", str(SAMPLES_DIR / "failed_run.ndjson"))
+    docker = next(line for line in out.splitlines() if "docker build" in line)
+    assert docker.startswith("Ran terminal command docker build") and "(exit 1;" in docker
+    assert docker.endswith("; 57.4 s)"), docker
+    assert "(rejected)" in out  # a rejected call never ran: no time

@@ -45,11 +45,10 @@ def tool_line(t: ToolCall) -> str:
         notes.append("unfinished")
     if t.error_text and t.status != "success":
         notes.append(t.error_text)
-    if t.status == "success":  # what a CI log reader checks: the exit code, the time
-        if t.detail.startswith("exit"):
-            notes.append(t.detail.split(" · ")[0])
-        if t.duration_ms is not None:
-            notes.append(fmt_duration(t.duration_ms))
+    if t.status == "success" and t.detail.startswith("exit"):  # what a CI log reader checks
+        notes.append(t.detail.split(" · ")[0])
+    if t.status in ("success", "failed") and t.duration_ms is not None:  # and the time, failed or not
+        notes.append(fmt_duration(t.duration_ms))
     if notes:
         text += f" ({'; '.join(notes)})"
     return one_line(text, 400)  # labels, outcomes and signals come from the stream too
