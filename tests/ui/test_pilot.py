@@ -1400,6 +1400,28 @@ async def test_the_full_screen_detail_steps_to_the_next_and_previous_call():
         assert any("This is the last call." in m.message for m in app._notifications)
 
 
+async def test_closing_the_full_screen_detail_of_a_followed_live_run_keeps_following():
+    """Enter, new calls arrive (the list follows them behind the full-screen view), Esc: with no
+    ] or [ used there, the list stays on the newest call and keeps following."""
+    lines, feed, app = live_demo()
+    calls = [i for i, line in enumerate(lines) if b'"subtype":"started"' in line]
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, lines[: calls[1]])
+        await settle(pilot)
+        tl = app.timeline
+        opened = tl.selected_index()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen"
+        push(feed, lines[calls[1]:])
+        await settle(pilot)
+        newest = len(app.session.tools) - 1
+        assert newest > opened
+        await pilot.press("escape")
+        await pilot.pause()
+        assert tl.follow and tl.selected_index() == newest
+
+
 async def test_thinking_cut_off_by_a_failure_says_so():
     """failed_run.ndjson: the run failed while the model was still thinking; the thought stops
     mid-sentence, and the transcript says it was cut off rather than letting it look finished."""

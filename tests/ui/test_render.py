@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from viewer.core.sanitize import _TABLE, clean
+from viewer.core.sanitize import _TABLE, clean, json_safe
 from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, chunk_lines
 
 LINE = st.one_of(
@@ -203,3 +203,32 @@ def test_a_wrapped_json_value_keeps_its_closing_comma():
     assert "," not in rows and '",' not in rows
     assert any(r.endswith('_0",') for r in rows)
 
+
+
+def test_json_safe_escapes_every_character_clean_escapes_and_no_other():
+    """Each character the terminal table escapes and JSON leaves raw (U+007F and up) comes out
+    as a \\u escape; nothing else changes; the JSON means the same."""
+    import json
+
+    import orjson
+
+    for c in range(0x7F, 0x10000):
+        if 0xD800 <= c < 0xE000:
+            continue
+        value = f"a{chr(c)}b"
+        raw = orjson.dumps({"k": value})
+        out = json_safe(raw)
+        assert json.loads(out) == {"k": value}
+        assert (out != raw) == (c in _TABLE), hex(c)
+        if c in _TABLE:
+            assert f"\\u{c:04x}".encode() in out and chr(c).encode() not in out
+
+
+def test_the_rest_of_a_long_body_is_estimated_like_its_chunks():
+    from viewer.ui.widgets.detail import DetailView, _Rest
+
+    body = "x" * 100 + "\n" + "y\n" * 10
+    view = DetailView()
+    view._blocks = [_Rest("text", body, "", "", 12, 101, 2)]
+    assert view.estimate_height(0, 50) == 11 + (len(body) - 101) // 50
+    assert view.estimate_heights(0, 1, 50)[0] == [view.estimate_height(0, 50)]

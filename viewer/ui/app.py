@@ -655,7 +655,8 @@ class AgentViewerApp(App[int]):
     def _open_full_screen(self, s: Session, index: int) -> None:
         def closed(shown: int | None) -> None:
             # ] and [ stepped to another call there: the list selects it (and stops following).
-            if shown is None or self.session is not s or shown == self.timeline.selected_index():
+            # Not stepped: the list stays as it is (it may have followed newer calls meanwhile).
+            if shown is None or shown == index or self.session is not s:
                 return
             if self.timeline.select_tool(shown):
                 self.timeline.follow = False

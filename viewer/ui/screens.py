@@ -193,7 +193,7 @@ class DetailScreen(ModalScreen[int]):
         view.border_subtitle = f"call {self._index + 1:,} of {len(s.tools):,} · ] [ next, previous"
 
     async def action_dismiss(self, result: int | None = None) -> None:
-        self.dismiss(self._index)
+        await super().action_dismiss(self._index)
 
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)

@@ -275,6 +275,10 @@ class _Rest:
         self.start, self.first, self.end = start, first, len(body)
         self.lines = last_line - first + 1
 
+    @property
+    def chars(self) -> int:
+        return self.end - self.start
+
     def renderable(self) -> RenderableType:
         """(Its first chunk only: it is cut before it is drawn.)"""
         return _Chunk(self.kind, chunk_lines(self.body, self.start, self.first, self.start + 1)[0], self.body,
