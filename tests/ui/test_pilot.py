@@ -6,6 +6,7 @@ import html
 import os
 
 import orjson
+import pytest
 
 from tests.ui.conftest import make_app, make_replay_app, sample, settle
 from viewer.core.feed import BytesFeed
@@ -581,6 +582,44 @@ async def test_a_big_file_shows_its_first_screen_before_most_of_it_is_decoded(tm
     assert read <= CHUNK, (read, path.stat().st_size)
     assert painted == events, "the load went on before the first screen was painted"
     assert "Loading" in detail and "call id" not in detail
+
+
+@pytest.mark.parametrize("where", ["first", "after the first event"])
+async def test_a_long_line_is_read_in_one_go_not_a_chunk_a_frame(tmp_path, where):
+    """The pieces of a line longer than a chunk give no records; the load took one piece a
+    frame (a 64 MB line: 64 frames, 2 s of waiting) and now takes them back to back."""
+    from viewer.core.feed import FileFeed
+    from viewer.core.sources import CHUNK
+
+    def j(**fields) -> bytes:
+        return orjson.dumps(fields) + b"\n"
+
+    init = j(type="system", subtype="init", session_id="s", model="m")
+    args = {"path": "/p/big.txt"}
+    huge = j(type="tool_call", subtype="completed", call_id="c", session_id="s",
+             tool_call={"readToolCall": {"args": args, "result": {"success": {"content": "x" * (8 * CHUNK)}}}})
+    rest = j(type="result", subtype="success", is_error=False, result="ok", session_id="s")
+    path = tmp_path / "long.ndjson"
+    path.write_bytes(huge + init + rest if where == "first" else init + huge + rest)
+    app = AgentViewerApp(FileFeed(str(path), workers=0))
+    piece_pumps = 0  # pumps that took some of the line and stopped there (no record out yet)
+    pump = app.pump
+
+    def counted() -> None:
+        nonlocal piece_pumps
+        before, events = app.feed.bytes_read, app.model.events
+        pump()
+        if app.feed.bytes_read != before and app.model.events == events:
+            piece_pumps += 1
+
+    app.pump = counted  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app._ended:
+                break
+        assert app._ended and app.session.state == "succeeded"
+    assert piece_pumps <= 3, piece_pumps  # (8 before: a piece each)
 
 
 async def test_the_collector_is_off_only_while_a_saved_file_loads(tmp_path):

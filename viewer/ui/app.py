@@ -367,19 +367,26 @@ class AgentViewerApp(App[int]):
         bulk = self.bulk_loading and self.view_index >= 0  # show the first session at once
         first = self.view_index < 0
         took = 0  # records taken from the feed by this pump (bulk load)
+        read_on = False  # and whether it took any of the file (bulk load)
         if bulk:
             # Decoding and applying share one budget, a chunk at a time, so a key pressed
             # while a big file loads waits at most about LOAD_BUDGET (a live source: it is
             # decoded by its reading thread).
             deadline = time.perf_counter() + LOAD_BUDGET
             while True:
+                moved = False  # a chunk was taken, records or not (a long line's pieces give none)
                 if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure
+                    before = self.feed.bytes_read
                     got = self.feed.poll(max_batches=1)
                     took += len(got)
                     self._pending.extend(got)
-                if not self._pending:
-                    break
+                    moved = self.feed.bytes_read != before
+                    read_on = read_on or moved
                 left = deadline - time.perf_counter()
+                if not self._pending:
+                    if moved and left > 0:
+                        continue  # the middle of a long line: take the next chunk now, not a frame later
+                    break
                 if left <= 0:
                     break
                 self.apply_pending(left)
@@ -388,8 +395,17 @@ class AgentViewerApp(App[int]):
                 # A live source's batches come decoded (by its reading thread): many a frame
                 # are cheap to take.  A saved file's are decoded as they are taken (here: until
                 # its first session is on screen), a MB each: one, or the first screen waits
-                # for them (64 took 0.5 s).
-                self._pending.extend(self.feed.poll(max_batches=64 if self.feed.live else 1))
+                # for them (64 took 0.5 s); more while they give no records (a long line).
+                if self.feed.live:
+                    self._pending.extend(self.feed.poll(max_batches=64))
+                else:
+                    deadline = time.perf_counter() + LOAD_BUDGET
+                    while True:
+                        before = self.feed.bytes_read
+                        got = self.feed.poll(max_batches=1)
+                        self._pending.extend(got)
+                        if got or self.feed.bytes_read == before or time.perf_counter() > deadline:
+                            break
             self.apply_pending(APPLY_BUDGET)
         if self.feed.live:
             self._catching_up = (len(self._pending) >= CATCH_UP) if not bulk else bool(took or self._pending)
@@ -418,7 +434,7 @@ class AgentViewerApp(App[int]):
         self._check_save()
         if not changed:
             self._tick_animations()
-        if bulk and (took or self._pending) and not self._chained and self._first_paint_at is None:
+        if bulk and (took or read_on or self._pending) and not self._chained and self._first_paint_at is None:
             # Go on at once rather than at the next frame tick (a third of the time went
             # idle waiting for it); keys, timers and redraws still run in between.  When the
             # reader had nothing ready (a FIFO, a slow disk), wait for the tick: no busy loop.
