@@ -65,6 +65,17 @@ async def test_arrow_keys_move_the_selection_and_the_detail_follows():
         assert tl.selected_index() == 0
 
 
+async def test_help_is_not_covered_by_the_demos_greeting():
+    app = make_app(sample("demo_session.ndjson"))
+    app.greeting = "This is the bundled demo run. ? lists the keys."
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert any("bundled demo" in n.message for n in app._notifications)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen" and not list(app._notifications)
+
+
 async def test_enter_opens_full_screen_detail_and_escape_closes_it():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(80, 24)) as pilot:  # narrow: no detail pane

@@ -690,6 +690,7 @@ class AgentViewerApp(App[int]):
 
     # -- actions --------------------------------------------------------------------------------
     def action_help(self) -> None:
+        self.clear_notifications()  # (the demo's greeting sat over the help it points to)
         self.push_screen(HelpScreen())
 
     def action_health(self) -> None:

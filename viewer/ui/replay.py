@@ -157,6 +157,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
                         title="Replay", timeout=4, markup=False)
 
     def action_help(self) -> None:
+        self.clear_notifications()
         self.push_screen(HelpScreen(REPLAY_HELP, page_keys="PgUp PgDn  g G"))
 
     def pump(self) -> None:
