@@ -1386,6 +1386,7 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change():
         await settle(pilot)
         shown = [k.render().plain.strip() for k in keys()]
         assert keys() != before and "/ Search" not in shown, shown
+        assert "⏎ Find" in shown and "esc Close" in shown  # what can be done in the box
 
 
 async def test_esc_closes_textuals_keys_panel():

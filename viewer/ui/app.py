@@ -32,6 +32,7 @@ from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
 from viewer.ui.widgets.header import SessionHeader
+from viewer.ui.widgets.search import SearchBox
 from viewer.ui.widgets.timeline import STATUS_FILTERS, Timeline, kind_name
 from viewer.ui.widgets.transcript import Transcript
 
@@ -199,7 +200,7 @@ class AgentViewerApp(App[int]):
             with Vertical(id="side"):
                 yield Timeline(id="timeline")
                 yield DetailView(id="detail")
-        yield Input(placeholder="search transcript and tool calls, Enter to find, Esc to close", id="search")
+        yield SearchBox(placeholder="search transcript and tool calls, Enter to find, Esc to close", id="search")
         yield KeysFooter()
 
     # The main panes, found once (App.query_one searches the active screen, which may be a modal).
@@ -793,11 +794,16 @@ class AgentViewerApp(App[int]):
         self.timeline.focus()
         self.run_search(query)
 
+    def action_close_search(self) -> None:
+        box = self._panes["search"]
+        if box.display:
+            box.display = False
+            self.timeline.focus()
+
     def on_key(self, event) -> None:
         box = self._panes["search"]
         if event.key == "escape" and box.display:
-            box.display = False
-            self.timeline.focus()
+            self.action_close_search()
             event.stop()
         elif event.key == "escape" and self.screen.query("HelpPanel"):
             self.action_hide_help_panel()  # Textual's keys panel (palette: "Keys")
