@@ -304,6 +304,18 @@ async def test_a_replays_footer_shows_its_own_keys_first_in_a_narrow_window():
         assert all(a.right < b.x for a, b in zip(regions, regions[1:])), shown  # never abutting
 
 
+async def test_a_paused_replay_says_paused_from_its_first_frame(monkeypatch):
+    """--paused: the first frame, before any tick of the replay, says PAUSED (it said ▶ REPLAY)."""
+    from viewer.ui.replay import ReplayApp
+
+    monkeypatch.setattr(ReplayApp, "pump", lambda self: None)  # no tick: what the mount set up
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.header.live_label == "❚❚ PAUSED"
+        assert "PAUSED" in _plain(app, app.header)
+
+
 async def test_replay_controls_step_seek_and_speed():
     app = make_replay_app(sample("demo_session.ndjson"))
     replay = app.replay
