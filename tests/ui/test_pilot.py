@@ -308,12 +308,20 @@ async def test_a_paused_replay_says_paused_from_its_first_frame(monkeypatch):
     """--paused: the first frame, before any tick of the replay, says PAUSED (it said ▶ REPLAY)."""
     from viewer.ui.replay import ReplayApp
 
+    from viewer.core.replay import StartAt
+
     monkeypatch.setattr(ReplayApp, "pump", lambda self: None)  # no tick: what the mount set up
     app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert app.header.live_label == "❚❚ PAUSED"
         assert "PAUSED" in _plain(app, app.header)
+    # A --start-at that waits for the file says so from the first frame too.
+    app = make_replay_app(sample("demo_session.ndjson"), read=False)
+    app.replay.begin_at(StartAt("300"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "going to 300" in _plain(app, app.header)
 
 
 async def test_replay_controls_step_seek_and_speed():
@@ -1252,6 +1260,8 @@ async def test_the_health_screen_shows_each_bad_line_on_one_row_and_end_reaches_
         assert "not json 1 word0 word1" in rows and "not json 2 word0" in rows
         assert "word24" not in rows  # clipped, not wrapped onto more rows
         await pilot.press("end")
+        view = app.screen.query_one("VerticalScroll")
+        assert view.scroll_y == view.max_scroll_y > 0  # at once, not animated over half a second
         await pilot.pause()
         rows = _screen_rows(app)
         assert "not json 400 word0" in rows and "Esc closes this view." in rows, rows[-800:]
@@ -1696,6 +1706,7 @@ async def test_a_far_start_at_is_reached_on_screen_once_the_file_is_read_that_fa
         assert replay.position == 0 and not replay.playing
         # The header says where it is going while it waits (not "at the start of the run").
         assert "going to 200 once the file is read that far" in _plain(app, app.header)
+        assert app.header.going_to == "200"
         index.read()
         await pilot.pause(0.2)
         await settle(pilot)

@@ -144,6 +144,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def after_mount(self) -> None:
         self._panes["bar"] = self.query_one(ReplayBar)
         self.header.live_label = "▶ REPLAY" if self.replay.playing else "❚❚ PAUSED"  # (as pump sets it)
+        self.header.going_to = self.replay.start.value if self.replay.start is not None else ""
         self.header.live_source = True
         self.replay.tick(self.clock())
         self._sync_after_seek()

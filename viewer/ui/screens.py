@@ -77,7 +77,12 @@ class HelpScreen(ModalScreen[None]):
 class HealthScreen(ModalScreen[None]):
     """Lines that could not be parsed and events the viewer does not know."""
 
-    BINDINGS = [Binding("escape,q,h", "dismiss", "Close")]
+    BINDINGS = [
+        Binding("escape,q,h", "dismiss", "Close"),
+        # At once: the scroll's own Home/End animate, half a second over hundreds of rows.
+        Binding("home", "jump(0)", "Top", show=False),
+        Binding("end", "jump(1)", "Bottom", show=False),
+    ]
 
     DEFAULT_CSS = """
     HealthScreen { align: center middle; }
@@ -86,6 +91,13 @@ class HealthScreen(ModalScreen[None]):
         border: round $warning; background: $surface; padding: 0 1;
     }
     """
+
+    def action_jump(self, end: int) -> None:
+        view = self.query_one(VerticalScroll)
+        if end:
+            view.scroll_end(animate=False)
+        else:
+            view.scroll_home(animate=False)
 
     def __init__(self, model: StreamModel, blank_lines: int = 0) -> None:
         super().__init__()
