@@ -306,9 +306,8 @@ async def test_a_replays_footer_shows_its_own_keys_first_in_a_narrow_window():
 
 async def test_a_paused_replay_says_paused_from_its_first_frame(monkeypatch):
     """--paused: the first frame, before any tick of the replay, says PAUSED (it said ▶ REPLAY)."""
-    from viewer.ui.replay import ReplayApp
-
     from viewer.core.replay import StartAt
+    from viewer.ui.replay import ReplayApp
 
     monkeypatch.setattr(ReplayApp, "pump", lambda self: None)  # no tick: what the mount set up
     app = make_replay_app(sample("demo_session.ndjson"))
