@@ -1494,6 +1494,34 @@ async def test_closing_the_full_screen_detail_of_a_followed_live_run_keeps_follo
         assert tl.follow and tl.selected_index() == newest
 
 
+async def test_the_full_screen_detail_steps_through_the_calls_the_filter_shows():
+    """With a filter on, ] and [ go to the next and previous call the list shows (they went
+    through hidden ones), the border says where it is among them, and Esc selects it."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tl = app.timeline
+        tl.follow = False
+        tl.kind_filter = "readToolCall"  # calls 5, 6 and 10
+        tl.refilter()
+        rows = list(tl.rows)
+        assert len(rows) >= 3 and rows != list(range(rows[0], rows[0] + len(rows)))  # others between
+        tl.select_tool(rows[0])
+        await pilot.press("enter")
+        await pilot.pause()
+        zoom = app.screen.query_one("#zoom-detail")
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        await pilot.pause()
+        assert zoom.tool.index == rows[2]
+        assert f"(3 of the {len(rows)} the filter shows)" in zoom.border_subtitle
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert zoom.tool.index == rows[1]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert tl.selected_index() == rows[1]
+
+
 async def test_thinking_cut_off_by_a_failure_says_so():
     """failed_run.ndjson: the run failed while the model was still thinking; the thought stops
     mid-sentence, and the transcript says it was cut off rather than letting it look finished."""

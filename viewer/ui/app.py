@@ -678,8 +678,9 @@ class AgentViewerApp(App[int]):
             if self.timeline.select_tool(shown):
                 self.timeline.follow = False
 
+        timeline = self.timeline
         self.push_screen(DetailScreen(s, s.tools[index], self.load_event, self.model.format.tool_sections,
-                                      raw=self.detail.raw), closed)
+                                      raw=self.detail.raw, shown=lambda: timeline.rows), closed)
 
     def on_detail_view_reading(self, message: DetailView.Reading) -> None:
         if self.timeline.follow and message.view is self.detail:

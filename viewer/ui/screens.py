@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Callable
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -178,10 +181,13 @@ class DetailScreen(ModalScreen[int]):
     }
     """
 
-    def __init__(self, session, tool, loader, sections_fn, raw: bool = False) -> None:
+    def __init__(self, session, tool, loader, sections_fn, raw: bool = False,
+                 shown: Callable[[], list[int] | None] | None = None) -> None:
+        """``shown``: the calls the list shows (a filter's), in order; None: all of them."""
         super().__init__()
         self._session, self._index, self._loader, self._sections = session, tool.index, loader, sections_fn
         self._raw = raw  # as the pane shows it (r toggles here too)
+        self._shown = shown or (lambda: None)
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
@@ -202,7 +208,11 @@ class DetailScreen(ModalScreen[int]):
         s = self._session
         view = self.query_one(DetailView)
         view.show(s, s.tools[self._index], self._loader, self._sections)
-        view.border_subtitle = f"call {self._index + 1:,} of {len(s.tools):,} · ] [ next, previous"
+        rows = self._shown()
+        where = f"call {self._index + 1:,} of {len(s.tools):,}"
+        if rows is not None and self._index in rows:
+            where += f" ({rows.index(self._index) + 1:,} of the {len(rows):,} the filter shows)"
+        view.border_subtitle = f"{where} · ] [ next, previous"
 
     async def action_dismiss(self, result: int | None = None) -> None:
         await super().action_dismiss(self._index)
@@ -213,8 +223,15 @@ class DetailScreen(ModalScreen[int]):
         self._show()
 
     def action_step(self, step: int) -> None:
-        """The next or previous call of the run, in start order, without leaving this view."""
-        i = self._index + step
+        """The next or previous call of the run, in start order (of those the list's filter
+        shows), without leaving this view."""
+        rows = self._shown()
+        if rows is None:
+            i = self._index + step
+        else:  # (rows are in start order)
+            at = bisect_left(rows, self._index)
+            k = at + step if step < 0 or (at < len(rows) and rows[at] == self._index) else at
+            i = rows[k] if 0 <= k < len(rows) else -1
         if not 0 <= i < len(self._session.tools):
             self.app.bell()
             self.notify("This is the last call." if step > 0 else "This is the first call.", timeout=2)
