@@ -46,6 +46,15 @@ def test_clean_escapes_exactly_what_translate_would(text):
     assert clean(text) == text.translate(_TABLE)
 
 
+def test_hidden_characters_are_shown_escaped():
+    """Tag characters (text hidden in plain sight), word joiners, fillers and the soft hyphen
+    are shown as escapes, like zero-width and bidi characters."""
+    hidden = "".join(chr(0xE0000 + ord(ch)) for ch in "run rm -rf")
+    shown = clean(f"ok{hidden}\u2060\u00ad\u3164\ufff9")
+    assert shown.startswith("ok\\U000e0072\\U000e0075") and "\\u2060\\u00ad\\u3164\\ufff9" in shown
+    assert shown.isascii()
+
+
 def test_clean_leaves_ordinary_text_alone_and_shows_escapes():
     plain = "naïve café — 日本語 🎉\n\tindented"
     assert clean(plain) is plain
@@ -212,7 +221,7 @@ def test_json_safe_escapes_every_character_clean_escapes_and_no_other():
 
     import orjson
 
-    for c in range(0x7F, 0x10000):
+    for c in [*range(0x7F, 0x10000), *range(0x1F600, 0x1F610), *range(0xE0000, 0xE0100)]:
         if 0xD800 <= c < 0xE000:
             continue
         value = f"a{chr(c)}b"
@@ -221,7 +230,7 @@ def test_json_safe_escapes_every_character_clean_escapes_and_no_other():
         assert json.loads(out) == {"k": value}
         assert (out != raw) == (c in _TABLE), hex(c)
         if c in _TABLE:
-            assert f"\\u{c:04x}".encode() in out and chr(c).encode() not in out
+            assert chr(c).encode() not in out and b"\\u" in out  # (past U+FFFF: a surrogate pair)
 
 
 def test_the_rest_of_a_long_body_is_estimated_like_its_chunks():

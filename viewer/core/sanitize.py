@@ -17,12 +17,17 @@ _CONTROLS = [*range(0, 9), 11, 12, 13, *range(14, 32), 127, *range(0x80, 0xA0)]
 _INVISIBLE = [
     *range(0x200B, 0x2010),  # zero-width space/joiners, LRM, RLM
     *range(0x202A, 0x202F),  # bidi embeddings and overrides
+    *range(0x2060, 0x2065),  # word joiner, invisible operators
     *range(0x2066, 0x206A),  # bidi isolates
+    *range(0x206A, 0x2070),  # deprecated format controls
     0x2028, 0x2029, 0xFEFF, 0x061C,
+    0x00AD, 0x034F, 0x115F, 0x1160, 0x180E, 0x3164, 0xFFA0,  # soft hyphen, fillers, blanks
+    *range(0xFFF9, 0xFFFC),  # interlinear annotation
+    0xE0001, *range(0xE0020, 0xE0080),  # tags: text hidden in plain sight ("ASCII smuggling")
 ]
 
 _TABLE: dict[int, str] = {c: f"\\x{c:02x}" for c in _CONTROLS}
-_TABLE.update({c: f"\\u{c:04x}" for c in _INVISIBLE})
+_TABLE.update({c: f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}" for c in _INVISIBLE})
 
 _ONE_LINE = dict(_TABLE)
 _ONE_LINE[10] = "⏎"
@@ -52,17 +57,31 @@ def one_line(text: str, limit: int | None = None) -> str:
 #: (it escapes those below U+0020 only): DEL, the C1 controls (U+009B is a CSI to many
 #: terminals), the invisible and bidi characters.
 _JSON_RAW = re.compile(
-    rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8b-\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]|\xef\xbb\xbf")
+    rb"\x7f|\xc2[\x80-\x9f\xad]|\xcd\x8f|\xd8\x9c|\xe1\x85[\x9f\xa0]|\xe1\xa0\x8e"
+    rb"|\xe2\x80[\x8b-\x8f\xa8-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xaf]|\xe3\x85\xa4"
+    rb"|\xef\xbb\xbf|\xef\xbe\xa0|\xef\xbf[\xb9-\xbb]|\xf3\xa0\x80[\x81\xa0-\xbf]|\xf3\xa0\x81[\x80-\xbf]")
 #: The same, looked for piece by piece: a pattern that starts with a fixed byte string is
 #: searched for as fast as ``in`` (the whole pattern above scans 5 times slower).
-_JSON_RAW_PARTS = [re.compile(p) for p in (rb"\xc2[\x80-\x9f]", rb"\xe2\x80[\x8b-\x8f\xa8-\xae]", rb"\xe2\x81[\xa6-\xa9]")]
+_JSON_RAW_PARTS = [re.compile(p) for p in (
+    rb"\xc2[\x80-\x9f\xad]", rb"\xe2\x80[\x8b-\x8f\xa8-\xae]", rb"\xe2\x81[\xa0-\xa4\xa6-\xaf]")]
+#: The lead bytes of the others, rare in text: the whole pattern is searched only when one is there.
+_JSON_RARE_LEADS = (b"\xcd", b"\xd8", b"\xe1", b"\xe3", b"\xef", b"\xf3")
 
 
 def _json_needs_escapes(raw: bytes) -> bool:
     if raw.isascii():  # most events
         return b"\x7f" in raw
-    return (b"\x7f" in raw or any(p.search(raw) for p in _JSON_RAW_PARTS)
-            or (b"\xd8" in raw and b"\xd8\x9c" in raw) or (b"\xef" in raw and b"\xef\xbb\xbf" in raw))
+    if b"\x7f" in raw or any(p.search(raw) for p in _JSON_RAW_PARTS):
+        return True
+    return any(lead in raw for lead in _JSON_RARE_LEADS) and _JSON_RAW.search(raw) is not None
+
+
+def _json_escape(m: re.Match[bytes]) -> bytes:
+    c = ord(m.group().decode())
+    if c <= 0xFFFF:
+        return b"\\u%04x" % c
+    c -= 0x10000  # JSON writes a character past U+FFFF as a surrogate pair
+    return b"\\u%04x\\u%04x" % (0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF))
 
 
 def json_safe(raw: bytes) -> bytes:
@@ -70,7 +89,7 @@ def json_safe(raw: bytes) -> bytes:
     terminal can show (they can only be in its strings, where such an escape is valid)."""
     if not _json_needs_escapes(raw):
         return raw
-    return _JSON_RAW.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), raw)
+    return _JSON_RAW.sub(_json_escape, raw)
 
 
 def is_clean(text: str) -> bool:
