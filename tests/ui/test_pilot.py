@@ -320,7 +320,7 @@ async def test_a_paused_replay_says_paused_from_its_first_frame(monkeypatch):
     app.replay.begin_at(StartAt("300"))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert "going to 300" in _plain(app, app.header)
+        assert "going to event 300" in _plain(app, app.header)
 
 
 async def test_replay_controls_step_seek_and_speed():
@@ -1485,6 +1485,9 @@ async def test_closing_the_full_screen_detail_of_a_followed_live_run_keeps_follo
         await pilot.press("enter")
         await pilot.pause()
         assert type(app.screen).__name__ == "DetailScreen"
+        await pilot.press("right_square_bracket")  # the newest call of a run still going
+        await pilot.pause()
+        assert any(n.message == "This is the last call so far." for n in app._notifications)
         push(feed, lines[calls[1]:])
         await settle(pilot)
         newest = len(app.session.tools) - 1
@@ -1732,7 +1735,7 @@ async def test_a_far_start_at_is_reached_on_screen_once_the_file_is_read_that_fa
         assert any("Going to --start-at 200" in n.message for n in app._notifications)
         assert replay.position == 0 and not replay.playing
         # The header says where it is going while it waits (not "at the start of the run").
-        assert "going to 200 once the file is read that far" in _plain(app, app.header)
+        assert "going to event 200 once the file is read that far" in _plain(app, app.header)
         assert app.header.going_to == "200"
         index.read()
         await pilot.pause(0.2)
@@ -1872,7 +1875,7 @@ async def test_a_move_while_a_start_at_waits_for_the_file_wins_over_it():
     replay.begin_at(StartAt("250"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert "going to 250" in _plain(app, app.header)
+        assert "going to event 250" in _plain(app, app.header)
         await pilot.press("end")  # the end of what is read: 100
         await settle(pilot)
         assert "going to" not in _plain(app, app.header)

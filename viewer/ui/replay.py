@@ -253,7 +253,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         start = self.replay.start
         if start is not None:
             self.replay.start = None
-            self.notify(f"--start-at {start.value} given up: you moved first.", title="Replay", timeout=5,
+            self.notify(f"--start-at {start.value} given up: you took over first.", title="Replay", timeout=5,
                         markup=False)
             self.header.going_to = ""
             self.header.refresh()

@@ -234,7 +234,9 @@ class DetailScreen(ModalScreen[int]):
             i = rows[k] if 0 <= k < len(rows) else -1
         if not 0 <= i < len(self._session.tools):
             self.app.bell()
-            self.notify("This is the last call." if step > 0 else "This is the first call.", timeout=2)
+            ended = self._session.ended or self._session.result is not None
+            last = "This is the last call." if ended else "This is the last call so far."
+            self.notify(last if step > 0 else "This is the first call.", timeout=2)
             return
         self._index = i
         self._show()

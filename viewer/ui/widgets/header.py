@@ -86,7 +86,8 @@ class SessionHeader(Widget):
             elif self.live_label:  # a replay at its start
                 line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
                 if self.going_to:
-                    line1.append(f"  going to {one_line(self.going_to, 40)} once the file is read that far"
+                    where = f"event {int(self.going_to):,}" if self.going_to.isdigit() else one_line(self.going_to, 40)
+                    line1.append(f"  going to {where} once the file is read that far"
                                  " (a move or Space gives it up)", style="cyan")
                 else:
                     paused = "PAUSED" in self.live_label
