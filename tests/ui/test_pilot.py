@@ -74,6 +74,10 @@ async def test_help_is_not_covered_by_the_demos_greeting():
         await pilot.press("question_mark")
         await pilot.pause()
         assert type(app.screen).__name__ == "HelpScreen" and not list(app._notifications)
+        # Its own footer: the main screen's offered keys that do nothing here (q closes it).
+        from textual.widgets._footer import FooterKey
+
+        assert [k.render().plain.strip() for k in app.screen.query(FooterKey)] == ["esc Close"]
 
 
 async def test_enter_opens_full_screen_detail_and_escape_closes_it():

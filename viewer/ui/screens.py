@@ -75,6 +75,7 @@ class HelpScreen(ModalScreen[None]):
             vs.border_title = "agent-viewer keys"
             yield Static(table)
             yield Static(Text("Esc or ? closes this help.", style="dim"))
+        yield KeysFooter()  # (under it, the main screen's footer offered keys that do not work here)
 
 
 class HealthScreen(ModalScreen[None]):
@@ -161,6 +162,7 @@ class HealthScreen(ModalScreen[None]):
             if not m.malformed_lines and not unknown:
                 yield Static(Text("Every line parsed into a known event.", style="green"))
             yield Static(Text("Esc closes this view.", style="dim"))
+        yield KeysFooter()
 
 
 class DetailScreen(ModalScreen[int]):
