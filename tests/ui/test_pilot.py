@@ -1270,6 +1270,24 @@ async def test_the_health_screen_shows_each_bad_line_on_one_row_and_end_reaches_
         assert "not json 400 word0" in rows and "Esc closes this view." in rows, rows[-800:]
 
 
+async def test_a_file_with_no_run_says_so_in_the_detail_pane_too():
+    app = make_app(b"not json\n\nstill not json\n")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "No tool calls: the input held no run." in _plain(app, app.detail)
+
+
+async def test_the_health_screen_of_a_file_still_loading_says_it_is_a_snapshot():
+    app = make_app(sample("demo_session.ndjson"), eof=False)  # the end not read yet
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        shown = [str(w.render()) for w in app.screen.query("Static")]
+        assert "The file is still being read (100% read): this is what was read so far." in shown
+        assert "Every line parsed into a known event so far." in shown
+
+
 async def test_the_health_screen_says_whose_stream_it_is():
     from tests.conftest import REAL_CURSOR_DIR
 

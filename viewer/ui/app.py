@@ -431,6 +431,8 @@ class AgentViewerApp(App[int]):
             self.model.end()
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
+            if self.view_index < 0:  # no run at all: the detail pane says so too
+                self._show_detail()
         self._update_loading(redraw)
         self._sync_layout()
         self._check_feed_error()
@@ -616,7 +618,9 @@ class AgentViewerApp(App[int]):
         tool = s.tools[idx] if s is not None and idx >= 0 else None
         empty = ""
         if tool is None:
-            if s is None or not s.tools:
+            if s is None and self.model.ended:
+                empty = "No tool calls: the input held no run."
+            elif s is None or not s.tools:
                 ended = s is not None and (s.ended or s.result is not None)
                 empty = "No tool calls in this run." if ended else "No tool calls in this run yet."
             elif self.timeline.filtered and not self.timeline.row_count:
@@ -698,7 +702,13 @@ class AgentViewerApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_health(self) -> None:
-        self.push_screen(HealthScreen(self.model, self.feed.ingest.decoder.blank_lines))
+        progress = self.header.progress  # (bytes read, total) while a saved file loads
+        loading = ""
+        if progress is not None:
+            read, total = progress
+            loading = f" ({read * 100 // total}% read)" if total else ""
+            loading = f"The file is still being read{loading}: this is what was read so far."
+        self.push_screen(HealthScreen(self.model, self.feed.ingest.decoder.blank_lines, loading))
 
     def action_toggle_thinking(self) -> None:
         t = self.transcript

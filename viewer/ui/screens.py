@@ -103,10 +103,12 @@ class HealthScreen(ModalScreen[None]):
         else:
             view.scroll_home(animate=False)
 
-    def __init__(self, model: StreamModel, blank_lines: int = 0) -> None:
+    def __init__(self, model: StreamModel, blank_lines: int = 0, loading: str = "") -> None:
+        """``loading``: what to say when the file is still being read (this is a snapshot)."""
         super().__init__()
         self.model = model
         self.blank_lines = blank_lines
+        self.loading = loading
 
     def compose(self) -> ComposeResult:
         m = self.model
@@ -126,6 +128,8 @@ class HealthScreen(ModalScreen[None]):
         with VerticalScroll() as vs:
             vs.border_title = "Stream health"
             yield Static(summary)
+            if self.loading:
+                yield Static(Text(self.loading, style="cyan"))
             if m.event_types:
                 types = Text("Event types: ", style="dim")
                 types.append(", ".join(f"{one_line(k, 40)} {v:,}" for k, v in m.event_types.most_common()))
@@ -160,7 +164,8 @@ class HealthScreen(ModalScreen[None]):
                     t.add_row(f"{n.line:,}", Text(one_line(name or "(no type)", 60)), Text(one_line(n.text, 200)))
                 yield Static(t)
             if not m.malformed_lines and not unknown:
-                yield Static(Text("Every line parsed into a known event.", style="green"))
+                so_far = " so far" if self.loading else ""
+                yield Static(Text(f"Every line parsed into a known event{so_far}.", style="green"))
             yield Static(Text("Esc closes this view.", style="dim"))
         yield KeysFooter()
 
