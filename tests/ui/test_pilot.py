@@ -1484,10 +1484,14 @@ async def test_the_full_screen_detail_steps_to_the_next_and_previous_call():
         assert zoom.tool.index == 2
         n = len(app.session.tools)
         assert zoom.border_subtitle.startswith(f"call 3 of {n}")  # where it is among the calls
+        await pilot.press("r")  # raw JSON there: the pane shows it raw too when back
+        await pilot.pause()
         await pilot.press("escape")  # back in the list: the call last shown is selected
         await pilot.pause()
         assert app.timeline.selected_index() == 2 and "#zoom-detail" not in [f"#{w.id}" for w in app.screen.walk_children()]
         assert app.detail.tool.index == 2
+        assert app.detail.raw and app.detail.border_title == "Detail · raw JSON"
+        app.action_toggle_raw()
         app.timeline.select_tool(n - 1)
         await pilot.press("enter", "right_square_bracket")  # past the last: says so
         await pilot.pause()

@@ -677,6 +677,8 @@ class AgentViewerApp(App[int]):
 
     def _open_full_screen(self, s: Session, index: int) -> None:
         def closed(shown: int | None) -> None:
+            if screen.raw != self.detail.raw:  # r there: the pane shows the call the same way
+                self.action_toggle_raw()
             # ] and [ stepped to another call there: the list selects it (and stops following).
             # Not stepped: the list stays as it is (it may have followed newer calls meanwhile).
             if shown is None or shown == index or self.session is not s:
@@ -685,8 +687,9 @@ class AgentViewerApp(App[int]):
                 self.timeline.follow = False
 
         timeline = self.timeline
-        self.push_screen(DetailScreen(s, s.tools[index], self.load_event, self.model.format.tool_sections,
-                                      raw=self.detail.raw, shown=lambda: timeline.rows), closed)
+        screen = DetailScreen(s, s.tools[index], self.load_event, self.model.format.tool_sections,
+                              raw=self.detail.raw, shown=lambda: timeline.rows)
+        self.push_screen(screen, closed)
 
     def on_detail_view_reading(self, message: DetailView.Reading) -> None:
         if self.timeline.follow and message.view is self.detail:

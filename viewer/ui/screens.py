@@ -224,9 +224,14 @@ class DetailScreen(ModalScreen[int]):
     async def action_dismiss(self, result: int | None = None) -> None:
         await super().action_dismiss(self._index)
 
+    @property
+    def raw(self) -> bool:
+        """Whether it shows the raw JSON (r toggles it)."""
+        return self._raw
+
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)
-        view.raw = not view.raw
+        view.raw = self._raw = not view.raw
         self._show()
 
     def action_step(self, step: int) -> None:
