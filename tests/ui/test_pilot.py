@@ -1425,6 +1425,10 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change():
         app.set_focus(app.detail)  # another pane with the same keys
         await settle(pilot)
         assert keys() == before, "rebuilt with the same keys"
+        assert [k.render().plain.strip() for k in before].count("⏎ Open") == 1  # Enter opens the call from here too
+        app.set_focus(app.timeline)  # its own ⏎ Open, once
+        await settle(pilot)
+        assert [k.render().plain.strip() for k in keys()].count("⏎ Open") == 1
         await pilot.press("slash")  # the search box: / is text there, not a key
         await settle(pilot)
         shown = [k.render().plain.strip() for k in keys()]

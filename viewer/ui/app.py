@@ -145,7 +145,7 @@ class AgentViewerApp(App[int]):
         Binding("c", "cycle_kind", "Kind filter", show=False),
         Binding("x", "clear_filters", "Clear filters", show=False),
         Binding("h", "health", "Health"),
-        Binding("enter", "open_selected", "Open", show=False),  # from the transcript or detail pane
+        Binding("enter", "open_selected", "Open"),  # from the transcript or detail pane (see check_action)
         Binding("less_than_sign", "session(-1)", "Prev session", show=False),
         Binding("greater_than_sign", "session(1)", "Next session", show=False),
     ]
@@ -793,6 +793,10 @@ class AgentViewerApp(App[int]):
             stack = self.screen_stack
             box = getattr(self, "_panes", {}).get("search")
             return len(stack) == 1 and box is not None and self.focused is not box
+        if action == "open_selected":
+            # The tool list has its own Enter (and footer entry); the search box submits.
+            panes = getattr(self, "_panes", {})
+            return self.focused is not panes.get("timeline") and self.focused is not panes.get("search")
         return True
 
     def action_search(self) -> None:
