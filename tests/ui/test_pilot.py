@@ -367,6 +367,7 @@ async def test_replay_controls_step_seek_and_speed():
         await pilot.press("question_mark")
         await pilot.pause()
         assert ("Space", "play / pause") in app.screen.rows  # the help lists the replay keys
+        assert "loading" not in _plain(app, app.header)  # (a replay's file is not "loading")
         # Home and End are the replay's: the help does not also offer them for paging.
         assert [key for key, _ in app.screen.rows if "Home" in key] == ["Home End"]
 

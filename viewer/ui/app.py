@@ -273,9 +273,8 @@ class AgentViewerApp(App[int]):
                 self._gc_paused = True
             self._switch_before = sys.getswitchinterval()
             sys.setswitchinterval(LOAD_SWITCH_INTERVAL)
+            self.header.progress = (0, self.feed.total_bytes)  # "LOADING 0%" from the first frame
         self.feed.start()
-        if not self.feed.live:  # a saved file: "LOADING 0%" from the first frame, not "waiting for events"
-            self.header.progress = (0, self.feed.total_bytes)
         self.pump()
         self.set_interval(self.frame_interval, self.pump)
 
