@@ -466,8 +466,19 @@ async def test_a_file_still_loading_shows_its_progress_in_the_header():
         assert not app.header.loading  # Textual's own loading overlay would hide the header
 
 
-async def test_a_saved_file_before_its_first_event_says_loading_not_waiting():
-    """'waiting for events' is what a live source says; a saved file being read says how far."""
+async def test_a_saved_file_before_its_first_event_says_loading_not_waiting(tmp_path, monkeypatch):
+    """'waiting for events' is what a live source says; a saved file being read says how far,
+    from the first frame (before its reading starts)."""
+    from viewer.core.feed import FileFeed
+
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(sample("demo_session.ndjson"))
+    monkeypatch.setattr(AgentViewerApp, "_start_feed", lambda self: None)  # the first frame only
+    first = AgentViewerApp(FileFeed(str(path), workers=0))
+    async with first.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "LOADING" in _plain(first, first.header) and "waiting" not in _plain(first, first.header)
+    monkeypatch.undo()
     app = make_app(b"not an event yet\n", eof=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

@@ -256,6 +256,8 @@ class AgentViewerApp(App[int]):
         # Start reading after the first paint: the screen comes up at once, whatever the size
         # (worker processes that decode a big file start now, to be ready by then).
         self.feed.prepare()
+        if self.feed.bulk:  # a saved file: "LOADING 0%" from the first frame, not "waiting for events"
+            self.header.progress = (0, self.feed.total_bytes)
         self.call_after_refresh(self._start_feed)
 
     def after_mount(self) -> None:
@@ -273,7 +275,6 @@ class AgentViewerApp(App[int]):
                 self._gc_paused = True
             self._switch_before = sys.getswitchinterval()
             sys.setswitchinterval(LOAD_SWITCH_INTERVAL)
-            self.header.progress = (0, self.feed.total_bytes)  # "LOADING 0%" from the first frame
         self.feed.start()
         self.pump()
         self.set_interval(self.frame_interval, self.pump)
