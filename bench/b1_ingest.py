@@ -137,12 +137,12 @@ def profile(path: Path, top: int = 25) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from common import add_run_options
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100k,1m", help="comma-separated event counts (2k, 100k, 1m)")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--smoke", action="store_true", help="write to bench/data/RESULTS-smoke.md")
-    ap.add_argument("--no-write", action="store_true", help="do not append to a results file")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+    add_run_options(ap)
     ap.add_argument("--profile", default="", metavar="SIZE", help="also profile the run on this size (e.g. 100k)")
     ap.add_argument("--profile-only", action="store_true")
     ns = ap.parse_args(argv)

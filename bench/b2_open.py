@@ -213,12 +213,11 @@ ROWS_NOTES: list[str] = []
 def parent(ns) -> int:
     from common import (
         DATA,
-        append_section,
         free_disk_bytes,
         log,
         mb,
         remove_stream,
-        results_path,
+        report,
     )
 
     all_ok = True
@@ -265,20 +264,17 @@ def parent(ns) -> int:
         *notes, *ROWS_NOTES,
     ]
     rows = ROWS
-    if rows and not ns.no_write:
-        p = append_section("B2 · open a file in the TUI (headless)", headers, rows, notes, path=results_path(ns.smoke))
-        log(f"B2 results appended to {p}")
-    return 1 if ns.strict and not all_ok else 0
+    return report(ns, "B2", "B2 · open a file in the TUI (headless)", headers, rows, notes, all_ok)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from common import add_run_options
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100k,1m,1g", help="comma-separated: 2k, 100k, 1m (events) or 1g (bytes)")
     ap.add_argument("--timeout", type=float, default=900.0, help="give up indexing after this many seconds")
-    ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--repeat", type=int, default=1, help="open each file this many times (a row each)")
-    ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+    add_run_options(ap)
     ap.add_argument("--keep", action="store_true", help="keep the generated GB-sized file")
     ap.add_argument("--profile", default="", help="(parent) run this size under cProfile; (child) output prefix")
     ap.add_argument("--child", help=argparse.SUPPRESS)

@@ -176,7 +176,7 @@ def spec_for(n: int) -> str:
 
 
 def parent(ns) -> int:
-    from common import PYTHON, append_section, ensure_stream, log, results_path, run_child, verdict
+    from common import PYTHON, ensure_stream, log, report, run_child, verdict
 
     n = int(ns.rate * ns.duration)
     src = ensure_stream(f"stream-{spec_for(n)}.ndjson", events=n)
@@ -217,23 +217,18 @@ def parent(ns) -> int:
         f"Last presses (s into the run, events applied, ms): {late}.",
         f"Session at the end: {res['blocks']:,} transcript blocks, {res['tools']:,} tool calls.",
     ]
-    if not ns.no_write:
-        p = append_section(
-            f"B3 · live pipe, {ns.rate:,.0f} events/s for {ns.duration:g} s", headers, rows, notes,
-            path=results_path(ns.smoke),
-        )
-        log(f"B3 results appended to {p}")
-    return 1 if ns.strict and not (ok_lag and ok_key and ok_cpu) else 0
+    return report(ns, "B3", f"B3 · live pipe, {ns.rate:,.0f} events/s for {ns.duration:g} s", headers, rows,
+                  notes, ok_lag and ok_key and ok_cpu)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from common import add_run_options
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rate", type=float, default=5000.0, help="events per second")
     ap.add_argument("--duration", type=float, default=20.0, help="seconds of production")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for catch-up after the end")
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+    add_run_options(ap)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--producer", help=argparse.SUPPRESS)
     ap.add_argument("--stats", help=argparse.SUPPRESS)

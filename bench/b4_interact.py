@@ -146,11 +146,10 @@ def parent(ns) -> int:
     from common import (
         DATA,
         PYTHON,
-        append_section,
         ensure_stream,
         log,
         percentile,
-        results_path,
+        report,
         run_child,
         verdict,
     )
@@ -215,21 +214,18 @@ def parent(ns) -> int:
         "first frame after that update.",
         f"Peak RSS of the app process: {res['rss_self_mb']:.0f} MB.",
     ]
-    if not ns.no_write:
-        p = append_section("B4 · interaction latency (headless, 100k events + 10 MB result)", headers, rows, notes,
-                           path=results_path(ns.smoke))
-        log(f"B4 results appended to {p}")
-    return 1 if ns.strict and not all_ok else 0
+    return report(ns, "B4", "B4 · interaction latency (headless, 100k events + 10 MB result)", headers, rows,
+                  notes, all_ok)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from common import add_run_options
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--huge-mb", type=float, default=10.0)
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for loading the file")
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+    add_run_options(ap)
     ap.add_argument("--profile", nargs="?", const="1", default="",
                     help="cProfile the big-result operations (down, r, r, enter); use with --no-write")
     ap.add_argument("--child", help=argparse.SUPPRESS)

@@ -24,21 +24,20 @@ RSS_FACTOR = 4.0
 
 
 def main(argv: list[str] | None = None) -> int:
+    from common import add_run_options
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mb", type=float, default=64.0, help="size of the huge line in MiB")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds before a run counts as hung")
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+    add_run_options(ap)
     ns = ap.parse_args(argv)
 
     from b2_open import run_one
     from common import (
-        append_section,
         ensure_stream,
         log,
         mb,
-        results_path,
+        report,
         run_child,
         verdict,
         viewer_cmd,
@@ -91,10 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         "call, so follow mode selects it and the detail pane renders it while loading).",
         f"App fully indexed (model) after {res.get('index_s') or float('nan'):.2f} s.",
     ]
-    if not ns.no_write:
-        p = append_section(f"B5 · one {ns.mb:g} MB line", headers, rows, notes, path=results_path(ns.smoke))
-        log(f"B5 results appended to {p}")
-    return 1 if ns.strict and not all_ok else 0
+    return report(ns, "B5", f"B5 · one {ns.mb:g} MB line", headers, rows, notes, all_ok)
 
 
 if __name__ == "__main__":

@@ -111,11 +111,10 @@ def child(ns) -> int:
 def parent(ns) -> int:
     from common import (
         PYTHON,
-        append_section,
         ensure_stream,
         log,
         mb,
-        results_path,
+        report,
         run_child,
         verdict,
     )
@@ -162,20 +161,16 @@ def parent(ns) -> int:
     headers = ["file", "first paint s (spawn)", "read at first paint", f"≤ {FIRST_PAINT_TARGET} s",
                "whole file read s", "MB/s", "peak RSS MB", "checkpoints", "seeks (ms to next frame)",
                f"seeks ≤ {SEEK_TARGET * 1000:.0f} ms"]
-    if not ns.no_write:
-        p = append_section("B6 · --replay of a big file (headless)", headers, rows, notes,
-                           path=results_path(ns.smoke))
-        log(f"B6 results appended to {p}")
-    return 1 if ns.strict and not all_ok else 0
+    return report(ns, "B6", "B6 · --replay of a big file (headless)", headers, rows, notes, all_ok)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from common import add_run_options
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100k,1m", help="comma-separated: 2k, 100k, 1m")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for reading the file")
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+    add_run_options(ap)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--spawned-at", type=float, default=0.0, help=argparse.SUPPRESS)
     ns = ap.parse_args(argv)

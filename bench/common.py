@@ -399,3 +399,19 @@ def results_path(smoke: bool) -> Path:
 
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def add_run_options(ap) -> None:
+    """The options every benchmark takes (an ``argparse.ArgumentParser``)."""
+    ap.add_argument("--smoke", action="store_true", help="write to bench/data/RESULTS-smoke.md")
+    ap.add_argument("--no-write", action="store_true", help="do not append to a results file")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+
+
+def report(ns, tag: str, title: str, headers: list[str], rows: list[list], notes: list[str], ok: bool) -> int:
+    """Append the table to the results file (unless ``--no-write``) and say where; the exit
+    status: 1 when a target is missed and ``--strict`` was given."""
+    if rows and not ns.no_write:
+        p = append_section(title, headers, rows, notes, path=results_path(ns.smoke))
+        log(f"{tag} results appended to {p}")
+    return 1 if ns.strict and not ok else 0
