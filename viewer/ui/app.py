@@ -705,11 +705,10 @@ class AgentViewerApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_health(self) -> None:
-        progress = self.header.progress  # (bytes read, total) while a saved file loads
         loading = ""
-        if progress is not None:
-            read, total = progress
-            loading = f" ({read * 100 // total}% read)" if total else ""
+        if self.header.progress is not None:  # a saved file still loading
+            pct = self.header.percent_loaded
+            loading = "" if pct is None else f" ({pct}% read)"
             loading = f"The file is still being read{loading}: this is what was read so far."
         self.push_screen(HealthScreen(self.model, self.feed.ingest.decoder.blank_lines, loading))
 

@@ -59,6 +59,14 @@ class SessionHeader(Widget):
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
         self.going_to = ""  # a replay's --start-at that waits for the file to be read that far
 
+    @property
+    def percent_loaded(self) -> int | None:
+        """How much of a saved file is read, while it loads and its size is known."""
+        if self.progress is None or not self.progress[1]:
+            return None
+        read, total = self.progress
+        return read * 100 // total
+
     def elapsed(self, s: Session) -> str:
         if s.result is not None and s.result.duration_ms is not None:
             return fmt_duration(s.result.duration_ms)
@@ -94,10 +102,9 @@ class SessionHeader(Widget):
                     line1.append("  at the start of the run" + (" (Space plays, → steps)" if paused else ""),
                                  style="dim")
             elif self.progress is not None and not self.live_source:  # a saved file, before its first event
-                read, total = self.progress
                 line1.append(" … LOADING ", style=STATE_STYLES["loading"][1])
-                if total:
-                    line1.append(f"  {read * 100 // total}%", style="cyan")
+                if self.percent_loaded is not None:
+                    line1.append(f"  {self.percent_loaded}%", style="cyan")
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
@@ -180,8 +187,7 @@ class SessionHeader(Widget):
         if len(m.sessions) > 1:
             line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
         if self.progress is not None:
-            read, total = self.progress
-            pct = f" {read * 100 // total}%" if total else ""
+            pct = "" if self.percent_loaded is None else f" {self.percent_loaded}%"
             line2.append(f"   loading{pct}", style="cyan")
         if self.extra:
             line2.append(f"   {one_line(self.extra, 200)}", style="cyan")
