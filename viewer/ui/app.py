@@ -379,11 +379,8 @@ class AgentViewerApp(App[int]):
             while True:
                 moved = False  # a chunk was taken, records or not (a long line's pieces give none)
                 if len(self._pending) < MAX_PENDING:  # else leave it queued: back-pressure
-                    before = self.feed.bytes_read
-                    got = self.feed.poll(max_batches=1)
-                    took += len(got)
-                    self._pending.extend(got)
-                    moved = self.feed.bytes_read != before
+                    got, moved = self._poll_one()
+                    took += got
                     read_on = read_on or moved
                 left = deadline - time.perf_counter()
                 if not self._pending:
@@ -404,10 +401,8 @@ class AgentViewerApp(App[int]):
                 else:
                     deadline = time.perf_counter() + LOAD_BUDGET
                     while True:
-                        before = self.feed.bytes_read
-                        got = self.feed.poll(max_batches=1)
-                        self._pending.extend(got)
-                        if got or self.feed.bytes_read == before or time.perf_counter() > deadline:
+                        got, moved = self._poll_one()
+                        if got or not moved or time.perf_counter() > deadline:
                             break
             self.apply_pending(APPLY_BUDGET)
         if self.feed.live:
@@ -445,6 +440,14 @@ class AgentViewerApp(App[int]):
             # reader had nothing ready (a FIFO, a slow disk), wait for the tick: no busy loop.
             self._chained = True
             asyncio.get_running_loop().call_soon(self._pump_chained)
+
+    def _poll_one(self) -> tuple[int, bool]:
+        """One batch of the feed into the pending records: how many records it gave, and
+        whether it took any of the input (the pieces of a line longer than a batch give none)."""
+        before = self.feed.bytes_read
+        got = self.feed.poll(max_batches=1)
+        self._pending.extend(got)
+        return len(got), self.feed.bytes_read != before
 
     def _sync_layout(self) -> None:
         """After a resize: the detail pane catches up if it was hidden while the selection
