@@ -144,7 +144,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def after_mount(self) -> None:
         self._panes["bar"] = self.query_one(ReplayBar)
         self.header.live_label = "▶ REPLAY" if self.replay.playing else "❚❚ PAUSED"  # (as pump sets it)
-        self.header.going_to = self.replay.start.value if self.replay.start is not None else ""
+        self._show_going_to()
         self.header.live_source = True
         self.replay.tick(self.clock())
         self._sync_after_seek()
@@ -175,10 +175,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             why = self.replay.settle_start()  # (once there, the new model is shown just below)
             if why:
                 self.notify(why, title="--start-at", severity="error", timeout=8, markup=False)
-        going_to = self.replay.start.value if self.replay.start is not None else ""
-        if going_to != self.header.going_to:
-            self.header.going_to = going_to
-            self.header.refresh()
+        self._show_going_to()
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
         if self.model.ended and not ended and not deltas:
@@ -188,6 +185,13 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self._tick_animations()
         self._sync_layout()
         self._refresh_bar()
+
+    def _show_going_to(self) -> None:
+        """The header says where a --start-at that waits for the file is going (nothing else)."""
+        going_to = self.replay.start.value if self.replay.start is not None else ""
+        if going_to != self.header.going_to:
+            self.header.going_to = going_to
+            self.header.refresh()
 
     def _refresh_bar(self) -> None:
         """Only when what it shows changed (a paused replay redrew it every frame: 7 % CPU)."""
@@ -255,8 +259,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self.replay.start = None
             self.notify(f"--start-at {start.value} given up: you took over first.", title="Replay", timeout=5,
                         markup=False)
-            self.header.going_to = ""
-            self.header.refresh()
+            self._show_going_to()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _REPLAY_MOVES and isinstance(self.focused, Input):
