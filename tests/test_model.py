@@ -416,7 +416,7 @@ def test_tool_kind_found_after_hook_contexts(h):
     m, _, _ = apply_all(data, h)
     (t,) = m.sessions[0].tools
     assert t.kind_key == "shellToolCall"
-    assert t.label == "Ran terminal command"
+    assert t.label == "Ran terminal command" and t.short == "Shell"
     assert t.target == "git status"
     assert t.duration_ms == 1241
 
@@ -427,9 +427,23 @@ def test_unknown_tool_kind_is_labelled_from_its_key(h):
     m, _, _ = apply_all(data, h)
     (t,) = m.sessions[0].tools
     assert t.kind_key == "fooBarToolCall"
-    assert t.label == "Foo bar"
+    assert t.label == t.short == "Foo bar"  # shown in the list as it is named
     assert t.target == "/x/y"
     assert t.status == "success"
+
+
+def test_an_edit_that_made_a_new_file_is_listed_as_create(h):
+    """An editToolCall is "Edit" while it runs, and "Create" (label "Created new file") when
+    it completes without a file before it."""
+    data = init() + tool("started", "c1", kind="editToolCall", args={"path": "/x/new.py"})
+    m, _, _ = apply_all(data, h)
+    (t,) = m.sessions[0].tools
+    assert (t.short, t.label) == ("Edit", "Edited file")
+    data += tool("completed", "c1", kind="editToolCall", args={"path": "/x/new.py"},
+                 result={"success": {"afterFullFileContent": "x = 1\n"}})
+    m, _, _ = apply_all(data, h)
+    (t,) = m.sessions[0].tools
+    assert (t.short, t.label) == ("Create", "Created new file")
 
 
 def test_unknown_outcome_is_kept_verbatim(h):

@@ -154,8 +154,8 @@ async def test_status_and_kind_filters():
         await pilot.press("s")
         await pilot.press("x")
         assert app.timeline.row_count == len(tools)
-        await pilot.press("c")  # first kind, in the order their labels read
-        kinds = sorted({t.kind_key for t in tools}, key=lambda k: next(t.label for t in tools if t.kind_key == k))
+        await pilot.press("c")  # first kind, in the order their names in the list read
+        kinds = sorted({t.kind_key for t in tools}, key=lambda k: next(t.short for t in tools if t.kind_key == k))
         assert app.timeline.kind_filter == kinds[0]
         assert app.timeline.row_count == sum(t.kind_key == kinds[0] for t in tools)
         assert app.timeline.border_subtitle.startswith("only: ")
@@ -1011,8 +1011,8 @@ async def test_kind_filter_names_every_label_of_its_kind_and_s_keeps_to_that_kin
         await settle(pilot)
         tools = app.session.tools
         edits = [t for t in tools if t.kind_key == "editToolCall"]
-        labels = sorted({t.label for t in edits})
-        assert len(labels) == 2  # the demo both creates and edits files
+        labels = sorted({t.short for t in edits})
+        assert labels == ["Create", "Edit"]  # the demo both creates and edits files
         for _ in range(20):  # c steps through the kinds: bounded, in case it never gets there
             if app.timeline.kind_filter == "editToolCall":
                 break
@@ -1368,6 +1368,31 @@ async def test_n_finds_text_that_grew_inside_a_block_it_already_searched():
         assert app._search_hits == [0, 1] and app._search_pos == 1
 
 
+async def test_the_tool_lists_columns_stay_put_as_a_live_run_brings_longer_kinds():
+    """The kind column is as wide as the longest known kind from the first call on, and the
+    number column holds two digits: as calls arrive (a shell call after an MCP one, the 10th
+    call), the rows already shown do not move.  The kind is its short name ("Shell"); the
+    detail pane keeps the full label."""
+    lines, feed, app = live_demo()
+    first = up_to_first_call(lines)
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, first)
+        await settle(pilot)
+        before = _plain(app, app.timeline).splitlines()[0]
+        assert " 1 MCP    linear-get_issue" in before, before
+        push(feed, lines[len(first):])
+        await settle(pilot)
+        rows = _plain(app, app.timeline).splitlines()
+        app.timeline.action_first()
+        await settle(pilot)
+        after = _plain(app, app.timeline).splitlines()[0]
+        assert after[1:30] == before[1:30], (before, after)  # the glyph changed: it finished
+        assert any(" 16 Shell  python -m pytest" in r for r in rows), rows
+        app.timeline.cursor = 3
+        await settle(pilot)
+        assert "Ran terminal command" in _plain(app, app.detail)
+
+
 async def test_paths_show_their_file_name_relative_to_the_runs_directory():
     """Paths under the run's cwd (shown in the header) are relative; a path too long for the
     tool list keeps its end, so the file name stays readable."""
@@ -1375,7 +1400,8 @@ async def test_paths_show_their_file_name_relative_to_the_runs_directory():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         rows = _plain(app, app.timeline)
-        assert "Edited file          …tool/totals.py" in rows
+        (row,) = [line for line in rows.splitlines() if " 14 Edit " in line]
+        assert "Edit   …ice_tool/totals.py · +14 −10" in row, row
         s = app.session
         edit = next(t for t in s.tools if t.label == "Edited file")
         assert edit.target.startswith("/home/maya/code/invoice-tool/")  # the model keeps it whole
@@ -1636,7 +1662,7 @@ async def test_paths_odd_cases_doubled_slash_wide_characters_and_very_long():
         app.timeline._cache.clear()
         app.timeline.refresh()
         await pilot.pause()
-        (row,) = [line for line in _plain(app, app.timeline).splitlines() if " 10 Read file" in line]
+        (row,) = [line for line in _plain(app, app.timeline).splitlines() if " 10 Read" in line]
         assert "/pkg/index.js" in row and "…" in row, row
 
 
@@ -1702,7 +1728,7 @@ async def test_a_replay_starts_before_its_file_is_read_and_says_how_far_reading_
         bar = app.bar.render().plain
         assert f"event {total:,}/{total:,}" in bar and "reading" not in bar, bar
         assert app.model.ended and app.model.current.tools[-1].status == "unfinished"
-        assert _plain(app, app.timeline).splitlines()[3].startswith("◌ 4")  # redrawn as unfinished
+        assert _plain(app, app.timeline).splitlines()[3].startswith("◌  4")  # redrawn as unfinished
         assert "ENDED WITHOUT RESULT" in app.header.render_line(0).text
 
 

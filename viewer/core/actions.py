@@ -66,6 +66,7 @@ class ToolInfo:
     completed_ms: int | None = None
     has_args: bool = True
     error_text: str = ""
+    short: str = ""  # "Shell": the kind in a column of calls ("": the label)
 
 
 @dataclass(slots=True)

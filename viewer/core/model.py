@@ -85,6 +85,7 @@ class ToolCall:
     call_id: str
     kind_key: str = "unknown"
     label: str = "Tool call"
+    short: str = "Call"  # the label in a column of calls
     target: str = ""
     detail: str = ""
     status: str = "running"  # running | success | failed | rejected | unknown | unfinished
@@ -709,6 +710,7 @@ class StreamModel:
         if info.kind_key and (info.kind_key != "unknown" or t.kind_key == "unknown"):
             t.kind_key = info.kind_key
             t.label = info.label
+            t.short = info.short or info.label
         if info.target:
             t.target = info.target
         if info.detail:

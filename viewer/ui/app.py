@@ -759,7 +759,7 @@ class AgentViewerApp(App[int]):
         first_label: dict[str, str] = {}  # one pass: a run can have 60k calls
         for t in s.tools:
             if status == "all" or t.status == status:
-                first_label.setdefault(t.kind_key, t.label)
+                first_label.setdefault(t.kind_key, t.short)
         return sorted(first_label, key=lambda k: (first_label[k].casefold(), k))  # as they read
 
     def action_cycle_status(self) -> None:
@@ -860,7 +860,7 @@ class AgentViewerApp(App[int]):
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
                 t = s.tools[b.ref]
-                hay = f"{t.label} {under_cwd(t.target, s)} {t.detail} {t.error_text}"  # as shown
+                hay = f"{t.label} {t.short} {under_cwd(t.target, s)} {t.detail} {t.error_text}"  # as shown
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue
             else:

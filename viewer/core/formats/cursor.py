@@ -190,7 +190,8 @@ Detail = Callable[[dict[str, Any], str, dict[str, Any]], str]
 @dataclass(frozen=True, slots=True)
 class ToolKind:
     key: str
-    label: str
+    label: str  # as Cursor's own UI says it: "Ran terminal command"
+    short: str  # the tool list's kind column: "Shell"
     target: Summary
     detail: Detail
 
@@ -374,25 +375,25 @@ def _humanize_key(key: str) -> str:
 TOOL_KINDS: dict[str, ToolKind] = {
     k.key: k
     for k in [
-        ToolKind("readToolCall", "Read file", _arg("path"), _read_detail),
-        ToolKind("writeToolCall", "Created new file", _arg("path"), _write_detail),
-        ToolKind("editToolCall", "Edited file", _arg("path"), _edit_detail),
-        ToolKind("deleteToolCall", "Deleted file", _arg("path"), _delete_detail),
-        ToolKind("shellToolCall", "Ran terminal command", _shell_target, _shell_detail),
-        ToolKind("lsToolCall", "Listed directory", _arg("path"), _ls_detail),
-        ToolKind("grepToolCall", "Searched files", _grep_target, _grep_detail),
-        ToolKind("globToolCall", "Found files", _glob_target, _glob_detail),
-        ToolKind("updateTodosToolCall", "Updated todos", _todos_target, _todos_detail),
-        ToolKind("todoToolCall", "Updated todos", _todos_target, _todos_detail),
-        ToolKind("readTodosToolCall", "Read todos", _arg("path"), _no_detail),
-        ToolKind("mcpToolCall", "Called MCP tool", _mcp_target, _mcp_detail),
-        ToolKind("askQuestionToolCall", "Asked question", _ask_target, _no_detail),
-        ToolKind("semSearchToolCall", "Searched codebase", _arg("query"), _semsearch_detail),
-        ToolKind("webFetchToolCall", "Fetched web page", _arg("url"), _fetch_detail),
-        ToolKind("webSearchToolCall", "Searched the web", _arg("searchTerm", "query"), _no_detail),
-        ToolKind("createPlanToolCall", "Created plan", _arg("name", "overview"), _no_detail),
-        ToolKind("readLintsToolCall", "Read lints", _arg("paths", "path"), _no_detail),
-        ToolKind("function", "Called function", _arg("name"), _no_detail),
+        ToolKind("readToolCall", "Read file", "Read", _arg("path"), _read_detail),
+        ToolKind("writeToolCall", "Created new file", "Create", _arg("path"), _write_detail),
+        ToolKind("editToolCall", "Edited file", "Edit", _arg("path"), _edit_detail),
+        ToolKind("deleteToolCall", "Deleted file", "Delete", _arg("path"), _delete_detail),
+        ToolKind("shellToolCall", "Ran terminal command", "Shell", _shell_target, _shell_detail),
+        ToolKind("lsToolCall", "Listed directory", "List", _arg("path"), _ls_detail),
+        ToolKind("grepToolCall", "Searched files", "Grep", _grep_target, _grep_detail),
+        ToolKind("globToolCall", "Found files", "Glob", _glob_target, _glob_detail),
+        ToolKind("updateTodosToolCall", "Updated todos", "Todos", _todos_target, _todos_detail),
+        ToolKind("todoToolCall", "Updated todos", "Todos", _todos_target, _todos_detail),
+        ToolKind("readTodosToolCall", "Read todos", "Todos", _arg("path"), _no_detail),
+        ToolKind("mcpToolCall", "Called MCP tool", "MCP", _mcp_target, _mcp_detail),
+        ToolKind("askQuestionToolCall", "Asked question", "Ask", _ask_target, _no_detail),
+        ToolKind("semSearchToolCall", "Searched codebase", "Search", _arg("query"), _semsearch_detail),
+        ToolKind("webFetchToolCall", "Fetched web page", "Fetch", _arg("url"), _fetch_detail),
+        ToolKind("webSearchToolCall", "Searched the web", "Web", _arg("searchTerm", "query"), _no_detail),
+        ToolKind("createPlanToolCall", "Created plan", "Plan", _arg("name", "overview"), _no_detail),
+        ToolKind("readLintsToolCall", "Read lints", "Lints", _arg("paths", "path"), _no_detail),
+        ToolKind("function", "Called function", "Call", _arg("name"), _no_detail),
     ]
 }
 
@@ -401,7 +402,8 @@ def kind_for(key: str) -> ToolKind:
     known = TOOL_KINDS.get(key)
     if known is not None:
         return known
-    return ToolKind(key, _humanize_key(key), _GENERIC_TARGET, _no_detail)
+    name = _humanize_key(key)
+    return ToolKind(key, name, name, _GENERIC_TARGET, _no_detail)
 
 
 def find_tool_key(tool_call: dict[str, Any]) -> str:
@@ -452,12 +454,13 @@ def tool_info(data: dict[str, Any], completed: bool) -> A.ToolInfo:
         status = status_of(outcome, payload, key)
     else:
         status = "running"
-    label = kind.label
+    label, short = kind.label, kind.short
     if key == "editToolCall" and completed and outcome == "success" and "beforeFullFileContent" not in payload:
-        label = "Created new file"
+        label, short = "Created new file", "Create"
     return A.ToolInfo(
         kind_key=key or "unknown",
         label=label,
+        short=short,
         target=target,
         detail=kind.detail(args, outcome, payload) if (payload or not completed) else "",
         outcome=outcome,

@@ -21,13 +21,18 @@ from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import keep_end, status_glyph, under_cwd
 
+#: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
+#: most as wide as this for an unknown one ("Quantum leap").
+LABEL_MIN, LABEL_MAX = 6, 16
+NUMBER_MIN = 2  # digits of the call-number column
+
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
 
 
 def kind_name(session: Session | None, kind: str) -> str:
-    """What a kind filter reads as: the labels its calls show (editToolCall is shown as both
-    "Create" and "Edit"), or the raw kind key when no call has it yet."""
-    labels = dict.fromkeys(t.label for t in session.tools if t.kind_key == kind) if session else {}
+    """What a kind filter reads as: the kinds its calls show in the list (editToolCall is shown
+    as both "Edit" and "Create"), or the raw kind key when no call has it yet."""
+    labels = dict.fromkeys(t.short for t in session.tools if t.kind_key == kind) if session else {}
     return " / ".join(labels) or kind
 
 
@@ -85,7 +90,7 @@ class Timeline(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
         self._by_data = False  # the cursor is being moved by new data, not by the user
-        self._label_w = 4
+        self._label_w = LABEL_MIN
         self._scanned = 0
 
     # -- data -------------------------------------------------------------------------
@@ -124,7 +129,7 @@ class Timeline(ScrollView, can_focus=True):
     def set_session(self, session: Session | None) -> None:
         self.session = session
         self._cache.clear()
-        self._label_w, self._scanned = 4, 0
+        self._label_w, self._scanned = LABEL_MIN, 0
         self.refilter(keep_selection=False)
 
     def refilter(self, keep_selection: bool = True) -> None:
@@ -292,7 +297,7 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor
         frame = (self.frame, self._running_for(t)) if t.status == "running" else 0
-        key = (t.index, t.status, t.target, t.detail, t.label, frame, selected, width, self.search,
+        key = (t.index, t.status, t.target, t.detail, t.short, frame, selected, width, self.search,
                self.has_focus, id(self.session), self._column_widths())
         strip = self._cache.get(key)
         if strip is None:
@@ -301,15 +306,17 @@ class Timeline(ScrollView, can_focus=True):
         return strip
 
     def _column_widths(self) -> tuple[int, int]:
-        """Widths of the call-number and label columns, from the calls seen so far."""
+        """Widths of the call-number and kind columns.  They are set wide enough for the
+        first 99 calls and every known kind, so that rows do not shift as a run goes on; only
+        the 100th call or an unknown kind with a longer name widens them."""
         s = self.session
         if s is None:
-            return 1, 1
+            return NUMBER_MIN, LABEL_MIN
         tools = s.tools
         for t in tools[self._scanned:]:
-            self._label_w = max(self._label_w, min(len(t.label), 22))
+            self._label_w = max(self._label_w, min(len(t.short), LABEL_MAX))
         self._scanned = len(tools)
-        return len(str(len(tools))), self._label_w
+        return max(NUMBER_MIN, len(str(len(tools)))), self._label_w
 
     def _running_for(self, t: ToolCall) -> int:
         """Whole seconds a call of a live source has been running (0 when not known)."""
@@ -326,7 +333,7 @@ class Timeline(ScrollView, can_focus=True):
             dur = "" if not secs else f"{secs} s…" if secs < 60 else f"{fmt_duration(secs * 1000)}…"
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
-        label = f"{one_line(t.label, label_w):<{label_w}.{label_w}} "
+        label = f"{one_line(t.short, label_w):<{label_w}.{label_w}} "
         right = f"  {dur:>7}"
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{glyph} ", style=gstyle)
