@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from viewer.core.sanitize import _TABLE, clean, json_safe
+from viewer.core.sanitize import _TABLE, clean, json_safe, one_line
 from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, chunk_lines
 
 LINE = st.one_of(
@@ -41,9 +41,43 @@ def test_a_short_body_is_one_chunk():
     assert chunk_lines("a\n") == [(1, 0, 2, 2)]
 
 
+def _joins(text: str, i: int) -> bool:
+    """(Spelled out again for the property below.)  A joiner between two letters or marks of
+    a script past Latin is kept."""
+    import unicodedata
+
+    if not 0 < i < len(text) - 1:
+        return False
+    return all(ord(c) > 0x24F and unicodedata.category(c)[0] in "LM" for c in (text[i - 1], text[i + 1]))
+
+
+def _check_escapes(text: str) -> None:
+    expected = "".join(c if c in "\u200c\u200d" and _joins(text, i) else _TABLE.get(ord(c), c)
+                       for i, c in enumerate(text))
+    assert clean(text) == expected
+    assert one_line(text) == expected.replace("\n", "⏎").replace("\t", " ")
+
+
 @given(st.text())
-def test_clean_escapes_exactly_what_translate_would(text):
-    assert clean(text) == text.translate(_TABLE)
+def test_clean_escapes_exactly_the_table_but_joiners_inside_a_word(text):
+    _check_escapes(text)
+
+
+@given(st.text(alphabet=st.sampled_from(["\u200c", "\u200d", "a", "\u0628", "\u0915", "\u094d", "\n",
+                                         "\U0001f468", "\u200b"])))
+def test_joiners_are_escaped_unless_inside_a_word_of_a_non_latin_script(text):
+    _check_escapes(text)
+
+
+def test_persian_and_hindi_keep_their_joiners_while_a_hidden_one_is_shown():
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # "I want": a ZWNJ inside the word
+    hindi = "\u0915\u094d\u200d\u0937"  # a half form: virama, then ZWJ
+    for text in (persian, hindi, f"{persian} and {hindi}"):
+        assert clean(text) == text
+        assert one_line(text) == text
+    assert clean("ad\u200dmin") == "ad\\u200dmin"  # hides a difference in a Latin word
+    assert one_line("\U0001f468\u200d\U0001f469") == "\U0001f468\\u200d\U0001f469"  # emoji: widths disagree
+    assert clean("\u200c\u0628") == "\\u200c\u0628"  # not between two letters
 
 
 def test_hidden_characters_are_shown_escaped():

@@ -12,6 +12,7 @@ UI never parses stream text as markup (it builds ``Text``/``Content``).
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _CONTROLS = [*range(0, 9), 11, 12, 13, *range(14, 32), 127, *range(0x80, 0xA0)]
 _INVISIBLE = [
@@ -36,6 +37,30 @@ _ONE_LINE[9] = " "
 
 _NEEDS_ESCAPE = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]")
 
+#: The zero-width non-joiner and joiner (U+200C, U+200D) are part of how Persian, Urdu and the
+#: Indic scripts are written: between two letters of such a script they stay as they are.
+#: Anywhere else (inside a Latin word, where they hide a difference; in emoji sequences, whose
+#: width terminals disagree on) they are escaped like the others.
+_ZWNJ, _ZWJ = "\u200c", "\u200d"
+_JOINERS = re.compile("[\u200c\u200d]")
+_ONE_LINE_BUT_JOINERS = {c: v for c, v in _ONE_LINE.items() if c not in (0x200C, 0x200D)}
+
+
+def _joins_letters(text: str, i: int) -> bool:
+    """The joiner at ``text[i]`` stands between two letters (or marks) of a non-Latin script."""
+    if i == 0 or i + 1 >= len(text):
+        return False
+    a, b = text[i - 1], text[i + 1]
+    return (a > "\u024f" and b > "\u024f" and unicodedata.category(a)[0] in "LM"
+            and unicodedata.category(b)[0] in "LM")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = m.group()
+    if (c == _ZWNJ or c == _ZWJ) and _joins_letters(m.string, m.start()):
+        return c
+    return _TABLE[ord(c)]
+
 
 def clean(text: str) -> str:
     """Escape control and invisible characters; keep newlines and tabs."""
@@ -43,13 +68,15 @@ def clean(text: str) -> str:
     # (usually zero) characters to escape is 30x faster, so only rewrite around them.
     if _NEEDS_ESCAPE.search(text) is None:
         return text
-    return _NEEDS_ESCAPE.sub(lambda m: _TABLE[ord(m.group())], text)
+    return _NEEDS_ESCAPE.sub(_escape, text)
 
 
 def one_line(text: str, limit: int | None = None) -> str:
     """Like :func:`clean`, and show newlines as ⏎ so the text stays on one line."""
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
+    if _ZWNJ in text or _ZWJ in text:  # (their escapes are ASCII: translate leaves them)
+        return _JOINERS.sub(_escape, text).translate(_ONE_LINE_BUT_JOINERS)
     return text.translate(_ONE_LINE)
 
 
@@ -93,4 +120,4 @@ def json_safe(raw: bytes) -> bytes:
 
 
 def is_clean(text: str) -> bool:
-    return text == text.translate(_TABLE)
+    return text == clean(text)
