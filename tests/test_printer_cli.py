@@ -596,6 +596,16 @@ def test_failed_run_message_is_escaped(capsys, tmp_path, fmt):
     assert "\x1b" not in err and "\x07" not in err and "\x9b" not in err
 
 
+@pytest.mark.parametrize("args", [["--print"], ["--print", "--output-format", "json"], []])
+def test_print_with_no_input_is_an_error_not_the_demos_success(h, args):
+    """(From a new-user trial.)  `agent-viewer --print --output-format json $LOG` with an empty
+    $LOG, in a CI job: standard input is empty (or a terminal).  Printing the bundled demo's
+    successful result made the job pass; it is an error (exit 2), and --demo prints the demo."""
+    cp = run_cli(h, *args)  # standard input: /dev/null; standard output: a pipe (print mode)
+    assert cp.returncode == 2 and cp.stdout == b"", cp
+    assert b"no input" in cp.stderr and b"--demo" in cp.stderr and cp.stderr.count(b"\n") == 1
+
+
 def test_demo_print(h):
     from viewer.cli import demo_path
 
@@ -854,6 +864,27 @@ def test_json_follow_does_not_say_no_json_written_after_writing_results():
     assert p.finish() == 1
     assert json.loads(out.getvalue())["result"] == "ok"
     assert "ended without a result" in err.getvalue() and "no JSON written" not in err.getvalue()
+
+
+def test_text_follow_says_a_run_failed_as_its_result_comes(tmp_path):
+    """(From a new-user trial.)  `--print --follow` has no end of input, so text mode must say a
+    run failed when its result arrives (it said so only at the end, which never came); once."""
+    import io
+
+    from viewer.core.printer import make_printer
+    from viewer.core.sources import LineSplitter
+
+    out, err = io.StringIO(), io.StringIO()
+    p = make_printer("text", out, err, follow=True)
+    p.feed_lines(LineSplitter().feed((SAMPLES_DIR / "failed_run.ndjson").read_bytes()))
+    assert err.getvalue().count("the run failed: ") == 1, err.getvalue()
+    p.feed_lines(LineSplitter().feed((SAMPLES_DIR / "reference_example.ndjson").read_bytes()))
+    assert p.finish() == 0
+    assert err.getvalue().count("the run failed: ") == 1, err.getvalue()  # not told again at the end
+    out2, err2 = io.StringIO(), io.StringIO()
+    p = make_printer("text", out2, err2, follow=True)
+    p.feed_lines(LineSplitter().feed((SAMPLES_DIR / "failed_run.ndjson").read_bytes()))
+    assert p.finish() == 1 and err2.getvalue().count("the run failed: ") == 1, err2.getvalue()
 
 
 def test_text_mode_names_an_earlier_run_that_failed(capsys, tmp_path):

@@ -177,7 +177,7 @@ def cli(
       agent-viewer --replay --speed 4 run.ndjson
 
     With no FILE, reads standard input when it is a pipe or a file, and
-    opens the bundled demo run otherwise.
+    opens the bundled demo run otherwise (--print then needs --demo).
     """
     stdin_is_data = _stdin_is_data()
     if demo:
@@ -225,8 +225,9 @@ def cli(
             why = "" if print_mode or output_format else " and standard output is not a terminal"
             raise click.UsageError(f"--replay plays in the TUI{why}; use --print without --replay")
         if file == demo_path() and not demo:
-            click.echo(f"{PROG}: no input (standard input is a terminal or empty): printing the bundled "
-                       "demo run", err=True)
+            # A script whose log variable came out empty must not print the demo's success.
+            raise SourceError(f"no input: give a FILE or pipe a stream in (standard input is {_stdin_kind()}; "
+                              "--demo prints the bundled demo run)")
         return run_print(file, output_format or "text", follow, save)
 
     from viewer.ui import launch  # Textual is imported only for the TUI
@@ -250,6 +251,13 @@ def _stdin_is_data() -> bool:
     except (OSError, ValueError, AttributeError):
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+
+
+def _stdin_kind() -> str:
+    try:
+        return "a terminal" if os.isatty(sys.stdin.fileno()) else "empty"
+    except (OSError, ValueError, AttributeError):
+        return "closed"
 
 
 def _may_appear(path: str) -> bool:

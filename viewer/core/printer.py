@@ -140,11 +140,15 @@ class Printer:
 class TextPrinter(Printer):
     """One human line per action as it happens, then the final assistant text."""
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(self, out: TextIO, err: TextIO, each_result: bool = False) -> None:
         super().__init__()
         self.out, self.err = out, err
         self.model = StreamModel(keep_history=False)  # only the final text is printed
         self._listed = 0  # sessions before this one had their unfinished calls listed
+        #: Say on stderr how each run went as its result arrives (``--follow``: the input has
+        #: no end at which to say it).
+        self.each_result = each_result
+        self._told: set[int] = set()  # sessions whose failure was told as their result came
 
     def handle(self, rec: Record) -> None:
         m = self.model
@@ -166,6 +170,11 @@ class TextPrinter(Printer):
                 print(tool_line(t), file=self.out)
         if delta.flags & Change.RESULT:
             self._finish(s)
+            why = session_problem(s) if self.each_result else ""
+            if why:
+                self.out.flush()
+                print(f"agent-viewer: {why}", file=self.err)
+                self._told.add(s.index)
         elif delta.flags & Change.UNKNOWN:
             b = s.blocks[delta.block] if 0 <= delta.block < len(s.blocks) else None
             what = b.text if b is not None and b.kind == "unknown" else rec.type or "(no type)"
@@ -200,7 +209,7 @@ class TextPrinter(Printer):
             # Earlier runs of the input that did not succeed: the exit status is the last run's,
             # but a CI log must not hide them.
             for other in m.sessions:
-                if other is not cur and other.events:
+                if other is not cur and other.events and other.index not in self._told:
                     why = session_problem(other)
                     if why:
                         print(f"agent-viewer: session {other.index + 1} of {len(m.sessions)}: {why}",
@@ -211,7 +220,8 @@ class TextPrinter(Printer):
         elif m.other_agent:
             print(f"agent-viewer: {agent_note(m.other_agent, m.format)}", file=self.err)
         if problem:
-            print(f"agent-viewer: {problem}", file=self.err)
+            if m.foreign or cur is None or cur.index not in self._told:
+                print(f"agent-viewer: {problem}", file=self.err)
             return EXIT_RUN_FAILED
         return EXIT_OK
 
@@ -390,7 +400,7 @@ def make_printer(fmt: str, out_text: TextIO | None = None, err: TextIO | None = 
     out_text = out_text or sys.stdout
     err = err or sys.stderr
     if fmt == "text":
-        return TextPrinter(out_text, err)
+        return TextPrinter(out_text, err, each_result=follow)
     if fmt == "json":
         return JsonPrinter(out_text, err, each_result=follow)
     if fmt == "stream-json":
