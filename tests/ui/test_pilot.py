@@ -136,6 +136,40 @@ async def test_moving_up_stops_follow_so_new_calls_do_not_steal_the_cursor():
         assert app.timeline.selected_index() == kept
 
 
+async def test_end_in_the_tool_list_follows_new_calls_again():
+    """(From a new-user trial.)  As in the transcript, End in the list goes back to following."""
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        half = len(lines) // 2
+        push(feed, lines[:half])
+        await settle(pilot)
+        await pilot.press("up")
+        assert not app.timeline.follow and "following" not in app.timeline.border_title
+        await pilot.press("end")
+        push(feed, lines[half:])
+        await settle(pilot)
+        assert app.timeline.selected_index() == len(app.session.tools) - 1
+        assert "following" in app.timeline.border_title
+
+
+async def test_a_filtered_lists_count_of_all_calls_moves_as_calls_arrive():
+    """(From a new-user trial.)  "Tool calls (1/4)" under a filter stayed at /4 while the live
+    run went on to 18 calls, when none of the new ones matched."""
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        starts = [i for i, line in enumerate(lines) if b'"subtype":"started"' in line]
+        push(feed, lines[: starts[4]])  # four calls
+        await settle(pilot)
+        await pilot.press("c")
+        shown = app.timeline.row_count
+        assert app.timeline.border_title.startswith(f"Tool calls ({shown}/4)"), app.timeline.border_title
+        push(feed, lines[starts[4]:])
+        await settle(pilot)
+        total = len(app.session.tools)
+        assert app.timeline.border_title.startswith(f"Tool calls ({app.timeline.row_count}/{total})"), \
+            app.timeline.border_title
+
+
 async def test_status_and_kind_filters():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -828,6 +862,24 @@ async def test_shown_thinking_is_rendered_as_markdown():
         assert "Two failures" in shown and "**" not in shown
 
 
+async def test_a_search_without_a_match_takes_the_last_ones_mark_away():
+    """(From a new-user trial.)  /zzqq after /pytest said "No match" while the transcript
+    still marked the pytest hit."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"pytest", "enter")
+        await pilot.pause()
+        assert "▶ search match" in _plain(app, app.transcript)
+        await pilot.press("slash", *"zzqq", "enter")
+        await settle(pilot)
+        assert app.transcript.highlight_block == -1
+        assert "▶ search match" not in _plain(app, app.transcript)
+        await pilot.press("slash", *"pytest", "enter", "x")  # x clears the search and its mark
+        await settle(pilot)
+        assert "▶ search match" not in _plain(app, app.transcript)
+
+
 async def test_search_finds_text_as_shown_not_as_its_markdown():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -1280,6 +1332,29 @@ async def test_the_health_screen_shows_each_bad_line_on_one_row_and_end_reaches_
         await pilot.pause()
         rows = _screen_rows(app)
         assert "not json 400 word0" in rows and "Esc closes this view." in rows, rows[-800:]
+        await pilot.press("g")
+        assert view.scroll_y == 0
+        await pilot.press("j", "j", "j")
+        assert view.scroll_y == 3
+        await pilot.press("k")
+        assert view.scroll_y == 2
+
+
+async def test_j_and_k_scroll_the_help_as_the_help_says():
+    """(From a new-user trial.)  The help names j k for moving; in the help they did nothing."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        view = app.screen.query_one("VerticalScroll")
+        assert view.max_scroll_y > 2  # 24 rows: the help does not fit
+        await pilot.press("j", "j")
+        assert view.scroll_y == 2
+        await pilot.press("G")
+        assert view.scroll_y == view.max_scroll_y
+        await pilot.press("k")
+        assert view.scroll_y == view.max_scroll_y - 1
 
 
 async def test_a_file_with_no_run_says_so_in_the_detail_pane_too():

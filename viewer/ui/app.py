@@ -782,11 +782,9 @@ class AgentViewerApp(App[int]):
     def action_clear_filters(self) -> None:
         tl = self.timeline
         tl.status_filter, tl.kind_filter, tl.search = "all", "", ""
-        self.transcript.highlight_block = -1
-        self.transcript.highlight_query = ""
+        self._unmark_search_hit()
         self._search_hits = []
         tl.refilter()
-        self.transcript.update_blocks(reset=True)
 
     # -- search -----------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -831,8 +829,17 @@ class AgentViewerApp(App[int]):
             self.action_hide_help_panel()  # Textual's keys panel (palette: "Keys")
             event.stop()
 
+    def _unmark_search_hit(self) -> None:
+        """The transcript no longer marks the last search's hit (a new search, or none)."""
+        tr = self.transcript
+        old, tr.highlight_block, tr.highlight_query = tr.highlight_block, -1, ""
+        if old >= 0:
+            tr.update_blocks({old})
+
     def run_search(self, query: str) -> None:
         s = self.session
+        if query != self.timeline.search:
+            self._unmark_search_hit()
         self.timeline.search = query
         self.timeline.refresh()
         if not query or s is None:

@@ -43,7 +43,30 @@ HELP_ROWS = [
 ]
 
 
-class HelpScreen(ModalScreen[None]):
+class _ScrollingModal(ModalScreen[None]):
+    """A modal page of text in a VerticalScroll, with the list keys the help names: j k as
+    well as the arrows, and Home End g G at once (the scroll's own Home/End animate, half a
+    second over hundreds of rows)."""
+
+    BINDINGS = [
+        Binding("j", "lines(1)", "Down", show=False),
+        Binding("k", "lines(-1)", "Up", show=False),
+        Binding("home,g", "jump(0)", "Top", show=False),
+        Binding("end,G", "jump(1)", "Bottom", show=False),
+    ]
+
+    def action_lines(self, n: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=n, animate=False)
+
+    def action_jump(self, end: int) -> None:
+        view = self.query_one(VerticalScroll)
+        if end:
+            view.scroll_end(animate=False)
+        else:
+            view.scroll_home(animate=False)
+
+
+class HelpScreen(_ScrollingModal):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
     DEFAULT_CSS = """
@@ -78,15 +101,10 @@ class HelpScreen(ModalScreen[None]):
         yield KeysFooter()  # (under it, the main screen's footer offered keys that do not work here)
 
 
-class HealthScreen(ModalScreen[None]):
+class HealthScreen(_ScrollingModal):
     """Lines that could not be parsed and events the viewer does not know."""
 
-    BINDINGS = [
-        Binding("escape,q,h", "dismiss", "Close"),
-        # At once: the scroll's own Home/End animate, half a second over hundreds of rows.
-        Binding("home", "jump(0)", "Top", show=False),
-        Binding("end", "jump(1)", "Bottom", show=False),
-    ]
+    BINDINGS = [Binding("escape,q,h", "dismiss", "Close")]
 
     DEFAULT_CSS = """
     HealthScreen { align: center middle; }
@@ -95,13 +113,6 @@ class HealthScreen(ModalScreen[None]):
         border: round $warning; background: $surface; padding: 0 1;
     }
     """
-
-    def action_jump(self, end: int) -> None:
-        view = self.query_one(VerticalScroll)
-        if end:
-            view.scroll_end(animate=False)
-        else:
-            view.scroll_home(animate=False)
 
     def __init__(self, model: StreamModel, blank_lines: int = 0, loading: str = "") -> None:
         """``loading``: what to say when the file is still being read (this is a snapshot)."""

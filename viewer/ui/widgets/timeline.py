@@ -61,7 +61,7 @@ class Timeline(ScrollView, can_focus=True):
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home,g", "first", "First", show=False),
-        Binding("end,G", "last", "Last", show=False),
+        Binding("end,G", "end", "Last", show=False),
         Binding("enter", "open", "Open"),  # in a narrow window the only way to a call's detail
     ]
 
@@ -92,6 +92,7 @@ class Timeline(ScrollView, can_focus=True):
         self._by_data = False  # the cursor is being moved by new data, not by the user
         self._label_w = LABEL_MIN
         self._scanned = 0
+        self._titled_total = 0  # the count of calls the title shows
 
     # -- data -------------------------------------------------------------------------
     @property
@@ -156,7 +157,7 @@ class Timeline(ScrollView, can_focus=True):
         """Count and follow state on the top border; the filters on the bottom one, so that
         both stay readable in a narrow pane."""
         s = self.session
-        total = len(s.tools) if s else 0
+        total = self._titled_total = len(s.tools) if s else 0
         title = f"Tool calls ({self.row_count:,}/{total:,})" if self.filtered else f"Tool calls ({total:,})"
         only = []
         if self.status_filter != "all":
@@ -181,6 +182,7 @@ class Timeline(ScrollView, can_focus=True):
             grew = self.virtual_size.height != self.row_count
         if grew:
             self._update_size()
+        if grew or (self.filtered and self._titled_total != len(s.tools)):  # "(1/18)": 18 moved
             self._update_title()
         if self.follow and grew:
             self._by_data = True
@@ -258,6 +260,11 @@ class Timeline(ScrollView, can_focus=True):
         self.follow = False
         self.cursor = 0
         self.scroll_to(y=0, animate=False, immediate=True, force=True)
+
+    def action_end(self) -> None:
+        """The newest call, and follow the calls that come (as End does in the transcript)."""
+        self.follow = True
+        self.action_last()
 
     def action_last(self) -> None:
         if self.row_count:
