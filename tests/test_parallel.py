@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import REAL_CURSOR, SAMPLES, check_accounting, model_of, model_state
+from conftest import REAL_CURSOR, SAMPLES, SAMPLES_DIR, check_accounting, model_of, model_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -329,6 +329,26 @@ def print_json(path: Path, workers: int, **kw) -> tuple[str, str, int, bool]:
     finally:
         os.close(fd)
     return out.getvalue(), err.getvalue(), code, used
+
+
+@pytest.mark.parametrize("bad", [2, 30])
+def test_json_mode_lists_malformed_lines_the_same_with_workers(tmp_path, bad):
+    """(From a new-user trial: json mode did not say a line was malformed.)  Lines a worker
+    read are listed with their line in the file, the first 20, then counted, as when read here."""
+    demo = (SAMPLES_DIR / "demo_session.ndjson").read_bytes().splitlines(keepends=True)
+    step = len(demo) // bad
+    parts = []
+    for i in range(bad):
+        parts += demo[i * step:(i + 1) * step] + [f"garbage {i}\n".encode()]
+    path = tmp_path / "bad.ndjson"
+    path.write_bytes(b"".join(parts + demo[bad * step:]))
+    alone = print_json(path, 0)
+    assert alone[1].count("malformed line kept aside") == min(bad, 20)
+    assert f"line {step + 1}: malformed line kept aside" in alone[1] and "garbage 0" in alone[1]
+    if bad > 20:
+        assert f"{bad} malformed lines in all; the first 20 are listed above" in alone[1]
+    got = print_json(path, 2, segment=3000, first=3000)
+    assert got[3] and got[:3] == alone[:3]
 
 
 @pytest.mark.parametrize("path", REAL_CURSOR + SAMPLES + OTHER_AGENTS, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -227,6 +227,11 @@ class _Encoder:
         return self.items
 
 
+#: Malformed lines a segment sends back in mode ``markers`` (the printer lists the first 20
+#: of a file on stderr, and counts the rest).
+MALFORMED_SENT = 32
+
+
 class _Markers:
     """For ``--print --output-format json`` (mode ``markers``): what the format's
     ``run_marker`` says of each event, read as lean as the printer itself reads a line.
@@ -236,7 +241,8 @@ class _Markers:
     ``sniff_agent`` says of the event (the printer looks at inits, unknown types and the
     input's first events for another agent's signs), so only a result's object travels.  The
     other events in between only count: they come as ``(how many, the last session id among
-    them)``."""
+    them)``.  A malformed line comes as ``(line within the segment, offset, length, reason,
+    preview)``."""
 
     def __init__(self, run_marker: Callable[[dict], tuple[str | None, str]], keep_first: int,
                  sniff: Callable[[dict], str]) -> None:
@@ -248,6 +254,7 @@ class _Markers:
         self._seen = 0  # events so far
         self._count = 0  # plain events not yet in items
         self._sid: str | None = None  # the last session id among them
+        self._malformed = 0  # malformed lines in items
 
     def event(self, data: dict) -> None:
         sid, marker = self.run_marker(data)
@@ -285,6 +292,11 @@ class _Markers:
     def _record(self, r: Record) -> None:
         if type(r) is Event:
             self.event(r.data)
+        elif type(r) is Malformed and self._malformed < MALFORMED_SENT:
+            # (line within the segment, offset, length, reason, preview): the printer lists them
+            self._flush()
+            self.items.append((r.line, r.offset, r.length, r.reason, r.preview))
+            self._malformed += 1
 
 
 def decode_segment(fd: int, start: int, end: int, fmt: Any, mode: str = "events", keep_first: int = 0) -> tuple:

@@ -107,8 +107,8 @@ class Printer:
         elif self._malformed_told == MALFORMED_LISTED + 1:
             print("agent-viewer: more malformed lines: no longer listed, counted", file=err)
 
-    def tell_malformed_count(self, err: TextIO) -> None:
-        n = self._malformed_told
+    def tell_malformed_count(self, err: TextIO, total: int | None = None) -> None:
+        n = self._malformed_told if total is None else total
         if n > MALFORMED_LISTED:
             print(f"agent-viewer: {n:,} malformed lines in all; the first {MALFORMED_LISTED} are listed above",
                   file=err)
@@ -261,16 +261,21 @@ class JsonPrinter(Printer):
         dec = self.decoder
         items = seg.items or []
         if not seg.ok or seg.pending or dec.has_pending or any(
-            type(it) is not tuple or len(it) not in (2, 4) for it in items
+            type(it) is not tuple or len(it) not in (2, 4, 5) for it in items
         ):  # (checked first: taken in part, it could not be read here again)
             return False
         runs = self.runs
         note, each = runs.note, self.each_result
+        before = dec.lines_seen  # the segment's lines are numbered from 1
         for item in items:
-            if len(item) == 2:  # (how many plain events, the last session id among them)
+            n = len(item)
+            if n == 2:  # (how many plain events, the last session id among them)
                 runs.events += item[0]
                 if item[1] is not None:
                     runs.current = item[1]
+            elif n == 5:
+                line, offset, length, reason, preview = item
+                self.tell_malformed(Malformed(before + line, offset, length, reason, preview), self.err)
             elif note(*item) == "result" and each:
                 self._write_result(item[2])
         dec.skip(seg.lines, seg.blank, seg.events, seg.malformed, seg.rejoined, None)
@@ -282,8 +287,11 @@ class JsonPrinter(Printer):
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Event):
             self._track(rec.data)
+        elif isinstance(rec, Malformed):  # (stderr: stdout holds only the JSON)
+            self.tell_malformed(rec, self.err)
 
     def close(self) -> int:
+        self.tell_malformed_count(self.err, self.decoder.malformed)  # (workers send only their first)
         problem = self.runs.problem(self.decoder.malformed)
         last = self.runs.last_result()
         if last is not None and not self.each_result:
