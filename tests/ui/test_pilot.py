@@ -2027,3 +2027,32 @@ async def test_a_move_while_a_start_at_waits_for_the_file_wins_over_it():
         await settle(pilot)
         assert replay.position == 100 and replay.start is None
         assert any("given up" in n.message for n in app._notifications)
+
+
+@pytest.mark.parametrize("replay,size", [(False, (60, 20)), (True, (100, 30)), (True, (80, 24))])
+async def test_the_footer_leaves_out_whole_keys_that_do_not_fit(replay, size):
+    """(From a new-user trial.)  The footer was cut off at the edge, mid-word ("f Fol"): keys
+    that do not fit are left out whole, the first ones kept, and they come back when the window
+    is wide again."""
+    from textual.widgets._footer import FooterKey
+
+    app = (make_replay_app if replay else make_app)(sample("demo_session.ndjson"))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one("KeysFooter")
+        keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
+        shown = [k.display for k in keys]
+        assert shown[0] and not all(shown) and shown == sorted(shown, reverse=True), shown
+        for k in keys:
+            if k.display:
+                assert k.region.right <= footer.region.right
+        last_row = _screen_rows(app).splitlines()[-1].split("▏")[0].rstrip()  # (then the palette key)
+        visible = [k.description for k in keys if k.display and k.description]
+        assert last_row.endswith(visible[-1]), (last_row, visible)
+        await pilot.resize_terminal(200, size[1])
+        for _ in range(20):  # (the footer is rebuilt in its wide form, then laid out, then fitted)
+            await pilot.pause(0.05)
+            keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
+            if all(k.display for k in keys):
+                break
+        assert all(k.display for k in keys)
