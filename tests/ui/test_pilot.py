@@ -2056,3 +2056,41 @@ async def test_the_footer_leaves_out_whole_keys_that_do_not_fit(replay, size):
             if all(k.display for k in keys):
                 break
         assert all(k.display for k in keys)
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+async def test_the_replay_bar_stays_long_enough_to_click_in_a_narrow_window(width):
+    """(From a new-user trial.)  At 80 columns, a big file's counters left the bar 10 cells
+    (each a tenth of the run, and a click beside it hit the counters): the words, then the
+    times give way first; the count and the reading share stay."""
+    from viewer.core.replay import Progress
+
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        app.replay.progress = lambda: Progress(140_561, 596_068, 13_633.0, 57_657.0, 64.0, True, 0.55)
+        bar = app.bar.render().plain
+        start, end = app.bar._bar
+        assert end - start >= 24 and len(bar) <= width - 2, (bar, end - start)
+        assert "140,561/596,068" in bar and "reading 55%" in bar
+        if width >= 160:
+            assert "event 140,561/596,068  3:47:13 / 16:00:57  reading 55%" in bar
+
+
+async def test_a_click_selects_the_call_on_the_row_clicked_in_the_list_and_the_transcript():
+    """(From a new-user trial.)  A click selected the call one row below the one clicked: the
+    pane's border row was counted as a row of calls."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for pane, shown in ((app.timeline, " 2 List "), (app.transcript, "✓ Listed directory")):
+            pane.scroll_home(animate=False)
+            await settle(pilot)
+            row = next(i for i, line in enumerate(_plain(app, pane).splitlines()) if shown in line)
+            top = pane.content_region.y - pane.region.y  # the border
+            await pilot.click(pane, offset=(8, top + row))
+            await settle(pilot)
+            assert app.timeline.selected_index() == 1, (pane, row)  # the second call: List
+            await pilot.click(pane, offset=(8, 0))  # on the border: nothing
+            await settle(pilot)
+            assert app.timeline.selected_index() == 1

@@ -19,6 +19,8 @@ from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
 from viewer.ui.render import fmt_clock
 from viewer.ui.screens import DetailScreen, HelpScreen
 
+#: The progress bar's length, at least, before the counters make room for it.
+BAR_MIN = 24
 
 class ReplayBar(Widget):
     """Play state, speed, position and a clickable progress bar."""
@@ -48,10 +50,16 @@ class ReplayBar(Widget):
         left = f"{state:<2} {speed:>5}  "  # ▶ ■ and ❚❚: one width, the bar does not move
         total = f"{p.total:,}"
         # The position is padded to the width of the total: the bar keeps its length as it plays.
-        right = f"  event {p.position:>{len(total)},}/{total}  {fmt_clock(p.time)} / {fmt_clock(p.duration)}"
-        if p.reading is not None:  # the file is still being read: the total and duration grow
-            right += f"  reading {int(p.reading * 100)}%"
-        width = max(10, self.size.width - 2 - len(left) - len(right))
+        count = f"{p.position:>{len(total)},}/{total}"
+        clock = f"  {fmt_clock(p.time)} / {fmt_clock(p.duration)}"
+        # The file is still being read: the total and duration grow.
+        reading = "" if p.reading is None else f"  reading {int(p.reading * 100)}%"
+        room = self.size.width - 2 - len(left)
+        # A narrow window keeps the bar long enough to click on: the words go first, then the times.
+        for right in (f"  event {count}{clock}{reading}", f"  {count}{clock}{reading}", f"  {count}{reading}"):
+            if room - len(right) >= BAR_MIN:
+                break
+        width = max(10, room - len(right))
         frac = p.position / p.total if p.total else 0.0
         filled = int(round(frac * width))
         self._bar = (1 + len(left), 1 + len(left) + width)

@@ -277,7 +277,10 @@ class Timeline(ScrollView, can_focus=True):
             self.post_message(self.Opened(idx))
 
     def on_click(self, event: Click) -> None:
-        row = self.scroll_offset.y + event.y
+        at = event.get_content_offset(self)  # (event.y counts the border row)
+        if at is None:
+            return
+        row = self.scroll_offset.y + at.y
         if 0 <= row < self.row_count:
             self.follow = False
             if row == self.cursor and event.chain >= 2:

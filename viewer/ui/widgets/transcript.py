@@ -161,7 +161,10 @@ class Transcript(BlockView):
         return out
 
     def on_click(self, event: Click) -> None:
-        pos = self.block_at_line(self.scroll_offset.y + event.y)
+        at = event.get_content_offset(self)  # (event.y counts the border row)
+        if at is None:
+            return
+        pos = self.block_at_line(self.scroll_offset.y + at.y)
         s = self.session
         if s is None or pos < 0:
             return
