@@ -887,6 +887,28 @@ def test_text_follow_says_a_run_failed_as_its_result_comes(tmp_path):
     assert p.finish() == 1 and err2.getvalue().count("the run failed: ") == 1, err2.getvalue()
 
 
+def test_text_mode_heads_each_sessions_lines_when_runs_are_interleaved(capsys, tmp_path):
+    """(From a new-user trial.)  Two runs written into one file line by line: each line printed
+    comes under its own session's heading ("--- session 2 ---" headed them all)."""
+    a = (SAMPLES_DIR / "failed_run.ndjson").read_bytes().splitlines(keepends=True)
+    b = (SAMPLES_DIR / "reference_example.ndjson").read_bytes().splitlines(keepends=True)
+    mixed = [x for pair in zip(a, b) for x in pair] + a[len(b):] + b[len(a):]
+    p = tmp_path / "mixed.ndjson"
+    p.write_bytes(b"".join(mixed))
+    code, out, err = run_main(capsys, str(p))
+    section, where = 0, {}
+    for line in out.splitlines():
+        if line.startswith("--- session "):
+            section = int(line.split()[2])
+        elif line.startswith(("Read file", "Created new file", "Ran terminal command")):
+            for name in ("Dockerfile", "docker system prune", "README.md", "SUMMARY.md"):
+                if name in line.split(" (")[0]:
+                    where[name] = section
+    assert where["Dockerfile"] == where["docker system prune"] == 1, out
+    assert where["README.md"] == where["SUMMARY.md"] == 2, out
+    assert out.count("--- session ") >= 4  # it goes back and forth
+
+
 def test_text_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
     """Two runs in one file, the first failed: the exit status is the last run's, and stderr says
     which earlier run did not succeed (a CI log must not hide it)."""

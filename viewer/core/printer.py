@@ -149,6 +149,7 @@ class TextPrinter(Printer):
         #: no end at which to say it).
         self.each_result = each_result
         self._told: set[int] = set()  # sessions whose failure was told as their result came
+        self._headed = 0  # the session the last "--- session N ---" heading named
 
     def handle(self, rec: Record) -> None:
         m = self.model
@@ -163,10 +164,11 @@ class TextPrinter(Printer):
             return
         s = m.sessions[delta.session]
         if delta.flags & Change.SESSIONS and len(m.sessions) > 1:
-            print(f"--- session {s.index + 1} ---", file=self.out)
+            self._heading(s)
         if delta.tool >= 0:
             t = s.tools[delta.tool]
             if t.done:
+                self._heading(s)
                 print(tool_line(t), file=self.out)
         if delta.flags & Change.RESULT:
             self._finish(s)
@@ -178,13 +180,22 @@ class TextPrinter(Printer):
         elif delta.flags & Change.UNKNOWN:
             b = s.blocks[delta.block] if 0 <= delta.block < len(s.blocks) else None
             what = b.text if b is not None and b.kind == "unknown" else rec.type or "(no type)"
+            self._heading(s)
             print(f"(unknown at line {rec.line}: {one_line(what, 160)})", file=self.out)
         self.out.flush()
+
+    def _heading(self, s: Session) -> None:
+        """"--- session N ---" before what is printed of session N, when the input holds more
+        than one and the lines before were another's (runs can be interleaved in one file)."""
+        if s.index != self._headed and len(self.model.sessions) > 1:
+            self._headed = s.index
+            print(f"--- session {s.index + 1} ---", file=self.out)
 
     def _list_unfinished(self, sessions: list[Session]) -> None:
         for s in sessions:
             for t in s.tools:
                 if t.status == "unfinished":
+                    self._heading(s)
                     print(tool_line(t), file=self.out)
 
     def _finish(self, s: Session) -> None:
@@ -192,6 +203,7 @@ class TextPrinter(Printer):
         if not final and not s.said_anything and s.result is not None and not s.result.is_error:
             final = s.result.text  # a run whose answer is only in its result
         if final:
+            self._heading(s)
             print(file=self.out)
             print(clean(final), file=self.out)
 
