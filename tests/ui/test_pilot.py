@@ -1660,12 +1660,24 @@ async def test_the_full_screen_detail_steps_through_the_calls_the_filter_shows()
         await pilot.pause()
         assert zoom.tool.index == rows[2]
         assert f"(3 of the {len(rows)} the filter shows)" in zoom.border_subtitle
-        await pilot.press("left_square_bracket")
+        await pilot.press("right_square_bracket", "right_square_bracket", "right_square_bracket")
+        await pilot.pause()
+        assert zoom.tool.index == rows[-1]
+        # Past the end: one notice, which says it is the last the filter shows (not a stack).
+        assert [n.message for n in app._notifications] == ["This is the last call the filter shows."]
+        for _ in range(len(rows) - 2):
+            await pilot.press("left_square_bracket")
         await pilot.pause()
         assert zoom.tool.index == rows[1]
         await pilot.press("escape")
         await pilot.pause()
         assert tl.selected_index() == rows[1]
+        tl.kind_filter = "lsToolCall"  # one call
+        tl.refilter()
+        tl.select_tool(tl.rows[0])
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "(the only one the filter shows)" in app.screen.query_one("#zoom-detail").border_subtitle
 
 
 async def test_thinking_cut_off_by_a_failure_says_so():

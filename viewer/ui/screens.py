@@ -229,7 +229,8 @@ class DetailScreen(ModalScreen[int]):
         rows = self._shown()
         where = f"call {self._index + 1:,} of {len(s.tools):,}"
         if rows is not None and self._index in rows:
-            where += f" ({rows.index(self._index) + 1:,} of the {len(rows):,} the filter shows)"
+            where += (" (the only one the filter shows)" if len(rows) == 1 else
+                      f" ({rows.index(self._index) + 1:,} of the {len(rows):,} the filter shows)")
         view.border_subtitle = f"{where} · ] [ next, previous"
 
     async def action_dismiss(self, result: int | None = None) -> None:
@@ -258,8 +259,11 @@ class DetailScreen(ModalScreen[int]):
         if not 0 <= i < len(self._session.tools):
             self.app.bell()
             ended = self._session.ended or self._session.result is not None
-            last = "This is the last call." if ended else "This is the last call so far."
-            self.notify(last if step > 0 else "This is the first call.", timeout=2)
+            which = "first" if step < 0 else "last"
+            shown = " the filter shows" if rows is not None else ""
+            so_far = " so far" if step > 0 and not ended else ""
+            self.app.clear_notifications()  # (pressed again: one notice, not a stack of them)
+            self.notify(f"This is the {which} call{shown}{so_far}.", timeout=2)
             return
         self._index = i
         self._show()
