@@ -2106,3 +2106,28 @@ async def test_a_click_selects_the_call_on_the_row_clicked_in_the_list_and_the_t
             await pilot.click(pane, offset=(8, 0))  # on the border: nothing
             await settle(pilot)
             assert app.timeline.selected_index() == 1
+
+
+async def test_a_finished_call_with_no_time_lends_its_column_and_no_doubled_ellipsis():
+    """(From a new-user trial.)  A call with no duration left 9 empty cells while its summary
+    was cut; a command of several lines ("cat <<'EOF' > x.txt …") cut just after its own "…"
+    showed "……"."""
+    def ev(**f) -> bytes:
+        return orjson.dumps({"session_id": "s", **f}) + b"\n"
+
+    command = "cat <<'EOF' > notes/summary-of-the-day.txt\nhello\nEOF"
+    data = ev(type="system", subtype="init", model="m", cwd="/w")
+    data += ev(type="tool_call", subtype="started", call_id="a",
+               tool_call={"shellToolCall": {"args": {"command": command}}})
+    data += ev(type="tool_call", subtype="completed", call_id="a",
+               tool_call={"shellToolCall": {"args": {"command": command}, "result": {"success": {"exitCode": 0}}}})
+    app = make_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.session.tools[0].duration_ms is None
+        tl = app.timeline
+        for width in range(30, 80):
+            row = "".join(seg.text for seg in tl._render_row(app.session.tools[0], width, False))
+            assert "……" not in row, (width, row)
+            if width >= 30 + len("Shell  cat <<'EOF' > notes/summary-of-the-day.txt … · exit 0"):
+                assert "summary-of-the-day.txt … · exit 0" in row, (width, row)

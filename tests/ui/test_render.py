@@ -275,3 +275,22 @@ def test_the_rest_of_a_long_body_is_estimated_like_its_chunks():
     view._blocks = [_Rest("text", body, "", "", 12, 101, 2)]
     assert view.estimate_height(0, 50) == 11 + (len(body) - 101) // 50
     assert view.estimate_heights(0, 1, 50)[0] == [view.estimate_height(0, 50)]
+
+
+def test_a_long_path_in_the_detail_heading_breaks_after_a_slash_not_mid_name():
+    """(From a new-user trial.)  "…/tests/test" then "_totals.py" on the next line."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from viewer.ui.widgets.detail import _Heading
+
+    console = Console(width=50, record=True, color_system=None)
+    path = "/home/maya/code/invoice-tool/tests/test_totals_with_discounts.py"
+    console.print(_Heading(Text("✓ Read file "), path))
+    lines = console.export_text().splitlines()
+    assert lines == ["✓ Read file /home/maya/code/invoice-tool/tests/", "test_totals_with_discounts.py"], lines
+    console.print(_Heading(Text("✓ Ran terminal command "), "echo " + "x" * 60))  # not a path: wrapped
+    assert "echo" in console.export_text()
+    console.print(_Heading(Text("✓ Read file "), "a/" + "b" * 70))  # a name wider than the window
+    out = console.export_text().splitlines()
+    assert out[0] == "✓ Read file a/" and "".join(out[1:]) == "b" * 70

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable
 from typing import Any
 
 import orjson
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 from textual.events import MouseScrollDown, MouseScrollUp
@@ -39,6 +41,28 @@ Loader = Callable[[tuple[int, int] | None], "dict[str, Any] | None"]
 LAZY_FROM = 256 * 1024
 HEAD_CHARS = 64 * 1024
 
+
+
+class _Heading:
+    """A call's label and target (sanitized).  A path too long for the width is broken after
+    a "/", not mid-name as Rich would fold it ("tests/test" / "_totals.py")."""
+
+    def __init__(self, lead: Text, target: str) -> None:
+        self.lead, self.target = lead, target
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width, target = options.max_width, self.target
+        line = self.lead.copy()
+        if line.cell_len + cell_len(target) <= width or "/" not in target or " " in target:
+            line.append(target, style="cyan")
+            yield line
+            return
+        for piece in re.findall(r"[^/]*/|[^/]+", target):
+            if line.cell_len and line.cell_len + cell_len(piece) > width:
+                yield line
+                line = Text()
+            line.append(piece, style="cyan")  # (a piece wider than the window is folded)
+        yield line
 
 class DetailView(BlockView):
     """Shows the selected tool call; ``r`` toggles the raw JSON of both events."""
@@ -168,8 +192,8 @@ class DetailView(BlockView):
     @staticmethod
     def _facts(t: ToolCall) -> RenderableType:
         glyph, style = status_glyph(t.status)
-        head = Text.assemble((f"{glyph} ", style), (one_line(t.label, 100), "bold"), " ")
-        head.append_text(safe_line(t.target, 500, style="cyan"))
+        head = _Heading(Text.assemble((f"{glyph} ", style), (one_line(t.label, 100), "bold"), " "),
+                        one_line(t.target, 500))
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True)
         grid.add_column()

@@ -344,7 +344,9 @@ class Timeline(ScrollView, can_focus=True):
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
         label = f"{one_line(t.short, label_w):<{label_w}.{label_w}} "
-        right = f"  {dur:>7}"
+        # A finished call with no time to show lends its column to the summary (a running one
+        # keeps it: its time appears after a second, and the row must not move then).
+        right = f"  {dur:>7}" if dur or not (t.done or t.status == "unfinished") else ""
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{glyph} ", style=gstyle)
         text.append(num, style="dim")
@@ -376,6 +378,9 @@ class Timeline(ScrollView, can_focus=True):
         if self.search:
             stext.highlight_words([self.search], style="reverse", case_sensitive=False)
         stext.truncate(summary_width, overflow="ellipsis", pad=True)
+        if stext.plain.endswith("……"):  # cut just after a summary's own "…" (a command of more lines)
+            stext.right_crop(1)
+            stext.pad_right(1)
         text.append_text(stext)
         text.append(right, style="dim")
         base = self.rich_style
