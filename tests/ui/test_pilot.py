@@ -2131,3 +2131,20 @@ async def test_a_finished_call_with_no_time_lends_its_column_and_no_doubled_elli
             assert "……" not in row, (width, row)
             if width >= 30 + len("Shell  cat <<'EOF' > notes/summary-of-the-day.txt … · exit 0"):
                 assert "summary-of-the-day.txt … · exit 0" in row, (width, row)
+
+
+async def test_the_header_says_only_the_counts_that_are_not_zero_and_warnings_before_tokens():
+    """(From a new-user trial.)  At 80 columns "0 tools: 0 running · 0 ok · 0 failed   ⚠ 0
+    malformed …" cut off the unknown count it was warning about, and a run's session switcher
+    came after its token counts."""
+    data = b"".join(orjson.dumps({"type": "thread.started", "n": i}) + b"\n" for i in range(5))
+    app = make_app(data)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        line2 = _plain(app, app.header).splitlines()[1]
+        assert "no tool calls" in line2 and "5 unknown (h)" in line2 and "malformed" not in line2, line2
+    app = make_app(sample("two_sessions.ndjson"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        line2 = _plain(app, app.header).splitlines()[1]
+        assert "session 2/2 (< >)" in line2, line2

@@ -154,6 +154,38 @@ class SessionHeader(Widget):
             line2.append(f"⚠ {guess}? (h)   ", style="bold yellow")
         elif m.other_agent:  # partly readable (Claude Code's types are Cursor's): its calls are not counted
             line2.append(f"⚠ {m.other_agent} stream, partly read (h)   ", style="bold yellow")
+        if s.tool_count:
+            self._counts(line2, s)
+        else:  # (not "0 tools: 0 running · 0 ok · 0 failed")
+            line2.append("no tool calls", style="dim")
+        # Then what needs the user, before the token counts: a narrow window cuts the line's end.
+        bad = m.malformed_lines
+        unknown = m.unknown_events
+        if bad or unknown:
+            line2.append("   ⚠ ", style="bold yellow")
+            parts = [f"{bad:,} malformed" if bad else "", f"{unknown:,} unknown" if unknown else ""]
+            line2.append(f"{' · '.join(p for p in parts if p)} (h)", style="yellow")
+        if len(m.sessions) > 1:
+            line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
+        if self.progress is not None:
+            pct = "" if self.percent_loaded is None else f" {self.percent_loaded}%"
+            line2.append(f"   loading{pct}", style="cyan")
+        if self.extra:
+            line2.append(f"   {one_line(self.extra, 200)}", style="cyan")
+        if s.result_mismatch:
+            line2.append("   result text differs from transcript", style="yellow")
+        r = s.result
+        if r is not None and r.usage:
+            u = r.usage
+            tin, tout = u.get("inputTokens"), u.get("outputTokens")
+            if isinstance(tin, int) and isinstance(tout, int):
+                line2.append("   tokens ", style="dim")
+                line2.append(f"{tin:,} in / {tout:,} out")
+        return _two_lines(line1, line2)
+
+    @staticmethod
+    def _counts(line2: Text, s: Session) -> None:
+        """"18 tools: 0 running · 17 ok · 1 failed": the first three always (they stay put)."""
         counts = s.status_counts
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
         done = s.done_tools - failed - rejected  # each call counted once: the parts add up
@@ -170,25 +202,3 @@ class SessionHeader(Widget):
         if unfinished:
             line2.append(" · ")
             line2.append(f"{unfinished:,} unfinished", style="bright_black")
-        r = s.result
-        if r is not None and r.usage:
-            u = r.usage
-            tin, tout = u.get("inputTokens"), u.get("outputTokens")
-            if isinstance(tin, int) and isinstance(tout, int):
-                line2.append("   tokens ", style="dim")
-                line2.append(f"{tin:,} in / {tout:,} out")
-        if s.result_mismatch:
-            line2.append("   result text differs from transcript", style="yellow")
-        bad = m.malformed_lines
-        unknown = m.unknown_events
-        if bad or unknown:
-            line2.append("   ⚠ ", style="bold yellow")
-            line2.append(f"{bad:,} malformed · {unknown:,} unknown (h)", style="yellow")
-        if len(m.sessions) > 1:
-            line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
-        if self.progress is not None:
-            pct = "" if self.percent_loaded is None else f" {self.percent_loaded}%"
-            line2.append(f"   loading{pct}", style="cyan")
-        if self.extra:
-            line2.append(f"   {one_line(self.extra, 200)}", style="cyan")
-        return _two_lines(line1, line2)
