@@ -797,8 +797,10 @@ def test_a_restart_ends_every_run_read_so_far_and_the_next_event_begins_a_new_on
     first, _, _ = apply_all(init() + user() + shell_started("c1") + init(other) + user(sid=other), h,
                             end=False)
     assert [s.state for s in first.sessions] == ["live", "live"]
+    kept = first.clone()
     d = first.apply(Restart(line=5))
     assert d.flags & Change.ENDED and d.flags & Change.TOOLS
+    assert first.restarts == [5] and kept.restarts == []  # (the health screen explains line numbers)
     assert [s.state for s in first.sessions] == ["ended", "ended"]
     assert first.sessions[0].tools[0].status == "unfinished"
     recs, _ = h.decode(init() + user("again"))  # the same run read again from its start

@@ -2148,3 +2148,23 @@ async def test_the_header_says_only_the_counts_that_are_not_zero_and_warnings_be
         await settle(pilot)
         line2 = _plain(app, app.header).splitlines()[1]
         assert "session 2/2 (< >)" in line2, line2
+
+
+async def test_the_health_screen_says_the_file_started_over_and_how_lines_are_counted():
+    """(From a new-user trial.)  After a followed file was truncated, "line 177" named no line
+    of the file; the health screen said nothing of the restarts."""
+    from viewer.core.decode import Restart
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        assert "started over" not in _screen_rows(app)
+        await pilot.press("escape")
+        app.model.apply(Restart(line=230))
+        await pilot.press("h")
+        await pilot.pause()
+        rows = _screen_rows(app)
+        assert "The file started over (truncated or replaced) once, after line 230." in rows, rows
+        assert "line n + that number here" in rows

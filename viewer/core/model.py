@@ -341,12 +341,16 @@ class StreamModel:
         self._prev: Event | None = None
         self._current: Session | None = None
         self._restarted_at = 0  # sessions before this index were read before a restart
+        #: The last line read before each restart (a followed file truncated or replaced): line
+        #: numbers go on counting across them, as in a --save copy of the input.
+        self.restarts: list[int] = []
 
     def clone(self) -> StreamModel:
         """An independent copy of the whole state (see :meth:`Session.clone`)."""
         c = copy.copy(self)
         c.sessions = [s.clone() for s in self.sessions]
         c.malformed = list(self.malformed)
+        c.restarts = list(self.restarts)
         c.event_types = Counter(self.event_types)
         c._current = c.sessions[self._current.index] if self._current is not None else None
         return c
@@ -399,19 +403,20 @@ class StreamModel:
         if type(rec) is Run:
             return self.apply_run(rec)
         if type(rec) is Restart:
-            return self.restart()
+            return self.restart(rec.line)
         self.malformed_lines += 1
         if len(self.malformed) < MAX_MALFORMED_KEPT:
             self.malformed.append(rec)
         return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
 
-    def restart(self) -> Delta:
+    def restart(self, line: int = 0) -> Delta:
         """The source started over: every run read so far has ended (open calls become
         unfinished), and the next event begins a new run even if its id was seen before."""
         for s in self.sessions:
             self._finish(s, why="The file started over here (truncated or replaced)")
         self._current = None
         self._restarted_at = len(self.sessions)
+        self.restarts.append(line)
         self._prev = None
         self.other_agent = ""  # another file now: whose stream it is is told again
         return Delta(Change.ENDED | Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, len(self.sessions) - 1)

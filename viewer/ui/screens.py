@@ -141,6 +141,13 @@ class HealthScreen(_ScrollingModal):
             yield Static(summary)
             if self.loading:
                 yield Static(Text(self.loading, style="cyan"))
+            if m.restarts:
+                times = "once" if len(m.restarts) == 1 else f"{len(m.restarts):,} times"
+                after = ", ".join(f"{n:,}" for n in m.restarts[:5]) + (", …" if len(m.restarts) > 5 else "")
+                yield Static(Text(
+                    f"The file started over (truncated or replaced) {times}, after line {after}. Line "
+                    "numbers count on across that, as in a --save copy: the file's own line n is "
+                    "line n + that number here.", style="cyan"))
             if m.event_types:
                 types = Text("Event types: ", style="dim")
                 types.append(", ".join(f"{one_line(k, 40)} {v:,}" for k, v in m.event_types.most_common()))
