@@ -615,6 +615,8 @@ def test_demo_print(h):
     assert cp.returncode in (0, 1), cp.stderr
     assert cp.stdout.strip()
     assert b"Traceback" not in cp.stderr
+    named = run_cli(h, "--print", demo_path())  # the demo file named: an input like any other
+    assert named.returncode == cp.returncode and named.stdout == cp.stdout, named.stderr
 
 
 # -- json mode: which result is printed -------------------------------------------------

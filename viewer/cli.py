@@ -180,6 +180,7 @@ def cli(
     opens the bundled demo run otherwise (--print then needs --demo).
     """
     stdin_is_data = _stdin_is_data()
+    no_input = False  # no FILE and nothing on standard input: the demo is opened instead
     if demo:
         if file:
             raise click.UsageError("--demo takes no FILE")
@@ -192,7 +193,7 @@ def cli(
         if follow:
             raise click.UsageError("--follow needs a FILE")
         if not stdin_is_data or os.environ.get("TEXTUAL_DRIVER"):
-            file = demo_path()
+            file, no_input = demo_path(), not stdin_is_data
     if file is not None and not (follow and _may_appear(file)):
         check_readable(file)  # (--follow waits for a file that is not there yet, like tail -F)
     stream = file is not None and is_stream_path(file)  # a FIFO, /dev/stdin, <(producer)
@@ -224,7 +225,7 @@ def cli(
         if replay:
             why = "" if print_mode or output_format else " and standard output is not a terminal"
             raise click.UsageError(f"--replay plays in the TUI{why}; use --print without --replay")
-        if file == demo_path() and not demo:
+        if no_input:
             # A script whose log variable came out empty must not print the demo's success.
             raise SourceError(f"no input: give a FILE or pipe a stream in (standard input is {_stdin_kind()}; "
                               "--demo prints the bundled demo run)")

@@ -1660,11 +1660,14 @@ async def test_the_full_screen_detail_steps_through_the_calls_the_filter_shows()
         await pilot.pause()
         assert zoom.tool.index == rows[2]
         assert f"(3 of the {len(rows)} the filter shows)" in zoom.border_subtitle
+        app.notify("The file was truncated or replaced", timeout=10)  # someone else's notice
         await pilot.press("right_square_bracket", "right_square_bracket", "right_square_bracket")
         await pilot.pause()
         assert zoom.tool.index == rows[-1]
-        # Past the end: one notice, which says it is the last the filter shows (not a stack).
-        assert [n.message for n in app._notifications] == ["This is the last call the filter shows."]
+        # Past the end: one notice, which says it is the last the filter shows (not a stack),
+        # and the other notices stay.
+        assert [n.message for n in app._notifications] == [
+            "The file was truncated or replaced", "This is the last call the filter shows."]
         for _ in range(len(rows) - 2):
             await pilot.press("left_square_bracket")
         await pilot.pause()
@@ -2129,8 +2132,10 @@ async def test_a_finished_call_with_no_time_lends_its_column_and_no_doubled_elli
         for width in range(30, 80):
             row = "".join(seg.text for seg in tl._render_row(app.session.tools[0], width, False))
             assert "……" not in row, (width, row)
-            if width >= 30 + len("Shell  cat <<'EOF' > notes/summary-of-the-day.txt … · exit 0"):
-                assert "summary-of-the-day.txt … · exit 0" in row, (width, row)
+            # "✓  1 Shell  " then the summary: it fits from 65 columns on, with no column kept
+            # for a time (that left it cut at 65 to 73).
+            fits = len("✓  1 Shell  cat <<'EOF' > notes/summary-of-the-day.txt … · exit 0")
+            assert fits == 65 and row.rstrip().endswith(" … · exit 0") == (width >= fits), (width, row)
 
 
 async def test_the_header_says_only_the_counts_that_are_not_zero_and_warnings_before_tokens():
@@ -2167,4 +2172,39 @@ async def test_the_health_screen_says_the_file_started_over_and_how_lines_are_co
         await pilot.pause()
         rows = _screen_rows(app)
         assert "The file started over (truncated or replaced) once, after line 230." in rows, rows
-        assert "line n + that number here" in rows
+        assert "line n + 230 here" in rows
+
+
+async def test_an_unknown_kinds_long_name_is_cut_with_an_ellipsis():
+    data = b"".join(orjson.dumps({"session_id": "s", **f}) + b"\n" for f in (
+        {"type": "system", "subtype": "init", "model": "m", "cwd": "/w"},
+        {"type": "tool_call", "subtype": "started", "call_id": "a",
+         "tool_call": {"quantumLeapGeneratorToolCall": {"args": {"path": "/w/a.txt"}}}},
+    ))
+    app = make_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.session.tools[0].short == "Quantum leap generator"
+        row = _plain(app, app.timeline).splitlines()[0]
+        assert " 1 Quantum leap ge… a.txt" in row, row  # 16 columns at most, and it says it is cut
+
+
+async def test_a_kind_filter_names_the_full_label_when_two_kinds_share_a_short_name():
+    """(From a code review.)  Reading and updating todos both show as "Todos" in the list: their
+    filters say "Read todos" and "Updated todos", not "only: Todos" twice."""
+    data = b"".join(orjson.dumps({"session_id": "s", **f}) + b"\n" for f in (
+        {"type": "system", "subtype": "init", "model": "m", "cwd": "/w"},
+        {"type": "tool_call", "subtype": "started", "call_id": "a",
+         "tool_call": {"updateTodosToolCall": {"args": {"todos": []}}}},
+        {"type": "tool_call", "subtype": "started", "call_id": "b",
+         "tool_call": {"readTodosToolCall": {"args": {}}}},
+    ))
+    app = make_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert [t.short for t in app.session.tools] == ["Todos", "Todos"]
+        seen = set()
+        for _ in range(2):
+            await pilot.press("c")
+            seen.add(app.timeline.border_subtitle)
+        assert seen == {"only: Updated todos", "only: Read todos"}, seen

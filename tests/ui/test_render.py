@@ -41,14 +41,22 @@ def test_a_short_body_is_one_chunk():
     assert chunk_lines("a\n") == [(1, 0, 2, 2)]
 
 
+#: Scripts written with zero-width (non-)joiners, by the start of their characters' names.
+_JOINING = ("ARABIC", "SYRIAC", "THAANA", "NKO", "SAMARITAN", "MANDAIC", "DEVANAGARI", "BENGALI",
+            "GURMUKHI", "GUJARATI", "ORIYA", "TAMIL", "TELUGU", "KANNADA", "MALAYALAM", "SINHALA",
+            "MYANMAR", "KHMER")
+
+
 def _joins(text: str, i: int) -> bool:
-    """(Spelled out again for the property below.)  A joiner between two letters or marks of
-    a script past Latin is kept."""
+    """(Spelled out again, another way, for the properties below.)  A joiner between two letters
+    or marks of a script written with joiners is kept."""
     import unicodedata
 
-    if not 0 < i < len(text) - 1:
-        return False
-    return all(ord(c) > 0x24F and unicodedata.category(c)[0] in "LM" for c in (text[i - 1], text[i + 1]))
+    def joining(c: str) -> bool:
+        return (unicodedata.category(c)[0] in "LM" and ord(c) not in _TABLE
+                and unicodedata.name(c, "").startswith(_JOINING))
+
+    return 0 < i < len(text) - 1 and joining(text[i - 1]) and joining(text[i + 1])
 
 
 def _check_escapes(text: str) -> None:
@@ -64,7 +72,8 @@ def test_clean_escapes_exactly_the_table_but_joiners_inside_a_word(text):
 
 
 @given(st.text(alphabet=st.sampled_from(["\u200c", "\u200d", "a", "\u0628", "\u0915", "\u094d", "\n",
-                                         "\U0001f468", "\u200b"])))
+                                         "\U0001f468", "\u200b", "\u0434", "\u7ba1", "\u1ea1", "\u0301",
+                                         "\u3164", "\u1780", "\u0710", "\ufe8d"])))
 def test_joiners_are_escaped_unless_inside_a_word_of_a_non_latin_script(text):
     _check_escapes(text)
 
@@ -78,6 +87,10 @@ def test_persian_and_hindi_keep_their_joiners_while_a_hidden_one_is_shown():
     assert clean("ad\u200dmin") == "ad\\u200dmin"  # hides a difference in a Latin word
     assert one_line("\U0001f468\u200d\U0001f469") == "\U0001f468\\u200d\U0001f469"  # emoji: widths disagree
     assert clean("\u200c\u0628") == "\\u200c\u0628"  # not between two letters
+    for word in ("\u0430\u0434\u200d\u043c\u0438\u043d", "\u7ba1\u200d\u7406", "\u1ea1\u200d\u1ea1", "\uff41\u200d\uff42",
+                 "\u3164\u200d\u3164"):  # Cyrillic, CJK, Vietnamese, fullwidth: nothing to join
+        assert "\\u200d" in clean(word) and "\\u200d" in one_line(word), word
+    assert one_line(persian, 3) == persian[:3] + "…"  # decided on the whole text, not the cut
 
 
 def test_hidden_characters_are_shown_escaped():

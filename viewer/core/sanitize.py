@@ -37,22 +37,33 @@ _ONE_LINE[9] = " "
 
 _NEEDS_ESCAPE = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]")
 
-#: The zero-width non-joiner and joiner (U+200C, U+200D) are part of how Persian, Urdu and the
-#: Indic scripts are written: between two letters of such a script they stay as they are.
-#: Anywhere else (inside a Latin word, where they hide a difference; in emoji sequences, whose
-#: width terminals disagree on) they are escaped like the others.
+#: The zero-width non-joiner and joiner (U+200C, U+200D) are part of how the Arabic scripts
+#: (Persian, Urdu), Syriac and the scripts of India and South-East Asia are written: between two
+#: letters or marks of those scripts they stay as they are.  Anywhere else (in a Latin, Cyrillic,
+#: Greek or CJK word, where they change nothing shown and so hide a difference; in emoji
+#: sequences, whose width terminals disagree on) they are escaped like the others.
 _ZWNJ, _ZWJ = "\u200c", "\u200d"
 _JOINERS = re.compile("[\u200c\u200d]")
 _ONE_LINE_BUT_JOINERS = {c: v for c, v in _ONE_LINE.items() if c not in (0x200C, 0x200D)}
+_JOINING_SCRIPTS = (
+    (0x0600, 0x08FF),  # Arabic, Syriac, Thaana, N'Ko, Samaritan, Mandaic, Arabic Extended
+    (0x0900, 0x0DFF),  # Devanagari to Sinhala
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0xFB50, 0xFDFF), (0xFE70, 0xFEFF),  # Arabic presentation forms
+)
+
+
+def _joining_letter(c: str) -> bool:
+    o = ord(c)
+    return (any(lo <= o <= hi for lo, hi in _JOINING_SCRIPTS) and o not in _TABLE
+            and unicodedata.category(c)[0] in "LM")
 
 
 def _joins_letters(text: str, i: int) -> bool:
-    """The joiner at ``text[i]`` stands between two letters (or marks) of a non-Latin script."""
-    if i == 0 or i + 1 >= len(text):
-        return False
-    a, b = text[i - 1], text[i + 1]
-    return (a > "\u024f" and b > "\u024f" and unicodedata.category(a)[0] in "LM"
-            and unicodedata.category(b)[0] in "LM")
+    """The joiner at ``text[i]`` stands between two letters (or marks) of a script written
+    with joiners."""
+    return 0 < i < len(text) - 1 and _joining_letter(text[i - 1]) and _joining_letter(text[i + 1])
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -73,10 +84,16 @@ def clean(text: str) -> str:
 
 def one_line(text: str, limit: int | None = None) -> str:
     """Like :func:`clean`, and show newlines as ⏎ so the text stays on one line."""
+    if _ZWNJ in text or _ZWJ in text:
+        # Which joiners stay is decided on the whole text (a cut must not change it); their
+        # escapes are ASCII, which translate leaves as they are.
+        kept = {m.start() for m in _JOINERS.finditer(text) if _joins_letters(text, m.start())}
+        if limit is not None and len(text) > limit:
+            text = text[:limit] + "…"
+        return _JOINERS.sub(lambda m: m.group() if m.start() in kept else _TABLE[ord(m.group())],
+                            text).translate(_ONE_LINE_BUT_JOINERS)
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
-    if _ZWNJ in text or _ZWJ in text:  # (their escapes are ASCII: translate leaves them)
-        return _JOINERS.sub(_escape, text).translate(_ONE_LINE_BUT_JOINERS)
     return text.translate(_ONE_LINE)
 
 
@@ -118,6 +135,3 @@ def json_safe(raw: bytes) -> bytes:
         return raw
     return _JSON_RAW.sub(_json_escape, raw)
 
-
-def is_clean(text: str) -> bool:
-    return text == clean(text)

@@ -22,6 +22,7 @@ from viewer.ui.screens import DetailScreen, HelpScreen
 #: The progress bar's length, at least, before the counters make room for it.
 BAR_MIN = 24
 
+
 class ReplayBar(Widget):
     """Play state, speed, position and a clickable progress bar."""
 

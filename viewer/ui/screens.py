@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left
 from collections.abc import Callable
 
@@ -142,12 +143,13 @@ class HealthScreen(_ScrollingModal):
             if self.loading:
                 yield Static(Text(self.loading, style="cyan"))
             if m.restarts:
-                times = "once" if len(m.restarts) == 1 else f"{len(m.restarts):,} times"
-                after = ", ".join(f"{n:,}" for n in m.restarts[:5]) + (", …" if len(m.restarts) > 5 else "")
+                n = len(m.restarts)
+                times = "once, after line" if n == 1 else f"{n:,} times, after lines"
+                after = ", ".join(f"{x:,}" for x in m.restarts[:5]) + (", …" if n > 5 else "")
                 yield Static(Text(
-                    f"The file started over (truncated or replaced) {times}, after line {after}. Line "
-                    "numbers count on across that, as in a --save copy: the file's own line n is "
-                    "line n + that number here.", style="cyan"))
+                    f"The file started over (truncated or replaced) {times} {after}. Line numbers "
+                    "count on across that, as in a --save copy: line n of the file as it is now is "
+                    f"line n + {m.restarts[-1]:,} here.", style="cyan"))
             if m.event_types:
                 types = Text("Event types: ", style="dim")
                 types.append(", ".join(f"{one_line(k, 40)} {v:,}" for k, v in m.event_types.most_common()))
@@ -188,6 +190,10 @@ class HealthScreen(_ScrollingModal):
         yield KeysFooter()
 
 
+#: How long the full-screen detail's "first/last call" notice shows.
+NOTICE_S = 2.0
+
+
 class DetailScreen(ModalScreen[int]):
     """The selected tool call, full screen (Enter in the tool-call list).  Closed, it gives the
     index of the call it showed last (] and [ step through the calls)."""
@@ -213,6 +219,7 @@ class DetailScreen(ModalScreen[int]):
         self._session, self._index, self._loader, self._sections = session, tool.index, loader, sections_fn
         self._raw = raw  # as the pane shows it (r toggles here too)
         self._shown = shown or (lambda: None)
+        self._notice, self._notice_at = "", 0.0  # the last "first/last call" notice, and when
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
@@ -235,9 +242,10 @@ class DetailScreen(ModalScreen[int]):
         view.show(s, s.tools[self._index], self._loader, self._sections)
         rows = self._shown()
         where = f"call {self._index + 1:,} of {len(s.tools):,}"
-        if rows is not None and self._index in rows:
+        at = -1 if rows is None else bisect_left(rows, self._index)  # (rows are in start order)
+        if rows is not None and at < len(rows) and rows[at] == self._index:
             where += (" (the only one the filter shows)" if len(rows) == 1 else
-                      f" ({rows.index(self._index) + 1:,} of the {len(rows):,} the filter shows)")
+                      f" ({at + 1:,} of the {len(rows):,} the filter shows)")
         view.border_subtitle = f"{where} · ] [ next, previous"
 
     async def action_dismiss(self, result: int | None = None) -> None:
@@ -269,8 +277,11 @@ class DetailScreen(ModalScreen[int]):
             which = "first" if step < 0 else "last"
             shown = " the filter shows" if rows is not None else ""
             so_far = " so far" if step > 0 and not ended else ""
-            self.app.clear_notifications()  # (pressed again: one notice, not a stack of them)
-            self.notify(f"This is the {which} call{shown}{so_far}.", timeout=2)
+            notice = f"This is the {which} call{shown}{so_far}."
+            now = time.monotonic()
+            if self._notice != notice or now - self._notice_at > NOTICE_S:  # one, not a stack of them
+                self._notice, self._notice_at = notice, now
+                self.notify(notice, timeout=NOTICE_S)
             return
         self._index = i
         self._show()

@@ -42,7 +42,6 @@ LAZY_FROM = 256 * 1024
 HEAD_CHARS = 64 * 1024
 
 
-
 class _Heading:
     """A call's label and target (sanitized).  A path too long for the width is broken after
     a "/", not mid-name as Rich would fold it ("tests/test" / "_totals.py")."""
@@ -63,6 +62,7 @@ class _Heading:
                 line = Text()
             line.append(piece, style="cyan")  # (a piece wider than the window is folded)
         yield line
+
 
 class DetailView(BlockView):
     """Shows the selected tool call; ``r`` toggles the raw JSON of both events."""

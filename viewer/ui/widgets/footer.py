@@ -15,8 +15,8 @@ class KeysFooter(Footer):
     dozen keys (20-40 ms, a tenth of opening a 100k-event file); here it happens only when the
     keys shown, their state, or the footer's form differ from the last rebuild.
 
-    Keys that do not fit the width are left out whole (Textual cuts the footer off at the edge,
-    mid-word: "f Fol"); the help (?) lists every key, and comes first."""
+    Keys that do not fit the width are left out whole, the last ones first (Textual cuts the
+    footer off at the edge, mid-word: "f Fol"); the help (?), among the first, lists them all."""
 
     _shown: Hashable = None
 

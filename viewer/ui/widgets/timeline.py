@@ -31,9 +31,15 @@ STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished
 
 def kind_name(session: Session | None, kind: str) -> str:
     """What a kind filter reads as: the kinds its calls show in the list (editToolCall is shown
-    as both "Edit" and "Create"), or the raw kind key when no call has it yet."""
-    labels = dict.fromkeys(t.short for t in session.tools if t.kind_key == kind) if session else {}
-    return " / ".join(labels) or kind
+    as both "Edit" and "Create"), their full labels when another kind shows as the same ("Todos":
+    "Updated todos" and "Read todos"), or the raw kind key when no call has it yet."""
+    if session is None:
+        return kind
+    tools = session.tools
+    names = dict.fromkeys(t.short for t in tools if t.kind_key == kind)
+    if any(t.short in names for t in tools if t.kind_key != kind):  # "Todos" names three kinds
+        names = dict.fromkeys(t.label for t in tools if t.kind_key == kind)
+    return " / ".join(names) or kind
 
 
 class Timeline(ScrollView, can_focus=True):
@@ -343,7 +349,10 @@ class Timeline(ScrollView, can_focus=True):
             dur = "" if not secs else f"{secs} s…" if secs < 60 else f"{fmt_duration(secs * 1000)}…"
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
-        label = f"{one_line(t.short, label_w):<{label_w}.{label_w}} "
+        kind = one_line(t.short)
+        if len(kind) > label_w:  # (an unknown kind's long name)
+            kind = kind[: label_w - 1] + "…"
+        label = f"{kind:<{label_w}} "
         # A finished call with no time to show lends its column to the summary (a running one
         # keeps it: its time appears after a second, and the row must not move then).
         right = f"  {dur:>7}" if dur or not (t.done or t.status == "unfinished") else ""
@@ -378,7 +387,8 @@ class Timeline(ScrollView, can_focus=True):
         if self.search:
             stext.highlight_words([self.search], style="reverse", case_sensitive=False)
         stext.truncate(summary_width, overflow="ellipsis", pad=True)
-        if stext.plain.endswith("……"):  # cut just after a summary's own "…" (a command of more lines)
+        if cell_len(summary) > summary_width and stext.plain.endswith("……"):
+            # cut just after the summary's own "…" (a command of more lines)
             stext.right_crop(1)
             stext.pad_right(1)
         text.append_text(stext)
