@@ -1764,9 +1764,41 @@ async def test_a_replay_seeking_back_closes_the_full_screen_detail_of_the_old_st
         app.action_open_selected()
         await pilot.pause()
         assert type(app.screen).__name__ == "DetailScreen"
-        await pilot.press("home")  # a priority key: the replay seeks to its start
+        view = app.screen.query_one("#zoom-detail")
+        await pilot.press("pagedown", "home")  # (From a new-user trial.)  Home is the detail's: its top
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen" and view.scroll_y == 0
+        assert app.replay.position == app.replay.total
+        await pilot.press("left", "end")  # neither moves the replay from here (a step forward does)
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen" and app.replay.position == app.replay.total
+        app.action_seek_start()  # a seek back (a click on the bar, Space at the end)
         await pilot.pause()
         assert type(app.screen).__name__ != "DetailScreen"
+
+
+async def test_next_error_in_a_replay_selects_the_call_that_failed_not_the_newest():
+    """(From a new-user trial.)  With calls running side by side, } stopped at a failure but
+    the list (following) selected the newest call, still running."""
+    def ev(**f) -> bytes:
+        return orjson.dumps({"session_id": "s", **f}) + b"\n"
+
+    def call(sub: str, cid: str, cmd: str, result=None) -> bytes:
+        body = {"args": {"command": cmd}, **({"result": result} if result else {})}
+        return ev(type="tool_call", subtype=sub, call_id=cid, tool_call={"shellToolCall": body})
+
+    data = (ev(type="system", subtype="init", model="m", cwd="/w") + call("started", "a", "make")
+            + call("started", "b", "sleep 9")
+            + call("completed", "a", "make", {"failure": {"exitCode": 2, "stderr": "no rule"}})
+            + call("completed", "b", "sleep 9", {"success": {"exitCode": 0}}))
+    app = make_replay_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("right_curly_bracket")
+        await settle(pilot)
+        assert app.replay.position == 4  # just after the failure: b still runs
+        assert [t.status for t in app.session.tools] == ["failed", "running"]
+        assert app.timeline.selected_index() == 0 and app.detail.tool.index == 0
 
 
 async def test_the_detail_pane_shows_the_completion_of_the_call_on_show_at_once():

@@ -288,6 +288,10 @@ class RecordIndex(Sequence[Record]):
     def __len__(self) -> int:
         return len(self._count)
 
+    def line_at(self, i: int) -> int:
+        """The (first) line of record ``i``, without reading it again (0 for a restart)."""
+        return self._line[i]
+
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
@@ -614,6 +618,13 @@ class Replay:
     def step(self, n: int) -> list[Delta]:
         self.playing = False
         return self.seek(self.position + n)
+
+    def line_of(self, i: int) -> int:
+        """The (first) line of record ``i`` (0 for a restart)."""
+        records = self.records
+        if isinstance(records, RecordIndex):
+            return records.line_at(i)
+        return getattr(records[i], "line", 0)
 
     def next_marked(self, mark: int, interpret: Callable[[Event], A.Action]) -> int | None:
         """Index of the next record after the current position with ``mark`` (:data:`TOOL_START`

@@ -88,7 +88,7 @@ REPLAY_HELP = [
     ("+ -", "faster / slower (0.25× to 64×)"),
     (". →  ←", "one event forward / back"),
     ("] }", "next tool call / next error"),
-    ("Home End", "start / end of the run"),
+    ("Home End", "start / end of the run (in the full-screen detail: its top and bottom)"),
     ("click the bar", "seek (any move pauses the replay; Space plays on from there)"),
     ("", "the bar's clock is play time: pauses longer than --idle-limit (3 s) are shortened; "
          "the header's is the run's own"),
@@ -273,6 +273,12 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _REPLAY_MOVES and isinstance(self.focused, Input):
             return False  # ← → Home End Space edit the text of the search box or the palette
+        if len(self.screen_stack) > 1 and (action in ("seek_start", "seek_end") or (
+                action == "step" and parameters and parameters[0] < 0)):
+            # Over the full-screen detail, the help or the health screen, Home and End are
+            # theirs (top, bottom), and a step back (which shows an earlier copy of the run)
+            # closed the detail.  Space and a step forward still play on behind it.
+            return False
         return super().check_action(action, parameters)
 
     def _seek(self, n: int) -> None:
@@ -309,6 +315,15 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self.notify(f"No {what} after this point{more}", timeout=2)
             return
         self._seek(i + 1)
+        # Select the call that record is of: with calls running side by side, following
+        # selects the newest one, not the one that failed.
+        line, s = self.replay.line_of(i), self.session
+        if line and s is not None:
+            for t in reversed(s.tools):
+                if line in (t.start_line, t.end_line):
+                    self.timeline.follow = False
+                    self.timeline.select_tool(t.index)
+                    break
 
     def action_next_tool(self) -> None:
         self._jump(TOOL_START, "tool call")
