@@ -2240,3 +2240,28 @@ async def test_a_kind_filter_names_the_full_label_when_two_kinds_share_a_short_n
             await pilot.press("c")
             seen.add(app.timeline.border_subtitle)
         assert seen == {"only: Updated todos", "only: Read todos"}, seen
+
+
+async def test_a_long_line_in_a_file_shown_in_the_detail_is_one_numbered_line():
+    """(From a new-user trial.)  A 3,000-character line was cut at 2 KB: a short row part-way,
+    then the rest numbered again as the same line."""
+    content = "".join(f"line {i}\n" for i in range(1, 10)) + "x" * 3000 + "\nlast line\n"
+    data = b"".join(orjson.dumps({"session_id": "s", **f}) + b"\n" for f in (
+        {"type": "system", "subtype": "init", "model": "m", "cwd": "/w"},
+        {"type": "tool_call", "subtype": "started", "call_id": "a",
+         "tool_call": {"readToolCall": {"args": {"path": "/w/a.txt"}}}},
+        {"type": "tool_call", "subtype": "completed", "call_id": "a",
+         "tool_call": {"readToolCall": {"args": {"path": "/w/a.txt"},
+                                        "result": {"success": {"content": content}}}}},
+    ))
+    app = make_app(data)
+    async with app.run_test(size=(120, 80)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        view = app.screen.query_one("#zoom-detail")
+        rows = [view.render_line(y).text for y in range(view.size.height)]
+        numbered = [r.split()[0] for r in rows if r.split() and r.split()[0].isdigit()]
+        assert numbered == [str(n) for n in range(1, 13)], numbered  # 10 once (12: after the last newline)
+        xs = [r for r in rows if "xxxx" in r]
+        assert all(len(r.rstrip()) >= len(xs[0].rstrip()) for r in xs[:-1]), xs  # no short row midway

@@ -6,11 +6,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from viewer.core.sanitize import _TABLE, clean, json_safe, one_line
-from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, chunk_lines
+from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, LONG_LINE, chunk_lines
 
 LINE = st.one_of(
     st.text(alphabet="ab\t", max_size=12),
     st.integers(0, 3 * CHUNK_CHARS).map(lambda n: "x" * n),
+    st.integers(LONG_LINE - 2, 2 * LONG_LINE + 2).map(lambda n: "y" * n),
 )
 
 
@@ -24,13 +25,14 @@ def test_chunks_hold_every_character_with_the_right_line_numbers(lines):
         parts = text.split("\n")
         assert count == len(parts)
         assert len(parts) <= CHUNK_LINES
-        assert len(text) <= CHUNK_CHARS
+        # A line longer than CHUNK_CHARS is a chunk of its own, cut only past LONG_LINE.
+        assert len(text) <= CHUNK_CHARS or (count == 1 and len(text) <= LONG_LINE)
         for k, part in enumerate(parts):
             n = first + k
             if len(rebuilt) < n:
                 rebuilt.append(part)
-            else:  # a piece of a long line
-                assert len(rebuilt) == n and k == 0
+            else:  # a piece of a line longer than LONG_LINE
+                assert len(rebuilt) == n and k == 0 and len(rebuilt[-1]) >= LONG_LINE
                 rebuilt[-1] += part
     assert rebuilt == body.split("\n")
 

@@ -32,6 +32,9 @@ from viewer.core.sanitize import clean, one_line
 #: only the chunks on screen are highlighted and wrapped (a 10 MB file opens at once).
 CHUNK_LINES = 100
 CHUNK_CHARS = 2_048
+#: A line up to this long is one chunk, however long (cut at CHUNK_CHARS, its second piece
+#: began a row of its own, numbered again); a longer one (minified code) is cut in pieces.
+LONG_LINE = 16_384
 #: Longest body the detail view shows at all; the rest is summarised.
 MAX_DETAIL_CHARS = 32 << 20
 CODE_THEME = "monokai"
@@ -153,8 +156,9 @@ def chunk_lines(body: str, start: int = 0, line: int = 1, limit: int | None = No
     """Cut a body into chunks of at most CHUNK_LINES lines and CHUNK_CHARS characters, as
     ``(first line number, start, end, lines)`` spans of ``body`` (sliced only when drawn).
 
-    Chunks end at a newline, which belongs to neither chunk; a line longer than
-    CHUNK_CHARS is cut into pieces, each numbered with the line it belongs to.  Boundaries
+    Chunks end at a newline, which belongs to neither chunk; a line longer than CHUNK_CHARS
+    is a chunk of its own, and one longer than LONG_LINE is cut into pieces, each numbered
+    with the line it belongs to.  Boundaries
     are found with ``rfind``/``count`` over the string, so a 10 MB body is never split into
     a list of its lines (that alone took 40 ms and 15 MB).
 
@@ -169,6 +173,10 @@ def chunk_lines(body: str, start: int = 0, line: int = 1, limit: int | None = No
             end = n
         else:
             nl = body.rfind("\n", start, end + 1)  # a newline right after a full chunk will do
+            if nl < 0:  # one line longer than the window: all of it, up to LONG_LINE
+                nl = body.find("\n", end, start + LONG_LINE + 1)
+                if nl < 0:
+                    end = min(n, start + LONG_LINE)
             if nl >= 0:
                 end, sep = nl, True
         newlines = body.count("\n", start, end)
