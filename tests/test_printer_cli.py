@@ -965,3 +965,17 @@ def test_text_mode_gives_a_failed_calls_time_too(capsys):
     assert docker.startswith("Ran terminal command docker build") and "(exit 1;" in docker
     assert docker.endswith("; 57.4 s)"), docker
     assert "(rejected)" in out  # a rejected call never ran: no time
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_an_event_whose_type_is_an_object_is_an_unknown_event_not_a_crash(capsys, tmp_path, fmt):
+    """(Found by the mutation property test.)  {"type": {...}} made json and stream-json raise
+    (unhashable type) where they asked whether the type is known, and a content part so typed
+    made the other-agent sniffing raise."""
+    p = tmp_path / "odd.ndjson"
+    p.write_bytes(j(type={"x": 1}, session_id=SID) + j(type=["a"])
+                  + j(type="assistant", session_id=SID, message={"content": [{"type": {"a": 1}}]})
+                  + j(type="result", subtype="success", is_error=False, result="ok", session_id=SID))
+    code, out, err = run_main(capsys, "--output-format", fmt, str(p))
+    assert code == 0 and "Traceback" not in err, err
+    assert out.strip()

@@ -69,7 +69,8 @@ def sniff_agent(data: dict[str, Any]) -> str:
     elif t in ("assistant", "user"):
         msg = data.get("message")
         content = msg.get("content") if type(msg) is dict else None
-        if type(content) is list and any(type(p) is dict and p.get("type") in _CLAUDE_PARTS for p in content):
+        if type(content) is list and any(type(p) is dict and type(p.get("type")) is str
+                                         and p["type"] in _CLAUDE_PARTS for p in content):
             return "Claude Code"
     return ""
 

@@ -663,7 +663,7 @@ def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
     elif t == "system" and data.get("subtype") == "init":
         kind = "init"
     else:
-        kind = "" if t in KNOWN_TYPES else "unknown"
+        kind = "" if type(t) is str and t in KNOWN_TYPES else "unknown"  # ({"type": {...}}: unhashable)
     return (sid if type(sid) is str and sid else None), kind
 
 
