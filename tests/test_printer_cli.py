@@ -476,8 +476,9 @@ def test_error_unreadable_file_in_process(capsys, tmp_path, monkeypatch):
     "args",
     [["--bogus"], ["/definitely/not/here.ndjson"], ["--output-format", "yaml", "x"], ["a", "b"],
      ["--replay", "--speed", "nan", "x"], ["--replay", "--idle-limit", "nan", "x"],
-     ["--replay", "--speed", "inf", "x"]],
-    ids=["unknown-flag", "missing-file", "bad-format", "extra-arg", "speed-nan", "idle-nan", "speed-inf"],
+     ["--replay", "--speed", "inf", "x"], ["--replay", "--idle-limit", "0", "x"]],
+    ids=["unknown-flag", "missing-file", "bad-format", "extra-arg", "speed-nan", "idle-nan", "speed-inf",
+         "idle-zero"],  # (0 played the whole run at once)
 )
 def test_error_paths_in_process(capsys, args):
     code, out, err = run_main(capsys, *args)

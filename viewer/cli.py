@@ -158,9 +158,10 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               callback=lambda ctx, param, v: _finite(param, v), help="Replay speed (0.25 to 64).")
 @click.option("--start-at", metavar="EVENT|TIME", help="Replay from an event number (120) or a time (90s, 1:30, 1:02:30, 5m, 1h30m).")
 @click.option("--paused", is_flag=True, help="Start the replay paused.")
-@click.option("--idle-limit", type=click.FloatRange(0), default=3.0, show_default=True, metavar="SECONDS",
-              callback=lambda ctx, param, v: _finite(param, v),
-              help="Replay: cap idle gaps to this many seconds.")
+@click.option("--idle-limit", type=click.FloatRange(0, min_open=True), default=3.0, show_default=True,
+              metavar="SECONDS", callback=lambda ctx, param, v: _finite(param, v),
+              help="Replay: cap idle gaps to this many seconds (more than 0; a big number keeps "
+                   "every pause as it was).")
 @click.version_option(__version__, "-V", "--version", prog_name=PROG)
 def cli(
     file: str | None, print_mode: bool, output_format: str | None, follow: bool, demo: bool,

@@ -81,6 +81,11 @@ def _pace(rec: Record, fmt: Format, action: A.Action | None = None) -> float:
     return DEFAULT_EVENT_S
 
 
+#: A --save copy whose lines all arrived within this many ms is played by the events' own
+#: times, not by its timing sidecar.
+BURST_MS = 1000
+
+
 class Scheduler:
     """Play times one record at a time, in order (what :func:`schedule` does for a list; a
     :class:`FileIndex` uses it as it reads)."""
@@ -88,6 +93,10 @@ class Scheduler:
     def __init__(self, timing: list[tuple[int, int]] | None = None,
                  idle_limit: float | None = DEFAULT_IDLE_LIMIT, fmt: Format | None = None) -> None:
         self.fmt = fmt or get_format()
+        if timing and timing[-1][1] - timing[0][1] < BURST_MS:
+            # Everything arrived at once (`cat run.ndjson | agent-viewer --save`, a producer
+            # whose output is block-buffered): the arrival times say nothing, the events' do.
+            timing = None
         self.timing = timing or None
         self._ends = [e for e, _ in timing] if timing else []
         self.idle_limit = idle_limit if idle_limit is not None and idle_limit >= 0 else None
@@ -174,8 +183,6 @@ def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None 
     if int(target) > int(end):  # in whole seconds, as the replay bar shows the duration
         if idle_limit is None:
             why = ""
-        elif idle_limit == 0:
-            why = " (--idle-limit 0 leaves every pause out)"
         else:
             why = (f" (pauses longer than {idle_limit:g} s are shortened to {idle_limit:g} s; "
                    "a larger --idle-limit keeps more of them)")
