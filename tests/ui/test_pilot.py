@@ -1188,6 +1188,30 @@ async def test_the_replay_bar_keeps_its_length_as_the_counter_grows():
         await pilot.press("end")  # 0 → 337: a counter three digits wider
         app.bar.render()
         assert app.bar._bar == at_start  # a click lands on the same fraction of the run
+        # (From a new-user trial.)  The first cell is the start, the last one the end.
+        start, end = at_start
+        await pilot.click(app.bar, offset=(start, 0))
+        await settle(pilot)
+        assert app.replay.position == 0
+        await pilot.click(app.bar, offset=(end - 1, 0))
+        await settle(pilot)
+        assert app.replay.position == app.replay.total
+
+
+async def test_the_replay_bar_keeps_its_length_as_the_clock_grows():
+    """(From a new-user trial.)  "0:05 / 1:08:47" then "1:00:00 / 1:08:47": the bar shrank by
+    three cells as the clock grew, so the same click went to another event."""
+    from viewer.core.replay import Progress
+
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        lengths = set()
+        for t in (5.0, 65.0, 3600.0, 4127.0):
+            app.replay.progress = lambda t=t: Progress(10, 337, t, 4127.0, 1.0, True)
+            app.bar.render()
+            lengths.add(app.bar._bar)
+        assert len(lengths) == 1, lengths
 
 
 async def test_the_header_names_another_agents_stream():

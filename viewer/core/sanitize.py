@@ -39,9 +39,9 @@ _NEEDS_ESCAPE = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]
 
 #: The zero-width non-joiner and joiner (U+200C, U+200D) are part of how the Arabic scripts
 #: (Persian, Urdu), Syriac and the scripts of India and South-East Asia are written: between two
-#: letters or marks of those scripts they stay as they are.  Anywhere else (in a Latin, Cyrillic,
-#: Greek or CJK word, where they change nothing shown and so hide a difference; in emoji
-#: sequences, whose width terminals disagree on) they are escaped like the others.
+#: letters or marks of those scripts they stay as they are.  Between two emoji the joiner is
+#: left out (see :func:`_joiner`).  Anywhere else (in a Latin, Cyrillic, Greek or CJK word,
+#: where they change nothing shown and so hide a difference) they are escaped like the others.
 _ZWNJ, _ZWJ = "\u200c", "\u200d"
 _JOINERS = re.compile("[\u200c\u200d]")
 _ONE_LINE_BUT_JOINERS = {c: v for c, v in _ONE_LINE.items() if c not in (0x200C, 0x200D)}
@@ -66,10 +66,28 @@ def _joins_letters(text: str, i: int) -> bool:
     return 0 < i < len(text) - 1 and _joining_letter(text[i - 1]) and _joining_letter(text[i + 1])
 
 
+def _emoji_side(c: str, before: bool) -> bool:
+    """An emoji, or (before a joiner) what ends one: a skin tone or the emoji presentation
+    selector U+FE0F ("🏳️" then the joiner, then "🌈")."""
+    return unicodedata.category(c) == "So" or (before and (c == "\ufe0f" or "\U0001f3fb" <= c <= "\U0001f3ff"))
+
+
+def _joiner(text: str, i: int) -> str:
+    """How the joiner at ``text[i]`` is shown: as it is inside a word of a script written with
+    joiners; left out between two emoji (they show side by side: terminals disagree on the width
+    of a joined sequence, so the screen's columns would shift); escaped anywhere else."""
+    c = text[i]
+    if _joins_letters(text, i):
+        return c
+    if c == _ZWJ and 0 < i < len(text) - 1 and _emoji_side(text[i - 1], True) and _emoji_side(text[i + 1], False):
+        return ""
+    return _TABLE[ord(c)]
+
+
 def _escape(m: re.Match[str]) -> str:
     c = m.group()
-    if (c == _ZWNJ or c == _ZWJ) and _joins_letters(m.string, m.start()):
-        return c
+    if c == _ZWNJ or c == _ZWJ:
+        return _joiner(m.string, m.start())
     return _TABLE[ord(c)]
 
 
@@ -87,11 +105,10 @@ def one_line(text: str, limit: int | None = None) -> str:
     if _ZWNJ in text or _ZWJ in text:
         # Which joiners stay is decided on the whole text (a cut must not change it); their
         # escapes are ASCII, which translate leaves as they are.
-        kept = {m.start() for m in _JOINERS.finditer(text) if _joins_letters(text, m.start())}
+        shown = {m.start(): _joiner(text, m.start()) for m in _JOINERS.finditer(text)}
         if limit is not None and len(text) > limit:
             text = text[:limit] + "…"
-        return _JOINERS.sub(lambda m: m.group() if m.start() in kept else _TABLE[ord(m.group())],
-                            text).translate(_ONE_LINE_BUT_JOINERS)
+        return _JOINERS.sub(lambda m: shown[m.start()], text).translate(_ONE_LINE_BUT_JOINERS)
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
     return text.translate(_ONE_LINE)

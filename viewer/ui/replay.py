@@ -52,7 +52,8 @@ class ReplayBar(Widget):
         total = f"{p.total:,}"
         # The position is padded to the width of the total: the bar keeps its length as it plays.
         count = f"{p.position:>{len(total)},}/{total}"
-        clock = f"  {fmt_clock(p.time)} / {fmt_clock(p.duration)}"
+        duration = fmt_clock(p.duration)
+        clock = f"  {fmt_clock(p.time):>{len(duration)}} / {duration}"  # (the bar keeps its length)
         # The file is still being read: the total and duration grow.
         reading = "" if p.reading is None else f"  reading {int(p.reading * 100)}%"
         room = self.size.width - 2 - len(left)
@@ -73,8 +74,8 @@ class ReplayBar(Widget):
 
     def on_click(self, event: Click) -> None:
         start, end = self._bar
-        if end > start and start <= event.x < end:
-            self.post_message(self.Seek((event.x - start + 0.5) / (end - start)))
+        if end > start and start <= event.x < end:  # the first cell is the start, the last the end
+            self.post_message(self.Seek((event.x - start) / max(1, end - start - 1)))
 
 
 #: The replay's priority keys that are also an Input's editing keys.
