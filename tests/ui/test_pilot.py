@@ -2145,7 +2145,7 @@ async def test_the_replay_bar_stays_long_enough_to_click_in_a_narrow_window(widt
         assert end - start >= 24 and len(bar) <= width - 2, (bar, end - start)
         assert "140,561/596,068" in bar and "reading 55%" in bar
         if width >= 160:
-            assert "event 140,561/596,068  3:47:13 / 16:00:57  reading 55%" in bar
+            assert "event 140,561/596,068   3:47:13 / 16:00:57  reading 55%" in bar
 
 
 async def test_a_click_selects_the_call_on_the_row_clicked_in_the_list_and_the_transcript():
