@@ -2289,3 +2289,22 @@ async def test_a_long_line_in_a_file_shown_in_the_detail_is_one_numbered_line():
         assert numbered == [str(n) for n in range(1, 13)], numbered  # 10 once (12: after the last newline)
         xs = [r for r in rows if "xxxx" in r]
         assert all(len(r.rstrip()) >= len(xs[0].rstrip()) for r in xs[:-1]), xs  # no short row midway
+
+
+async def test_a_new_theme_redraws_the_panes_in_its_colours():
+    """(From a new-user trial.)  Ctrl+P → Theme → textual-light: the space between the panes
+    turned light, the panes' lines (kept drawn in caches) stayed dark."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+
+        def backgrounds(pane) -> set:
+            return {seg.style.bgcolor for y in range(3) for seg in pane.render_line(y)
+                    if seg.style is not None and seg.style.bgcolor is not None}
+
+        before = {pane: backgrounds(pane) for pane in (app.timeline, app.transcript, app.detail)}
+        app.theme = "textual-light"
+        await settle(pilot)
+        for pane, old in before.items():
+            now = backgrounds(pane)
+            assert now != old and pane.rich_style.bgcolor in now, (pane, old, now)

@@ -299,6 +299,9 @@ class Timeline(ScrollView, can_focus=True):
         self.follow = False
 
     # -- drawing -----------------------------------------------------------------------
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
     def on_resize(self) -> None:
         self._cache.clear()
         self._update_size()
