@@ -429,6 +429,9 @@ def test_unknown_tool_kind_is_labelled_from_its_key(h):
     assert t.kind_key == "fooBarToolCall"
     assert t.label == t.short == "Foo bar"  # shown in the list as it is named
     assert t.target == "/x/y"
+    data = init() + tool("started", "c2", kind="quantumLeapToolCall", args={"target": "/x/z.py"})
+    m, _, _ = apply_all(data, h)
+    assert m.sessions[0].tools[0].target == "/x/z.py"  # (From a new-user trial: it showed none.)
     assert t.status == "success"
 
 

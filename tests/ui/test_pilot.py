@@ -207,6 +207,10 @@ async def test_session_switching():
         assert app.timeline.session is app.model.sessions[0]
         await pilot.press("greater_than_sign")
         assert app.view_index == 1
+        await pilot.press("greater_than_sign")  # past the last: it says so (it did nothing)
+        await pilot.pause()
+        assert app.view_index == 1
+        assert any(n.message == "This is the last of the 2 sessions." for n in app._notifications)
 
 
 async def test_thinking_is_hidden_until_toggled():

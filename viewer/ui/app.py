@@ -601,6 +601,8 @@ class AgentViewerApp(App[int]):
         if target != self.view_index:
             self.timeline.follow = target == n - 1 and self.timeline.follow
             self.show_session(target)
+        else:
+            self.notify(f"This is the {'first' if step < 0 else 'last'} of the {n:,} sessions.", timeout=2)
 
     # -- detail -----------------------------------------------------------------------------
     def load_event(self, ref: tuple[int, int] | None) -> dict[str, Any] | None:

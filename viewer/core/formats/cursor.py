@@ -359,7 +359,8 @@ def _delete_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> s
 
 
 _GENERIC_TARGET = _arg(
-    "path", "command", "query", "name", "url", "pattern", "searchTerm", "title", "targetDirectory"
+    "path", "command", "query", "name", "url", "pattern", "searchTerm", "title", "targetDirectory",
+    "target", "file", "filePath", "file_path",
 )
 
 
