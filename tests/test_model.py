@@ -888,3 +888,14 @@ def test_big_counts_in_call_summaries_have_thousands_separators(h):
     a, b = m.sessions[0].tools
     assert a.detail == "274,567 lines · 10.0 MB"
     assert b.detail == "lines 1,200–2,199"
+
+
+def test_a_closed_thinking_block_keeps_its_text_as_one_string(h):
+    """Thousands of few-character deltas cost 50 bytes each as string objects (a 1 GB run's
+    model was 30 MB bigger for it): once the block closes its parts are one string."""
+    words = [f"w{i} " for i in range(50)]
+    data = init() + user() + b"".join(thinking(w) for w in words)
+    data += j(type="thinking", subtype="completed", session_id=SID, timestamp_ms=2000)
+    m, _, _ = apply_all(data + result(), h, end=False)
+    (b,) = [b for b in m.sessions[0].blocks if b.kind == "thinking"]
+    assert not b.open and b.parts == ["".join(words)] and b.text == "".join(words)

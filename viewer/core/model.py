@@ -78,6 +78,13 @@ class Block:
         self._text = s
         self.version += 1
 
+    def close(self) -> None:
+        """No more deltas: its parts become one string (a thinking block gathers thousands of
+        few-character deltas, 50 bytes each for the string objects alone)."""
+        self.open = False
+        if len(self.parts) > 1:
+            self.text  # noqa: B018 - joins the parts
+
 
 @dataclass(slots=True, eq=False)
 class ToolCall:
@@ -543,11 +550,11 @@ class StreamModel:
 
     def _close_open(self, s: Session) -> None:
         if s._open_text is not None:
-            s._open_text.open = False
+            s._open_text.close()
             s._open_text.version += 1
             s._open_text = None
         if s._open_thinking is not None:
-            s._open_thinking.open = False
+            s._open_thinking.close()
             s._open_thinking = None
 
     def _sniff(self, ev: Event) -> None:
@@ -602,7 +609,7 @@ class StreamModel:
 
     def _assistant_text(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
         if s._open_thinking is not None:
-            s._open_thinking.open = False
+            s._open_thinking.close()
             s._open_thinking = None
         open_b = s._open_text
         if not a.text:
@@ -614,7 +621,7 @@ class StreamModel:
         ):
             # The CLI re-sent the whole buffered segment: replace the deltas with it.
             open_b.replace(a.text)
-            open_b.open = False
+            open_b.close()
             s._open_text = None
             return Delta(Change.TRANSCRIPT, block=s._open_text_idx)
         if a.consolidated and not a.delta_only:
@@ -629,7 +636,7 @@ class StreamModel:
         if a.done:
             idx = s._open_thinking_idx
             if s._open_thinking is not None:
-                s._open_thinking.open = False
+                s._open_thinking.close()
                 s._open_thinking.version += 1
                 s._open_thinking = None
             return Delta(Change.THINKING, block=idx)
@@ -659,7 +666,7 @@ class StreamModel:
         """Like :meth:`_assistant_text` for each text of the run (deltas: never consolidated),
         with one append for the texts that only go on with the open segment."""
         if s._open_thinking is not None:
-            s._open_thinking.open = False
+            s._open_thinking.close()
             s._open_thinking = None
         first = -1
         b = s._open_text
@@ -686,7 +693,7 @@ class StreamModel:
                     pending = []
                 if text == b.text:
                     b.replace(text)
-                    b.open = False
+                    b.close()
                     s._open_text = b = None
                     continue
             pending.append(text)
