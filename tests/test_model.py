@@ -899,3 +899,17 @@ def test_a_closed_thinking_block_keeps_its_text_as_one_string(h):
     m, _, _ = apply_all(data + result(), h, end=False)
     (b,) = [b for b in m.sessions[0].blocks if b.kind == "thinking"]
     assert not b.open and b.parts == ["".join(words)] and b.text == "".join(words)
+
+
+def test_calls_share_one_string_for_equal_paths_labels_and_turns(h):
+    """A run repeats its paths, summaries and labels; each event brings its own copy of them
+    (85k calls of a 1 GB run kept about 15 MB of copies): the model keeps one of each."""
+    data = init()
+    for cid in ("c1", "c2"):
+        data += tool("started", cid, kind="readToolCall", args={"path": "/w/same.py"}, extra={"model_call_id": "turn-1"})
+        data += tool("completed", cid, kind="readToolCall", args={"path": "/w/same.py"},
+                     result={"success": {"content": "x\n"}})
+    m, _, _ = apply_all(data, h)
+    a, b = m.sessions[0].tools
+    assert a.target == "/w/same.py" and a.target is b.target
+    assert a.detail is b.detail and a.label is b.label and a.outcome is b.outcome
