@@ -913,3 +913,25 @@ def test_calls_share_one_string_for_equal_paths_labels_and_turns(h):
     a, b = m.sessions[0].tools
     assert a.target == "/w/same.py" and a.target is b.target
     assert a.detail is b.detail and a.label is b.label and a.outcome is b.outcome
+
+
+@pytest.mark.parametrize("value", [5, "text", {"a": 1}, None])
+def test_a_list_field_that_is_not_a_list_does_not_crash_any_tool_kind(h, value):
+    """(Found by a reviewer's fuzzing.)  {"todos": 5} raised TypeError in the model and in
+    every --print mode; so did any list field of a result that was a number."""
+    from viewer.core.formats.cursor import TOOL_KINDS, tool_sections
+
+    fields = ("todos", "questions", "options", "content", "matches", "files", "counts", "childrenFiles",
+              "childrenDirs", "paths")
+    payload = {f: value for f in fields}
+    payload["workspaceResults"] = {"w": {"content": {"matches": value}, "files": {"files": value},
+                                         "count": {"counts": value}}}
+    payload["directoryTreeRoot"] = {"childrenFiles": value, "childrenDirs": value}
+    for kind in TOOL_KINDS:
+        data = init() + tool("started", "c1", kind=kind, args=payload) + tool(
+            "completed", "c1", kind=kind, args=payload, result={"success": payload})
+        m, _, _ = apply_all(data, h)
+        (t,) = m.sessions[0].tools
+        assert t.kind_key == kind and t.status == "success"
+        started, completed = (orjson.loads(x) for x in data.splitlines()[1:])
+        assert isinstance(tool_sections(started, completed), list)  # the detail view's sections: no exception

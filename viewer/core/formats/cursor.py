@@ -28,6 +28,11 @@ def _d(v: Any) -> dict[str, Any]:
     return v if type(v) is dict or isinstance(v, dict) else {}
 
 
+def _l(v: Any) -> list[Any]:
+    """A list, or an empty one for anything else (``"todos": 5`` crashed what iterated it)."""
+    return v if type(v) is list else []
+
+
 def _s(v: Any) -> str:
     if type(v) is str:  # (the common case first: these run for every event)
         return v
@@ -264,7 +269,7 @@ def _ls_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
     root = _d(res.get("directoryTreeRoot"))
     n = _int(root.get("numFiles"))
     if n is None and root:
-        n = len(root.get("childrenFiles") or [])
+        n = len(_l(root.get("childrenFiles")))
     return _plural(n, "file") if n is not None else ""
 
 
@@ -282,16 +287,16 @@ def _grep_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
         if content:
             n = _int(content.get("totalMatchedLines"))
             if n is None:
-                n = sum(len(_d(m).get("matches") or []) for m in content.get("matches") or [])
+                n = sum(len(_l(_d(m).get("matches"))) for m in _l(content.get("matches")))
             total += n
             found = True
         files = _d(ws.get("files"))
         if files:
-            total += len(files.get("files") or [])
+            total += len(_l(files.get("files")))
             found = True
         count = _d(ws.get("count"))
         if count:
-            total += sum(_int(_d(c).get("count")) or 0 for c in count.get("counts") or [])
+            total += sum(_int(_d(c).get("count")) or 0 for c in _l(count.get("counts")))
             found = True
     return _plural(total, "match", "matches") if found else ""
 
@@ -310,7 +315,7 @@ def _glob_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
 
 def _todos_target(args: dict[str, Any]) -> str:
     """The item being worked on, else the first one sent."""
-    todos = [_d(t) for t in args.get("todos") or [] if isinstance(t, dict)]
+    todos = [_d(t) for t in _l(args.get("todos")) if isinstance(t, dict)]
     current = next((t for t in todos if "IN_PROGRESS" in _s(t.get("status"))), None)
     if current is None and todos:
         current = todos[0]
@@ -716,12 +721,12 @@ def _tree_lines(node: dict[str, Any], indent: str = "", depth: int = 0, out: lis
     out = [] if out is None else out
     if depth > 20 or len(out) > 5000:
         return out
-    for d in node.get("childrenDirs") or []:
+    for d in _l(node.get("childrenDirs")):
         d = _d(d)
         name = _s(d.get("absPath")).rstrip("/").rsplit("/", 1)[-1] or _s(d.get("name"))
         out.append(f"{indent}{name}/")
         _tree_lines(d, indent + "  ", depth + 1, out)
-    for f in node.get("childrenFiles") or []:
+    for f in _l(node.get("childrenFiles")):
         out.append(f"{indent}{_s(_d(f).get('name'))}")
     return out
 
@@ -793,14 +798,14 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         lines: list[str] = []
         for ws in _d(res.get("workspaceResults")).values():
             ws = _d(ws)
-            for m in _d(ws.get("content")).get("matches") or []:
+            for m in _l(_d(ws.get("content")).get("matches")):
                 m = _d(m)
-                for hit in m.get("matches") or []:
+                for hit in _l(m.get("matches")):
                     hit = _d(hit)
                     lines.append(f"{_s(m.get('file'))}:{_s(hit.get('lineNumber'))}: {_s(hit.get('content'))}")
-            for f in _d(ws.get("files")).get("files") or []:
+            for f in _l(_d(ws.get("files")).get("files")):
                 lines.append(_s(f))
-            for c in _d(ws.get("count")).get("counts") or []:
+            for c in _l(_d(ws.get("count")).get("counts")):
                 lines.append(f"{_s(_d(c).get('file'))}: {_s(_d(c).get('count'))}")
         if outcome == "success":
             add(Section("Matches", "\n".join(lines) or "(no matches)"))
@@ -809,7 +814,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         if outcome == "success":
             add(Section("Files", "\n".join(_s(f) for f in files) or "(no files)"))
     elif key in ("updateTodosToolCall", "todoToolCall"):
-        todos = res.get("todos") if isinstance(res.get("todos"), list) else args.get("todos") or []
+        todos = res.get("todos") if isinstance(res.get("todos"), list) else _l(args.get("todos"))
         marks = {"COMPLETED": "[x]", "IN_PROGRESS": "[~]"}
         lines = []
         for t in todos if isinstance(todos, list) else []:
@@ -820,10 +825,10 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         add(Section("Todos", "\n".join(lines) or "(none)"))
     elif key == "askQuestionToolCall":
         lines = []
-        for q in args.get("questions") or []:
+        for q in _l(args.get("questions")):
             q = _d(q)
             lines.append(f"? {_s(q.get('prompt'))}")
-            for o in q.get("options") or []:
+            for o in _l(q.get("options")):
                 lines.append(f"    - {_s(_d(o).get('label'))}")
         add(Section(_s(args.get("title")) or "Questions", "\n".join(lines)))
     elif key == "webFetchToolCall":
@@ -837,7 +842,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     elif key == "mcpToolCall":
         add(Section(f"Arguments of {_mcp_target(args) or 'MCP tool'}", _json(args.get("args", args)), "json"))
         texts = []
-        for c in res.get("content") or []:
+        for c in _l(res.get("content")):
             c = _d(c)
             if "text" in c:
                 texts.append(_s(_d(c.get("text")).get("text")) or _s(c.get("text")))
