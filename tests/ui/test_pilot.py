@@ -1805,6 +1805,36 @@ async def test_a_replay_seeking_back_closes_the_full_screen_detail_of_the_old_st
         assert type(app.screen).__name__ != "DetailScreen"
 
 
+async def test_next_error_in_a_replay_goes_to_the_run_it_is_in_and_next_tool_keeps_following():
+    """(From a code review.)  } into a later run selected nothing in the run on show; ] onto
+    the newest call turned following off, so playing on left the list behind."""
+    def ev(sid: str, **f) -> bytes:
+        return orjson.dumps({"session_id": sid, **f}) + b"\n"
+
+    def call(sid: str, sub: str, cid: str, result=None) -> bytes:
+        body = {"args": {"command": cid}, **({"result": result} if result else {})}
+        return ev(sid, type="tool_call", subtype=sub, call_id=cid, tool_call={"shellToolCall": body})
+
+    ok, bad = {"success": {"exitCode": 0}}, {"failure": {"exitCode": 2}}
+    data = (ev("A", type="system", subtype="init", model="m", cwd="/w") + call("A", "started", "a1")
+            + call("A", "completed", "a1", ok) + call("A", "started", "a2") + call("A", "completed", "a2", ok)
+            + ev("B", type="system", subtype="init", model="m", cwd="/w") + call("B", "started", "b1")
+            + call("B", "completed", "b1", bad) + call("B", "started", "b2") + call("B", "completed", "b2", ok))
+    app = make_replay_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert app.timeline.follow and app.timeline.selected_index() == 0
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert app.timeline.follow and app.timeline.selected_index() == 1  # the newest: still following
+        await pilot.press("right_curly_bracket")
+        await settle(pilot)
+        assert app.view_index == 1 and app.session is app.model.sessions[1]
+        assert app.timeline.selected_index() == 0 and app.session.tools[0].status == "failed"
+
+
 async def test_next_error_in_a_replay_selects_the_call_that_failed_not_the_newest():
     """(From a new-user trial.)  With calls running side by side, } stopped at a failure but
     the list (following) selected the newest call, still running."""
@@ -2312,3 +2342,11 @@ async def test_a_new_theme_redraws_the_panes_in_its_colours():
         for pane, old in before.items():
             now = backgrounds(pane)
             assert now != old and pane.rich_style.bgcolor in now, (pane, old, now)
+        await pilot.press("enter")  # the full-screen detail, open when the theme changes
+        await settle(pilot)
+        zoom = app.screen.query_one("#zoom-detail")
+        old = backgrounds(zoom)
+        app.theme = "textual-dark"
+        await settle(pilot)
+        now = backgrounds(zoom)
+        assert now != old and zoom.rich_style.bgcolor in now, (old, now)

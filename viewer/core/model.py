@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import operator
-import sys
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -137,11 +136,6 @@ class ToolCall:
     def summary(self) -> str:
         parts = [p for p in (self.target, self.detail) if p]
         return " · ".join(parts)
-
-
-def intern(text: str) -> str:
-    """One object for equal strings (``sys.intern``; a str subclass is kept as it is)."""
-    return sys.intern(text) if type(text) is str else text
 
 
 _tool_fields = operator.attrgetter(*(f.name for f in fields(ToolCall)))
@@ -335,6 +329,8 @@ class StreamModel:
         (counters stay exact).  Indices in a :class:`Delta` are valid until the next
         ``apply``."""
         self.keep_history = keep_history
+        #: One object for equal strings of calls (see :meth:`_share`); none kept without history.
+        self._strings: dict[str, str] | None = {} if keep_history else None
         self.format = fmt or get_format("cursor")
         self._interpret = self.format.interpret
         self.sessions: list[Session] = []
@@ -721,21 +717,28 @@ class StreamModel:
         t.block = self._add_block(s, "tool", ev.line, ref=t.index)
         return t
 
-    @staticmethod
-    def _fill(t: ToolCall, info: A.ToolInfo | None) -> None:
-        # The strings are interned: a run repeats its paths, commands, summaries and labels,
-        # and each event (each worker's reply) brings its own copy (a 1 GB run's 85k calls
-        # kept about 15 MB of copies).
+    def _share(self, text: str) -> str:
+        """One object for equal strings: a run repeats its paths, commands, summaries, labels
+        and turn ids, and each event (each worker's reply) brings its own copy (a 1 GB run's
+        85k calls kept about 15 MB of copies).  A dict of the model's own, not sys.intern:
+        interned strings are never freed on some Python versions (3.12.0 to 3.12.5)."""
+        cache = self._strings
+        if cache is None or type(text) is not str:
+            return text
+        return cache.setdefault(text, text)
+
+    def _fill(self, t: ToolCall, info: A.ToolInfo | None) -> None:
+        share = self._share
         if info is None:
             return
         if info.kind_key and (info.kind_key != "unknown" or t.kind_key == "unknown"):
-            t.kind_key = intern(info.kind_key)
-            t.label = intern(info.label)
-            t.short = intern(info.short or info.label)
+            t.kind_key = share(info.kind_key)
+            t.label = share(info.label)
+            t.short = share(info.short or info.label)
         if info.target:
-            t.target = intern(info.target)
+            t.target = share(info.target)
         if info.detail:
-            t.detail = intern(info.detail)
+            t.detail = share(info.detail)
         if info.started_ms is not None:
             t.started_ms = info.started_ms
         if info.completed_ms is not None:
@@ -749,7 +752,7 @@ class StreamModel:
             self._fill(t, a.info)
             return Delta(Change.TOOLS | Change.HEALTH, tool=idx)
         t = self._new_tool(s, a.call_id, ev)
-        t.turn_id = intern(a.turn_id)
+        t.turn_id = self._share(a.turn_id)
         t.start_ts = a.timestamp_ms
         t.start_arrival = ev.arrival
         t.start_line = ev.line
@@ -762,7 +765,7 @@ class StreamModel:
         flags = Change.TOOLS | Change.HEADER
         if idx is None:
             t = self._new_tool(s, a.call_id, ev)  # joined mid-stream: no start seen
-            t.turn_id = intern(a.turn_id)
+            t.turn_id = self._share(a.turn_id)
             flags |= Change.TRANSCRIPT
         else:
             t = s.own_tool(idx)
@@ -771,7 +774,7 @@ class StreamModel:
         self._fill(t, a.info)
         if a.info is not None:
             s.set_status(t, a.info.status)
-            t.outcome = intern(a.info.outcome)
+            t.outcome = self._share(a.info.outcome)
             t.error_text = a.info.error_text
         else:  # pragma: no cover - the format always gives info
             s.set_status(t, "unknown")

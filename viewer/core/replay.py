@@ -627,7 +627,8 @@ class Replay:
         return self.seek(self.position + n)
 
     def line_of(self, i: int) -> int:
-        """The (first) line of record ``i`` (0 for a restart)."""
+        """The (first) line of record ``i`` (for a restart: 0 in a file index, the line before
+        it in a list of records)."""
         records = self.records
         if isinstance(records, RecordIndex):
             return records.line_at(i)

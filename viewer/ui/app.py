@@ -247,7 +247,6 @@ class AgentViewerApp(App[int]):
         self.header.model = self.model
         self.timeline.clock = self.clock
         self.timeline.focus()
-        self.theme_changed_signal.subscribe(self, self._theme_changed)
         if not self.is_headless:
             self._install_signal_handlers()
         gc.set_threshold(*GC_THRESHOLDS)
@@ -260,13 +259,6 @@ class AgentViewerApp(App[int]):
         if self.feed.bulk:  # a saved file: "LOADING 0%" from the first frame, not "waiting for events"
             self.header.progress = (0, self.feed.total_bytes)
         self.call_after_refresh(self._start_feed)
-
-    def _theme_changed(self, _theme) -> None:
-        """The panes keep drawn lines in caches, in the colours of the theme they were drawn
-        in: a new theme (palette: Theme) left the panes dark on a light screen."""
-        for pane in (self.transcript, self.detail, self.timeline):
-            pane.clear_cache()
-            pane.refresh()
 
     def after_mount(self) -> None:
         """Hook for subclasses (Textual calls every class's on_mount, so do not override it)."""

@@ -247,8 +247,9 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def _sync_after_seek(self) -> None:
         """The replay moved backward: show its new model from scratch."""
-        while len(self.screen_stack) > 1 and isinstance(self.screen, DetailScreen):
-            self.pop_screen()  # it showed a call of the old model
+        if any(isinstance(screen, DetailScreen) for screen in self.screen_stack):
+            while len(self.screen_stack) > 1:  # it showed a call of the old model (maybe under the help)
+                self.pop_screen()
         self._generation = self.replay.generation
         self.model = self.replay.model
         self.header.model = self.model
@@ -316,15 +317,20 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self.notify(f"No {what} after this point{more}", timeout=2)
             return
         self._seek(i + 1)
-        # Select the call that record is of: with calls running side by side, following
-        # selects the newest one, not the one that failed.
-        line, s = self.replay.line_of(i), self.session
-        if line and s is not None:
-            for t in reversed(s.tools):
-                if line in (t.start_line, t.end_line):
+        # Show the run that record went to, and select the call it is of: with calls running
+        # side by side, following selects the newest one, not the one that failed.  (Once a
+        # key press: a scan of the run's calls from the newest.)
+        line, s = self.replay.line_of(i), self.model.current
+        if not line or s is None:
+            return
+        if s.index != self.view_index:
+            self.show_session(s.index)
+        for t in reversed(s.tools):
+            if line in (t.start_line, t.end_line):
+                if t.index != len(s.tools) - 1:  # (the newest: following selects it anyway)
                     self.timeline.follow = False
                     self.timeline.select_tool(t.index)
-                    break
+                break
 
     def action_next_tool(self) -> None:
         self._jump(TOOL_START, "tool call")

@@ -317,6 +317,15 @@ class BlockView(ScrollView, can_focus=True):
         self._cache.clear()
         self.sync(reset=True)
 
+    def on_mount(self) -> None:
+        # Drawn lines are cached in the colours of the theme they were drawn in: a new theme
+        # (palette: Theme) left the panes, and the full-screen detail, dark on a light screen.
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme) -> None:
+        self.clear_cache()
+        self.refresh()
+
 
 def blank_strip(width: int, style: Style) -> Strip:
     return Strip([Segment(" " * width, style)], width)

@@ -299,8 +299,13 @@ class Timeline(ScrollView, can_focus=True):
         self.follow = False
 
     # -- drawing -----------------------------------------------------------------------
-    def clear_cache(self) -> None:
+    def on_mount(self) -> None:
+        # (See BlockView: drawn rows are cached in the theme's colours.)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme) -> None:
         self._cache.clear()
+        self.refresh()
 
     def on_resize(self) -> None:
         self._cache.clear()
