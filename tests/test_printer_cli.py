@@ -476,13 +476,19 @@ def test_error_unreadable_file_in_process(capsys, tmp_path, monkeypatch):
     "args",
     [["--bogus"], ["/definitely/not/here.ndjson"], ["--output-format", "yaml", "x"], ["a", "b"],
      ["--replay", "--speed", "nan", "x"], ["--replay", "--idle-limit", "nan", "x"],
-     ["--replay", "--speed", "inf", "x"], ["--replay", "--idle-limit", "0", "x"]],
-    ids=["unknown-flag", "missing-file", "bad-format", "extra-arg", "speed-nan", "idle-nan", "speed-inf",
-         "idle-zero"],  # (0 played the whole run at once)
+     ["--replay", "--speed", "inf", "x"]],
+    ids=["unknown-flag", "missing-file", "bad-format", "extra-arg", "speed-nan", "idle-nan", "speed-inf"],
 )
 def test_error_paths_in_process(capsys, args):
     code, out, err = run_main(capsys, *args)
     _check_usage_error(code, out, err)
+
+
+def test_idle_limit_zero_is_refused(capsys):
+    """--idle-limit 0 played the whole run at once: it must be more than 0."""
+    code, out, err = run_main(capsys, "--replay", "--idle-limit", "0", str(SAMPLES_DIR / "demo_session.ndjson"))
+    _check_usage_error(code, out, err)
+    assert "--idle-limit" in err and "x>0" in err
 
 
 def test_help_and_version(capsys):

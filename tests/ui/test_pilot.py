@@ -2350,3 +2350,22 @@ async def test_a_new_theme_redraws_the_panes_in_its_colours():
         await settle(pilot)
         now = backgrounds(zoom)
         assert now != old and zoom.rich_style.bgcolor in now, (old, now)
+
+
+async def test_a_replay_seeking_back_closes_a_full_screen_detail_under_the_help_too():
+    """(From a code review.)  Detail, then help over it, then Space at the end (the replay
+    starts over): the detail of the old state stayed under the help."""
+    from viewer.ui.screens import DetailScreen
+
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        app.action_open_selected()
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert [type(s).__name__ for s in app.screen_stack][-2:] == ["DetailScreen", "HelpScreen"]
+        await pilot.press("space")  # at the end: plays again from the start
+        await settle(pilot)
+        assert not any(isinstance(s, DetailScreen) for s in app.screen_stack)

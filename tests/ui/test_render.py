@@ -15,6 +15,13 @@ LINE = st.one_of(
 )
 
 
+def test_a_chunk_after_many_short_lines_is_no_wider_than_a_chunk():
+    """(From a code review.)  After a cut at 100 short lines the window doubled past
+    CHUNK_CHARS: 99-character lines then came as one 2,899-character chunk."""
+    body = "\n".join(["ab" * 5] * 100 + ["y" * 99] * 40)
+    assert all(end - start <= CHUNK_CHARS for _, start, end, _ in chunk_lines(body))
+
+
 @given(st.lists(LINE, max_size=3 * CHUNK_LINES))
 def test_chunks_hold_every_character_with_the_right_line_numbers(lines):
     body = "\n".join(lines)
@@ -65,11 +72,17 @@ def _between_emoji(text: str, i: int) -> bool:
     """A zero-width joiner between two emoji (the first may end in a skin tone or U+FE0F)."""
     import unicodedata
 
-    if text[i] != "\u200d" or not 0 < i < len(text) - 1:
+    def emoji(c: str) -> bool:  # by name: not the regional indicators, box drawing, ©, …
+        name = unicodedata.name(c, "")
+        return unicodedata.category(c) == "So" and (ord(c) >= 0x1F300 or 0x2600 <= ord(c) <= 0x27BF) \
+            and not name.startswith("REGIONAL INDICATOR")
+
+    if text[i] != "\u200d" or not 0 < i < len(text) - 1 or not emoji(text[i + 1]):
         return False
-    a, b = text[i - 1], text[i + 1]
-    return (unicodedata.category(a) == "So" or a == "\ufe0f" or 0x1F3FB <= ord(a) <= 0x1F3FF) \
-        and unicodedata.category(b) == "So"
+    j = i - 1
+    if text[j] == "\ufe0f" or 0x1F3FB <= ord(text[j]) <= 0x1F3FF:
+        j -= 1
+    return j >= 0 and emoji(text[j])
 
 
 def _check_escapes(text: str) -> None:
@@ -87,7 +100,7 @@ def test_clean_escapes_exactly_the_table_but_joiners_inside_a_word(text):
 @given(st.text(alphabet=st.sampled_from(["\u200c", "\u200d", "a", "\u0628", "\u0915", "\u094d", "\n",
                                          "\U0001f468", "\u200b", "\u0434", "\u7ba1", "\u1ea1", "\u0301",
                                          "\u3164", "\u1780", "\u0710", "\ufe8d", "\U0001f469", "\ufe0f",
-                                         "\U0001f3fd"])))
+                                         "\U0001f3fd", "\u2500", "\U0001f1fa", "\u00a9"])))
 def test_joiners_are_escaped_unless_inside_a_word_of_a_non_latin_script(text):
     _check_escapes(text)
 
@@ -103,6 +116,8 @@ def test_persian_and_hindi_keep_their_joiners_while_a_hidden_one_is_shown():
     assert one_line("\U0001f468\u200d\U0001f4bb") == "\U0001f468\U0001f4bb"
     assert clean("\U0001f3f3\ufe0f\u200d\U0001f308 done") == "\U0001f3f3\ufe0f\U0001f308 done"
     assert clean("a\u200d\U0001f44d") == "a\\u200d\U0001f44d"  # not between two emoji
+    for symbols in ("\u2500\u200d\u2500", "\u00a9\u200d\u00ae", "\U0001f1fa\u200d\U0001f1f8", "a\ufe0f\u200d\U0001f44d"):
+        assert "\\u200d" in clean(symbols), symbols  # box drawing, ©®, regional indicators
     assert clean("\u200c\u0628") == "\\u200c\u0628"  # not between two letters
     for word in ("\u0430\u0434\u200d\u043c\u0438\u043d", "\u7ba1\u200d\u7406", "\u1ea1\u200d\u1ea1", "\uff41\u200d\uff42",
                  "\u3164\u200d\u3164"):  # Cyrillic, CJK, Vietnamese, fullwidth: nothing to join

@@ -66,21 +66,26 @@ def _joins_letters(text: str, i: int) -> bool:
     return 0 < i < len(text) - 1 and _joining_letter(text[i - 1]) and _joining_letter(text[i + 1])
 
 
-def _emoji_side(c: str, before: bool) -> bool:
-    """An emoji, or (before a joiner) what ends one: a skin tone or the emoji presentation
-    selector U+FE0F ("🏳️" then the joiner, then "🌈")."""
-    return unicodedata.category(c) == "So" or (before and (c == "\ufe0f" or "\U0001f3fb" <= c <= "\U0001f3ff"))
+def _emoji(c: str) -> bool:
+    """A pictographic emoji (the blocks from U+1F300, and the symbols and dingbats of
+    U+2600-27BF): not the regional indicators, which two of side by side make a flag."""
+    return ("\U0001f300" <= c <= "\U0001faff" or "\u2600" <= c <= "\u27bf") and unicodedata.category(c) == "So"
 
 
 def _joiner(text: str, i: int) -> str:
     """How the joiner at ``text[i]`` is shown: as it is inside a word of a script written with
     joiners; left out between two emoji (they show side by side: terminals disagree on the width
-    of a joined sequence, so the screen's columns would shift); escaped anywhere else."""
+    of a joined sequence, so the screen's columns would shift); escaped anywhere else.  The emoji
+    before it may end in a skin tone or U+FE0F ("🏳️" then the joiner, then "🌈")."""
     c = text[i]
     if _joins_letters(text, i):
         return c
-    if c == _ZWJ and 0 < i < len(text) - 1 and _emoji_side(text[i - 1], True) and _emoji_side(text[i + 1], False):
-        return ""
+    if c == _ZWJ and 0 < i < len(text) - 1 and _emoji(text[i + 1]):
+        j = i - 1
+        if text[j] == "\ufe0f" or "\U0001f3fb" <= text[j] <= "\U0001f3ff":
+            j -= 1
+        if j >= 0 and _emoji(text[j]):
+            return ""
     return _TABLE[ord(c)]
 
 

@@ -587,7 +587,7 @@ class AgentViewerApp(App[int]):
     def action_session(self, step: int) -> None:
         n = len(self.model.sessions)
         if n < 2:
-            self.notify("This stream holds one session.", timeout=2)
+            self.notify("This stream holds one session." if n else "No session yet.", timeout=2)
             return
         target = max(0, min(self.view_index + step, n - 1))
         if target != self.view_index:

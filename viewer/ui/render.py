@@ -184,7 +184,7 @@ def chunk_lines(body: str, start: int = 0, line: int = 1, limit: int | None = No
             head = body[start:end].split("\n", CHUNK_LINES)
             end = start + sum(map(len, head[:CHUNK_LINES])) + CHUNK_LINES - 1
             sep, newlines = True, CHUNK_LINES - 1
-            window = max(256, 2 * (end - start))
+            window = min(CHUNK_CHARS, max(256, 2 * (end - start)))
         elif window < CHUNK_CHARS:
             window = min(CHUNK_CHARS, 2 * window)
         out.append((line, start, end, newlines + 1))

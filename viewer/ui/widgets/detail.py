@@ -256,7 +256,7 @@ class DetailView(BlockView):
             self.keep_first(i)
             self.sync()
             if at_end:  # End was pressed: the chunks' estimates differ from the rest's (a long
-                # line is cut into pieces, a row each at least), and the view stays at the end
+                # line past 16 KB is cut into pieces, a row each at least), and the view stays at the end
                 self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
         self._rests = left
 
