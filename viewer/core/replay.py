@@ -81,9 +81,16 @@ def _pace(rec: Record, fmt: Format, action: A.Action | None = None) -> float:
     return DEFAULT_EVENT_S
 
 
-#: A --save copy whose lines all arrived within this many ms is played by the events' own
-#: times, not by its timing sidecar.
+#: A --save copy whose lines all arrived within this many ms, or faster than BURST_RATE on
+#: average, is played by the events' own times, not by its timing sidecar.
 BURST_MS = 1000
+#: Bytes a second (an agent writes a few KB a second; `cat` of a big file, tens of MB).
+BURST_RATE = 16 << 20
+
+
+def _burst(timing: list[tuple[int, int]]) -> bool:
+    span_ms = timing[-1][1] - timing[0][1]
+    return span_ms < BURST_MS or timing[-1][0] * 1000 / span_ms > BURST_RATE
 
 
 class Scheduler:
@@ -93,7 +100,7 @@ class Scheduler:
     def __init__(self, timing: list[tuple[int, int]] | None = None,
                  idle_limit: float | None = DEFAULT_IDLE_LIMIT, fmt: Format | None = None) -> None:
         self.fmt = fmt or get_format()
-        if timing and timing[-1][1] - timing[0][1] < BURST_MS:
+        if timing and _burst(timing):
             # Everything arrived at once (`cat run.ndjson | agent-viewer --save`, a producer
             # whose output is block-buffered): the arrival times say nothing, the events' do.
             timing = None
