@@ -76,7 +76,7 @@ def _joiner(text: str, i: int) -> str:
     """How the joiner at ``text[i]`` is shown: as it is inside a word of a script written with
     joiners; left out between two emoji (they show side by side: terminals disagree on the width
     of a joined sequence, so the screen's columns would shift); escaped anywhere else.  The emoji
-    before it may end in a skin tone or U+FE0F ("🏳️" then the joiner, then "🌈")."""
+    before it may end in a skin tone or U+FE0F (the white flag, U+FE0F, the joiner, the rainbow)."""
     c = text[i]
     if _joins_letters(text, i):
         return c
