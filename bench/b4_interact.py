@@ -101,8 +101,10 @@ def child(ns) -> int:
             await pilot.pause()
 
             # The huge call: the tool whose completed event is the longest.
-            big = max(s.tools, key=lambda t: t.end_ref[1] if t.end_ref else 0)
-            big_mb = (big.end_ref[1] if big.end_ref else 0) / (1 << 20)
+            from viewer.core.model import ref_span
+
+            big = max(s.tools, key=lambda t: ref_span(t.end_ref)[1] if t.end_ref else 0)
+            big_mb = (ref_span(big.end_ref)[1] if big.end_ref else 0) / (1 << 20)
             tl.select_tool(max(0, big.index - 1))
             await pilot.pause()
             await pilot.pause()

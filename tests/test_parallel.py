@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from viewer.core import parallel
 from viewer.core.decode import Event
 from viewer.core.feed import FileFeed
-from viewer.core.model import StreamModel
+from viewer.core.model import StreamModel, ref_span
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "real_streams"
 OTHER_AGENTS = sorted(p for d in ("claude", "codex", "gemini") for p in (SHARED / d).glob("*.ndjson"))
@@ -515,4 +515,4 @@ def test_a_file_replaced_before_reading_is_read_as_it_was_opened(tmp_path):
         m.apply(r)
     tool = m.sessions[0].tools[0]
     assert m.sessions[0].blocks[0].text == "old"
-    assert b"old text" in feed.store.read(*tool.end_ref)
+    assert b"old text" in feed.store.read(*ref_span(tool.end_ref))

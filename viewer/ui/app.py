@@ -25,7 +25,7 @@ from textual.widgets import Footer, Input
 
 from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
-from viewer.core.model import Change, Session, StreamModel
+from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import one_line
 from viewer.ui.render import under_cwd
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
@@ -597,14 +597,14 @@ class AgentViewerApp(App[int]):
             self.notify(f"This is the {'first' if step < 0 else 'last'} of the {n:,} sessions.", timeout=2)
 
     # -- detail -----------------------------------------------------------------------------
-    def load_event(self, ref: tuple[int, int] | None) -> dict[str, Any] | None:
+    def load_event(self, ref: int | None) -> dict[str, Any] | None:
         if ref is None:
             return None
         cache = self._payload_cache
         if ref in cache:
             return cache[ref]
         try:
-            data = parse_span(self.feed.store.read(*ref))
+            data = parse_span(self.feed.store.read(*ref_span(ref)))
         except (OSError, ValueError):
             data = None
         if len(cache) > 32:

@@ -33,7 +33,7 @@ from viewer.ui.render import (
 from viewer.ui.widgets.blockview import BlockView
 
 #: Loads the parsed event at (offset, length) in the source, or None.
-Loader = Callable[[tuple[int, int] | None], "dict[str, Any] | None"]
+Loader = Callable[[int | None], "dict[str, Any] | None"]  # an event, by its ref (model.make_ref)
 
 #: A body longer than this is cut into chunks as far as HEAD_CHARS when the call is shown;
 #: the rest is one block, estimated, cut when it comes on screen (cutting a 10 MB body took
