@@ -2369,3 +2369,21 @@ async def test_a_replay_seeking_back_closes_a_full_screen_detail_under_the_help_
         await pilot.press("space")  # at the end: plays again from the start
         await settle(pilot)
         assert not any(isinstance(s, DetailScreen) for s in app.screen_stack)
+
+
+async def test_a_search_says_what_the_other_sessions_hold():
+    """(From a new-user trial.)  Search covers the session on show: a word only in the other
+    run said just "No match"; a hit here did not say the other run has more."""
+    app = make_app(sample("two_sessions.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.view_index == 1
+        await pilot.press("slash", *"columns does", "enter")  # only in session 1's prompt
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("No match for 'columns does' in this session (session 1 has 1: < > go")
+                   for m in said), said
+        await pilot.press("slash", *"csv", "enter")  # in both
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("Block 1 of ") and "(session 1 has " in m for m in said), said

@@ -172,6 +172,7 @@ class AgentViewerApp(App[int]):
         self._last_absorb = 0.0
         self._ticks = 0
         self._search_hits: list[int] = []  # transcript block indices
+        self._search_elsewhere = ""  # what the last search found in the other sessions
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
         self._search_pos = -1
         self._ended = False
@@ -850,12 +851,15 @@ class AgentViewerApp(App[int]):
         q = query.casefold()
         hits = self._find_hits(s, q)
         self._search_hits = hits
+        self._search_elsewhere = self._elsewhere(s, q)
         self._search_pos = -1
         if not hits:
             in_thinking = not self.transcript.show_thinking and any(
                 b.kind == "thinking" and q in _as_shown(b.text.casefold()) for b in s.blocks
             )
             hint = " (it is in the hidden thinking: t shows it)" if in_thinking else ""
+            if not hint and self._search_elsewhere:
+                hint = f" in this session{self._search_elsewhere}"
             self.notify(f"No match for {query!r}{hint}", severity="warning", timeout=3 if hint else 2,
                         markup=False)  # the query is literal text
             return
@@ -865,6 +869,17 @@ class AgentViewerApp(App[int]):
         """Blocks of ``s`` whose shown text contains ``q`` (casefolded); tool calls by their
         label, target, summary and error."""
         self._search_seen = (id(s), s.events, self.transcript.show_thinking)
+        return self._hits_in(s, q)
+
+    def _elsewhere(self, s: Session, q: str) -> str:
+        """" (session 2 has 3: < > go there)": the search covers the session on show only."""
+        if len(self.model.sessions) < 2:
+            return ""
+        others = [f"session {o.index + 1} has {n:,}" for o in self.model.sessions
+                  if o is not s and (n := len(self._hits_in(o, q)))]
+        return f" ({', '.join(others[:3])}: < > go there)" if others else ""
+
+    def _hits_in(self, s: Session, q: str) -> list[int]:
         hits = []
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
@@ -920,8 +935,8 @@ class AgentViewerApp(App[int]):
         # Hits are blocks (a message, a call), each with its matches marked: say so.
         where = (" (from the top)" if step > 0 else " (from the end)") if wrapped else ""
         self.clear_notifications()  # one toast for the latest step, not a pile of them
-        self.notify(f"Block {self._search_pos + 1:,} of {len(hits):,} containing {self.timeline.search!r}{where}",
-                    timeout=1.5, markup=False)
+        self.notify(f"Block {self._search_pos + 1:,} of {len(hits):,} containing {self.timeline.search!r}{where}"
+                    f"{self._search_elsewhere}", timeout=1.5, markup=False)
 
     # -- command palette ----------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
