@@ -123,30 +123,22 @@ async def test_follow_mode_tracks_new_calls_until_the_user_moves_away():
         assert selected == calls_before - 2
 
 
-async def test_moving_up_stops_follow_so_new_calls_do_not_steal_the_cursor():
+async def test_moving_up_stops_follow_so_new_calls_do_not_steal_the_cursor_and_end_follows_again():
+    """Up in the list stops following: new calls do not move the cursor.  (From a new-user
+    trial.)  As in the transcript, End in the list goes back to following."""
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:
-        half = len(lines) // 2
-        push(feed, lines[:half])
-        await settle(pilot)
-        await pilot.press("up")
-        kept = app.timeline.selected_index()
-        push(feed, lines[half:])
-        await settle(pilot)
-        assert app.timeline.selected_index() == kept
-
-
-async def test_end_in_the_tool_list_follows_new_calls_again():
-    """(From a new-user trial.)  As in the transcript, End in the list goes back to following."""
-    lines, feed, app = live_demo()
-    async with app.run_test(size=(120, 40)) as pilot:
-        half = len(lines) // 2
+        half, three_quarters = len(lines) // 2, 3 * len(lines) // 4
         push(feed, lines[:half])
         await settle(pilot)
         await pilot.press("up")
         assert not app.timeline.follow and "following" not in app.timeline.border_title
+        kept = app.timeline.selected_index()
+        push(feed, lines[half:three_quarters])
+        await settle(pilot)
+        assert app.timeline.selected_index() == kept
         await pilot.press("end")
-        push(feed, lines[half:])
+        push(feed, lines[three_quarters:])
         await settle(pilot)
         assert app.timeline.selected_index() == len(app.session.tools) - 1
         assert "following" in app.timeline.border_title

@@ -242,11 +242,18 @@ class DetailScreen(ModalScreen[int]):
         view.show(s, s.tools[self._index], self._loader, self._sections)
         rows = self._shown()
         where = f"call {self._index + 1:,} of {len(s.tools):,}"
-        at = -1 if rows is None else bisect_left(rows, self._index)  # (rows are in start order)
-        if rows is not None and at < len(rows) and rows[at] == self._index:
-            where += (" (the only one the filter shows)" if len(rows) == 1 else
-                      f" ({at + 1:,} of the {len(rows):,} the filter shows)")
+        if rows is not None:
+            at, shown = self._place(rows)
+            if shown:
+                where += (" (the only one the filter shows)" if len(rows) == 1 else
+                          f" ({at + 1:,} of the {len(rows):,} the filter shows)")
         view.border_subtitle = f"{where} · ] [ next, previous"
+
+    def _place(self, rows: list[int]) -> tuple[int, bool]:
+        """Where the call shown is among the filter's ``rows`` (in start order), and whether
+        the filter shows it at all (else where it would be)."""
+        at = bisect_left(rows, self._index)
+        return at, at < len(rows) and rows[at] == self._index
 
     async def action_dismiss(self, result: int | None = None) -> None:
         await super().action_dismiss(self._index)
@@ -267,9 +274,9 @@ class DetailScreen(ModalScreen[int]):
         rows = self._shown()
         if rows is None:
             i = self._index + step
-        else:  # (rows are in start order)
-            at = bisect_left(rows, self._index)
-            k = at + step if step < 0 or (at < len(rows) and rows[at] == self._index) else at
+        else:
+            at, shown = self._place(rows)
+            k = at + step if step < 0 or shown else at
             i = rows[k] if 0 <= k < len(rows) else -1
         if not 0 <= i < len(self._session.tools):
             self.app.bell()
