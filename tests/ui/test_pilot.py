@@ -774,6 +774,23 @@ async def test_following_a_live_run_the_detail_catches_up_but_a_picked_call_show
         assert app.detail.tool is app.session.tools[newest - 1]
 
 
+async def test_the_scrollbars_show_where_the_panes_are_while_a_run_grows():
+    """The thumb of a following pane's scrollbar is at the bottom, as its view is (it stayed
+    at the top when the transcript first outgrew its pane: the bar missed the scroll)."""
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for step in range(0, len(lines), 25):
+            push(feed, lines[step : step + 25])
+            await settle(pilot)
+            for pane in (app.transcript, app.timeline):
+                if pane.show_vertical_scrollbar:
+                    bar = pane.vertical_scrollbar
+                    assert pane.is_vertical_scroll_end, (step, pane.id)
+                    assert bar.position == pane.scroll_y, (step, pane.id)
+                    assert bar.window_virtual_size == pane.virtual_size.height, (step, pane.id)
+        assert app.transcript.show_vertical_scrollbar and app.timeline.show_vertical_scrollbar
+
+
 async def test_a_following_transcript_stays_at_the_end_when_the_window_is_resized():
     lines, feed, app = live_demo()
     async with app.run_test(size=(120, 40)) as pilot:

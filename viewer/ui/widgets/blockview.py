@@ -21,6 +21,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from viewer.ui.widgets.scroll import set_virtual_size
+
 
 class BlockView(ScrollView, can_focus=True):
     """Subclasses implement ``block_count``, ``block_version`` and ``render_block``."""
@@ -104,7 +106,7 @@ class BlockView(ScrollView, can_focus=True):
         starts = self._starts[:lowest]
         starts.extend(accumulate(self._heights[lowest:], initial=self._starts[lowest]))
         self._starts = starts
-        self.virtual_size = Size(self._width, self._starts[-1])
+        set_virtual_size(self, Size(self._width, self._starts[-1]))
 
     def _make_visible_exact(self) -> None:
         """Render the blocks on screen so their heights are exact (estimates elsewhere)."""

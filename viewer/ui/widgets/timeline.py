@@ -20,6 +20,7 @@ from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import keep_end, status_glyph, under_cwd
+from viewer.ui.widgets.scroll import set_virtual_size
 
 #: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
 #: most as wide as this for an unknown one ("Quantum leap").
@@ -157,7 +158,7 @@ class Timeline(ScrollView, can_focus=True):
         self._update_title()
 
     def _update_size(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
+        set_virtual_size(self, Size(self.scrollable_content_region.width, self.row_count))
 
     def _update_title(self) -> None:
         """Count and follow state on the top border; the filters on the bottom one, so that
