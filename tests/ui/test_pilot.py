@@ -996,7 +996,10 @@ async def test_while_a_file_loads_the_detail_waits_and_then_shows_the_last_call(
         await settle(pilot)
         assert len(app.session.tools) == 15_000 and app.timeline.follow
         assert app.detail.tool is app.session.tools[-1]  # drawn once the file is read
-    assert len(set(shown)) <= 2  # not once per redraw while it loaded
+    # Not once per redraw while it loaded: the first screen says "Loading…", and with the
+    # hold-back never running out no call's detail is drawn before the end (not even right
+    # after the first screen: that took 50 ms of the 0.7 s a 70 MB file takes to open).
+    assert shown and set(shown) == {-1}
 
 
 async def test_replay_messages_do_not_cover_the_replay_bar():

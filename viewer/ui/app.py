@@ -186,6 +186,7 @@ class AgentViewerApp(App[int]):
         self._detail_at = 0.0  # when the detail view was last brought up to date
         self._detail_timer: Timer | None = None
         self._detail_stale = False  # the selection moved while the detail pane was hidden
+        self._detail_for: tuple[Session | None, int] | None = None  # the run and call it was last shown for
         self._narrow = False  # the footer is in its narrow form (see _sync_layout)
         self._resets = 0  # truncations/replacements of a followed file seen so far
         self.greeting = ""  # shown once the screen is up (e.g. "this is the bundled demo")
@@ -419,8 +420,10 @@ class AgentViewerApp(App[int]):
                 # The first run is on show.  Its frame takes a few turns of the event loop
                 # (layout, then paint), and each chained pump of a load holds the loop for up to
                 # LOAD_BUDGET: the first screen came 0.5 s late, after most of a 70 MB file.  The
-                # load goes on at the first tick after the header has drawn the run.
+                # load goes on once the header has drawn the run: right after that frame (a
+                # timer tick later, it lost 30-60 ms), or at a tick if it came another way.
                 self._first_paint_at = now
+                self.call_after_refresh(self._pump_chained)
         if self.feed.finished and not self._pending and not self._ended and self._batch is None:
             self._ended = True
             self._resume_gc()
@@ -621,6 +624,7 @@ class AgentViewerApp(App[int]):
         self._detail_stale = False
         s = self.session
         idx = self.timeline.selected_index()
+        self._detail_for = (s, idx)
         tool = s.tools[idx] if s is not None and idx >= 0 else None
         empty = ""
         if tool is None:
@@ -633,14 +637,20 @@ class AgentViewerApp(App[int]):
                 empty = "No call matches the filter (x clears it)."
         if tool is not None and self.header.drawn is None and self.bulk_loading:
             # The first screen of a load is drawn without the call's detail (its highlighted
-            # content took up to 0.1 s of it): the next pump after that screen shows it.
-            self._detail_stale = True
+            # content took up to 0.1 s of it).  While the list follows, the detail then waits
+            # LOAD_DETAIL_EVERY as every later one does, or for the end of a shorter load (drawn
+            # at the next pump, it took 50 ms of the 0.7 s a 70 MB file takes to open).
+            self._detail_at = _now()
             detail.show(s, None, self.load_event, self.model.format.tool_sections, "Loading…")
+            if not self._detail_waits():
+                self._detail_stale = True  # the next pump shows it
             return
         self._detail_at = _now()
         detail.show(s, tool, self.load_event, self.model.format.tool_sections, empty)
 
     def on_timeline_selected(self, message: Timeline.Selected) -> None:
+        if (self.session, message.tool_index) == self._detail_for:
+            return  # that call's detail was brought up to date (or held back) since: show_session
         if not (message.by_data and self._detail_waits()):
             self._show_detail()
 
