@@ -130,12 +130,12 @@ def test_real_streams_results(h, real_stream_path):
     data = real_stream_path.read_bytes()
     m, _, _ = h.model_of(data)
     raw_results = [e for e in raw_events(data) if e.get("type") == "result"]
-    got = [s.result for s in m.sessions if s.result is not None]
+    got = [s for s in m.sessions if s.result is not None]
     assert len(got) == len(raw_results)
-    for r, raw in zip(got, raw_results, strict=True):
-        assert r.text == raw["result"]
-        assert r.is_error is raw["is_error"]
-        assert r.duration_ms == raw["duration_ms"]
+    for s, raw in zip(got, raw_results, strict=True):
+        assert s.result_text == raw["result"]
+        assert s.result.is_error is raw["is_error"]
+        assert s.result.duration_ms == raw["duration_ms"]
 
 
 def test_sample_streams(h, sample_stream_path):
@@ -245,8 +245,9 @@ def test_partial_output_segments_are_not_doubled(h, real, stem):
     (s,) = m.sessions
     final = [e for e in raw_events(data) if e.get("type") == "assistant"][-1]
     final_text = final["message"]["content"][0]["text"]
-    assert "".join(s.assistant_segments) == s.result.text
+    assert "".join(s.assistant_segments) == s.result_text
     assert s.result_mismatch is False
+    assert s.result.in_transcript and s.result.text == ""  # kept once: in the transcript
     assert len(s.assistant_segments) == 2
     assert s.assistant_segments[-1] == final_text
     assert s.final_text() == final_text
@@ -259,7 +260,7 @@ def test_whole_segments_are_separate_blocks(h, real):
     s = m.sessions[0]
     texts = [e["message"]["content"][0]["text"] for e in raw_events(data) if e.get("type") == "assistant"]
     assert s.assistant_segments == texts
-    assert "".join(texts) == s.result.text and not s.result_mismatch
+    assert "".join(texts) == s.result_text and not s.result_mismatch
     # Transcript order: first segment, the tool, then the final segment.
     kinds = [b.kind for b in s.blocks if b.kind in ("assistant", "tool")]
     assert kinds == ["assistant", "tool", "assistant"]
@@ -354,7 +355,7 @@ def test_new_init_with_same_session_id_starts_a_second_run(h):
     assert (a.prompt, b.prompt) == ("first", "second")
     assert (len(a.tools), len(b.tools)) == (0, 1)
     assert a.state == b.state == "succeeded"
-    assert a.result.text == "one" and b.result.text == "two"
+    assert a.result_text == "one" and b.result_text == "two"
     assert sum(1 for d in deltas if d.flags & Change.SESSIONS) == 2
 
 
@@ -943,3 +944,21 @@ def test_an_events_place_is_kept_as_one_int_and_given_back_whole():
 
     for offset, length in ((0, 0), (0, 1), (73_858_531, 70_116_104), (5 << 40, (1 << 40) - 1)):
         assert ref_span(make_ref(offset, length)) == (offset, length)
+
+
+def test_a_result_that_repeats_the_transcript_is_kept_once_and_a_different_one_whole(h):
+    """A long run's result repeats everything it said (5 MB on a 1 GB file): kept once, in the
+    transcript.  A result that says something else is kept as it is, and its unsaid part shown."""
+    same = init() + user("q") + assistant("Hello ") + assistant("world") + result("Hello world")
+    m, _, _ = apply_all(same, h)
+    (s,) = m.sessions
+    assert s.result.in_transcript and s.result.text == "" and not s.result_mismatch
+    assert s.result_text == "Hello world"
+    other = init() + user("q") + assistant("Hello ") + assistant("world") + result("Hello world!")
+    m, _, _ = apply_all(other, h)
+    (s,) = m.sessions
+    assert not s.result.in_transcript and s.result_mismatch
+    assert s.result_text == s.result.text == "Hello world!"
+    prefix = init() + user("q") + assistant("Hello") + result("Hello world")
+    m, _, _ = apply_all(prefix, h)
+    assert m.sessions[0].result_mismatch and m.sessions[0].result_text == "Hello world"

@@ -86,7 +86,7 @@ def session_problem(s: Session | None, malformed: int = 0) -> str:
     if s.result is None:
         return "the run ended without a result"
     if s.state == "failed":
-        msg = one_line(s.result.text or s.result.subtype or "error", 300)
+        msg = one_line(s.result_text or s.result.subtype or "error", 300)
         return f"the run failed: {msg}"
     return ""
 
@@ -201,7 +201,7 @@ class TextPrinter(Printer):
     def _finish(self, s: Session) -> None:
         final = s.final_text()
         if not final and not s.said_anything and s.result is not None and not s.result.is_error:
-            final = s.result.text  # a run whose answer is only in its result
+            final = s.result_text  # a run whose answer is only in its result
         if final:
             self._heading(s)
             print(file=self.out)
