@@ -1167,14 +1167,29 @@ async def test_a_paused_replay_at_its_start_says_so_not_waiting_for_events():
         assert "PAUSED" in top and "at the start of the run" in top and "waiting" not in top
 
 
-async def test_the_bundled_demo_says_it_is_a_demo():
-    from viewer.ui.launch import DEMO_GREETING
+async def test_the_bundled_demo_says_it_is_a_demo(monkeypatch):
+    """A greeting says so at the start, and the header all along (from a new-user trial: 12 s
+    later nothing on screen told the demo from a real run)."""
+    from viewer.cli import demo_path
+    from viewer.ui import launch
 
-    app = make_app(sample("demo_session.ndjson"))
-    app.greeting = DEMO_GREETING
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        assert any("bundled demo run" in n.message for n in app._notifications)
+    started: list[AgentViewerApp] = []
+    monkeypatch.setattr(AgentViewerApp, "run", lambda self, *a, **k: started.append(self))
+    monkeypatch.setenv("TEXTUAL_DRIVER", "headless")  # (launch wants a terminal on stderr)
+    launch.launch(demo_path(), demo=True)
+    from tests.ui.conftest import SAMPLES
+
+    launch.launch(str(SAMPLES / "demo_session.ndjson"))  # the same run, not as the demo
+    demo, real = started
+    assert (demo.demo, real.demo) == (True, False) and demo.greeting == launch.DEMO_GREETING and not real.greeting
+    for app, shown in ((make_app(sample("demo_session.ndjson")), False), (make_app(sample("demo_session.ndjson")), True)):
+        app.greeting, app.demo = demo.greeting if shown else "", shown
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert any("bundled demo run" in n.message for n in app._notifications) == shown
+            app.clear_notifications()
+            await pilot.pause()
+            assert app.header.render_line(0).text.startswith(" DEMO ") == shown
 
 
 async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running():
@@ -1245,6 +1260,31 @@ async def test_the_header_names_another_agents_stream():
         async with app.run_test(size=(60, 30)) as pilot:  # kept in a narrow window
             await settle(pilot)
             assert want in _plain(app, app.header), _plain(app, app.header)
+            # (From a new-user trial.)  Both runs called tools, which agent-viewer cannot read
+            # yet: not "no tool calls", nor "No tool calls in this run."
+            await pilot.resize_terminal(120, 30)
+            await settle(pilot)
+            assert "tool calls not read" in _plain(app, app.header)
+            assert "no tool calls" not in _plain(app, app.header)
+            assert "are in the transcript" in " ".join(_plain(app, app.detail).split())
+
+
+async def test_an_unknown_format_says_whether_it_is_still_coming():
+    """(From a new-user trial.)  A Codex stream piped in showed "? UNKNOWN FORMAT" while it
+    came and after it ended: only a clock told them apart."""
+    lines = [orjson.dumps({"type": "thread.started", "thread_id": "t"}) + b"\n",
+             orjson.dumps({"type": "item.completed", "item": {"type": "agent_message", "text": "hi"}}) + b"\n"]
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 30)) as pilot:
+        push(feed, lines)
+        await settle(pilot)
+        assert "? UNKNOWN FORMAT · LIVE" in _plain(app, app.header)
+        feed._queue.put(feed.ingest.close())
+        feed._queue.put(None)  # the producer ends
+        await settle(pilot)
+        assert "? UNKNOWN FORMAT" in _plain(app, app.header)
+        assert "LIVE" not in _plain(app, app.header)
 
 
 async def test_the_transcript_title_says_whether_it_follows():
@@ -2249,7 +2289,8 @@ async def test_the_header_says_only_the_counts_that_are_not_zero_and_warnings_be
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         line2 = _plain(app, app.header).splitlines()[1]
-        assert "no tool calls" in line2 and "5 unknown (h)" in line2 and "malformed" not in line2, line2
+        assert "tool calls not read" in line2 and "5 unknown (h)" in line2 and "malformed" not in line2, line2
+        assert "0 running" not in line2, line2
     app = make_app(sample("two_sessions.ndjson"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

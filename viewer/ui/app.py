@@ -190,6 +190,7 @@ class AgentViewerApp(App[int]):
         self._narrow = False  # the footer is in its narrow form (see _sync_layout)
         self._resets = 0  # truncations/replacements of a followed file seen so far
         self.greeting = ""  # shown once the screen is up (e.g. "this is the bundled demo")
+        self.demo = False  # the bundled demo run (the header says so)
         self._exit_requested = threading.Event()  # a termination signal arrived
         self._exit_done = threading.Event()  # run() returned
         self.sub_title = feed.label
@@ -247,6 +248,7 @@ class AgentViewerApp(App[int]):
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
         self.header.model = self.model
+        self.header.demo = self.demo
         self.timeline.clock = self.clock
         self.timeline.focus()
         if not self.is_headless:
@@ -630,6 +632,10 @@ class AgentViewerApp(App[int]):
         if tool is None:
             if s is None and self.model.ended:
                 empty = "No tool calls: the input held no run."
+            elif (s is None or not s.tools) and (self.model.other_agent or self.model.foreign):
+                who = f"this {self.model.other_agent} stream's" if self.model.other_agent else "this stream's"
+                empty = (f"agent-viewer reads the Cursor CLI's tool calls: {who} are in the transcript, "
+                         "as events it does not know.")
             elif s is None or not s.tools:
                 ended = s is not None and (s.ended or s.result is not None)
                 empty = "No tool calls in this run." if ended else "No tool calls in this run yet."

@@ -108,7 +108,7 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
 
             app = AgentViewerApp(feed, recorder=recorder)
             if demo:
-                app.greeting = DEMO_GREETING
+                app.greeting, app.demo = DEMO_GREETING, True
             app.run()
         finally:
             feed.stop()

@@ -58,6 +58,7 @@ class SessionHeader(Widget):
         self.live_label = ""  # replaces "● LIVE" (the replay says "▶ REPLAY")
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
         self.going_to = ""  # a replay's --start-at that waits for the file to be read that far
+        self.demo = False  # the bundled demo run: said first, so it is never taken for a real one
 
     @property
     def percent_loaded(self) -> int | None:
@@ -81,6 +82,8 @@ class SessionHeader(Widget):
         self.drawn = s
         line1 = Text(no_wrap=True, overflow="ellipsis")
         line2 = Text(no_wrap=True, overflow="ellipsis")
+        if self.demo:
+            line1.append(" DEMO ", style="bold white on magenta")
         if m is None or s is None:
             if m is not None and m.ended:
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
@@ -115,9 +118,12 @@ class SessionHeader(Widget):
         state = s.state
         if state == "live" and not self.live_source and self.progress is None and m.ended:
             state = "ended"
+        streaming = state == "live"
         if m.foreign and state in ("live", "ended"):
             state = "foreign"
         label, style = STATE_STYLES["loading"] if (self.progress and state == "live") else STATE_STYLES[state]
+        if state == "foreign" and streaming and self.live_source:
+            label += " · LIVE"  # (without it a stream still coming and one that ended looked alike)
         if state == "live" and self.live_label:
             label = self.live_label
         line1.append(f" {label} ", style=style)
@@ -156,6 +162,8 @@ class SessionHeader(Widget):
             line2.append(f"⚠ {m.other_agent} stream, partly read (h)   ", style="bold yellow")
         if s.tool_count:
             self._counts(line2, s)
+        elif state == "foreign" or m.other_agent:  # its calls are there, as unknown events
+            line2.append("tool calls not read", style="dim")
         else:  # (not "0 tools: 0 running · 0 ok · 0 failed")
             line2.append("no tool calls", style="dim")
         # Then what needs the user, before the token counts: a narrow window cuts the line's end.
