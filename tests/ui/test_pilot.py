@@ -7,6 +7,7 @@ import os
 
 import orjson
 import pytest
+from rich.console import Console
 
 from tests.ui.conftest import make_app, make_replay_app, sample, settle
 from viewer.core.feed import BytesFeed
@@ -2440,3 +2441,37 @@ async def test_a_search_says_what_the_other_sessions_hold():
         await pilot.pause()
         said = [n.message for n in app._notifications]
         assert any(m.startswith("Block 1 of ") and "(session 1 has " in m for m in said), said
+
+
+async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
+    """(From a new-user trial.)  A Gemini run's text is all in events agent-viewer does not
+    know; cut to a line each, none of it could be read, even at 250 columns."""
+    from tests.conftest import REAL_CURSOR_DIR
+
+    path = REAL_CURSOR_DIR.parent / "gemini" / "gke-labs-issue-740__message-deltas.ndjson"
+    if not path.exists():
+        pytest.skip("no Gemini stream here")
+    first = orjson.loads(path.read_bytes().splitlines()[0])["content"]
+    app = make_app(path.read_bytes())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        tr = app.transcript
+        app.set_focus(tr)
+        await pilot.press("home")
+        await pilot.pause()
+        shown = " ".join(_plain(app, tr).replace("│", " ").split())
+        assert "◆ unknown event message:" in shown
+        assert " ".join(first.split()) in shown, shown[:600]
+
+
+def test_a_notice_looks_like_a_retry_only_when_it_is_one():
+    """(From a new-user trial.)  A hook starting showed ↻, as a retry does."""
+    from viewer.core.model import Block
+    from viewer.ui.widgets.transcript import Transcript
+
+    def shown(text: str) -> str:
+        r = Transcript()._render(None, Block("notice", 1, [text]))
+        return "".join(s.text for s in Console(width=80).render(r)).strip()
+
+    assert shown("retry/starting: attempt=1").startswith("↻ retry/starting")
+    assert shown("system/hook_started: hook=x").startswith("· system/hook_started")

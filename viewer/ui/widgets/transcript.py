@@ -172,7 +172,7 @@ class Transcript(BlockView):
         if b.kind == "tool":
             self.post_message(self.ToolClicked(b.ref))
 
-    ONE_LINE = frozenset({"tool", "query", "notice", "unknown"})
+    ONE_LINE = frozenset({"tool", "query"})
 
     def block_height(self, index: int) -> int | None:
         s = self.session
@@ -263,10 +263,15 @@ class Transcript(BlockView):
             return Padding(Group(*parts), (0, 0, 1, 2))
         if kind == "query":
             return _one_line(Text.assemble(("  ? ", "bold yellow"), safe_line(b.text, 400)))
-        if kind == "notice":
-            return _one_line(Text.assemble(("  ↻ ", "dim"), safe_line(b.text, 400, style="dim")))
-        if kind == "unknown":
-            return _one_line(Text.assemble(("  ◆ unknown event ", "bold yellow"), safe_line(b.text, 400)))
+        if kind in ("notice", "unknown"):
+            # Wrapped, not cut to a line: another agent's whole stream may be such events (a
+            # Gemini run's text is in them), and this is the only place they are read.  Their
+            # text is bounded already (a few fields, each cut at 300 characters).
+            if kind == "unknown":
+                head, style = ("◆ unknown event ", "bold yellow"), ""
+            else:  # a retry or reconnection, or a system event of no other use (a hook started)
+                head, style = ("↻ " if b.text.startswith(_RETRIES) else "· ", "dim"), "dim"
+            return Padding(Text.assemble(head, Text(one_line(b.text, NOTICE_CHARS), style=style)), (0, 0, 0, 2))
         if kind == "result":
             return self._result_line(s, b.text)
         if kind == "end":
@@ -295,6 +300,13 @@ class Transcript(BlockView):
             return Group(line, Text("Its result also says (not in the transcript):", style="dim"),
                          markdown(text))
         return line
+
+
+#: An unknown event or a notice is shown up to this many characters (its text is already a
+#: few fields of at most 300 each).
+NOTICE_CHARS = 4000
+#: Notices of these types are the agent trying again (shown with ↻).
+_RETRIES = ("retry", "connection")
 
 
 def _one_line(text: Text) -> Text:
