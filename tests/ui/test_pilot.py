@@ -2475,3 +2475,26 @@ def test_a_notice_looks_like_a_retry_only_when_it_is_one():
 
     assert shown("retry/starting: attempt=1").startswith("↻ retry/starting")
     assert shown("system/hook_started: hook=x").startswith("· system/hook_started")
+
+
+async def test_the_header_says_when_a_live_run_has_gone_quiet():
+    """(From a new-user trial.)  A followed run whose agent died said "● LIVE" with spinners
+    for ever: nothing told it from one that thinks."""
+    now = [1000.0]
+    lines, feed, app = live_demo(clock=lambda: now[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, up_to_first_call(lines))
+        await settle(pilot)
+        top = lambda: app.header.render_line(0).text  # noqa: E731
+        now[0] += 29
+        await pilot.pause(0.4)
+        assert "LIVE" in top() and "no event" not in top(), top()
+        now[0] += 16
+        await pilot.pause(0.4)
+        assert "no event for 45 s" in top(), top()
+        now[0] += 60
+        await pilot.pause(0.4)
+        assert "no event for 1m45s" in top(), top()
+        push(feed, lines[len(up_to_first_call(lines)):][:1])  # it speaks again
+        await settle(pilot)
+        assert "no event" not in top(), top()

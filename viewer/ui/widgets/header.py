@@ -22,6 +22,10 @@ STATE_STYLES = {
 }
 
 
+#: A live run that has sent nothing for this many seconds says so in the header.
+QUIET_AFTER = 30
+
+
 def _two_lines(a: Text, b: Text) -> Text:
     out = Text("\n", no_wrap=True, overflow="ellipsis").join([a, b])
     out.no_wrap = True
@@ -77,6 +81,16 @@ class SessionHeader(Widget):
             return fmt_clock((s.last_ms - s.first_ms) / 1000)
         return ""
 
+    def quiet_for(self, s: Session) -> str:
+        """How long a live run has sent nothing, once that is QUIET_AFTER or more ("" before):
+        a crashed agent and one that thinks look alike otherwise."""
+        if s.state != "live" or not self.live_source or self.live_label or s.last_arrival is None:
+            return ""
+        gap = int(self.clock() - s.last_arrival)
+        if gap < QUIET_AFTER:
+            return ""
+        return f"{gap} s" if gap < 60 else fmt_duration(gap * 1000)
+
     def render(self) -> Text:
         m, s = self.model, self.session
         self.drawn = s
@@ -130,6 +144,9 @@ class SessionHeader(Widget):
         el = self.elapsed(s)
         if el:
             line1.append(f" {el}", style="bold")
+        quiet = self.quiet_for(s)
+        if quiet:
+            line1.append(f"  no event for {quiet}", style="yellow")
         init = s.init
         fields: list[tuple[str, str]] = []
         if init is not None:
