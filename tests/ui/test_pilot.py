@@ -2498,3 +2498,35 @@ async def test_the_header_says_when_a_live_run_has_gone_quiet():
         push(feed, lines[len(up_to_first_call(lines)):][:1])  # it speaks again
         await settle(pilot)
         assert "no event" not in top(), top()
+
+
+async def test_the_palette_screenshot_says_where_it_went_and_its_keys_entry_is_ours(tmp_path, monkeypatch):
+    """(From a new-user trial.)  "Screenshot" failed with no reason where ~/Downloads does not
+    exist, and "Keys" opened Textual's panel of stock keys beside our own help."""
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/Downloads
+    monkeypatch.chdir(tmp_path)
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Keys" not in titles and "Help: keys" in titles and titles.count("Screenshot") == 1
+        path = app.save_screen_picture()
+        assert path is not None and os.path.dirname(path) == str(tmp_path) and os.path.getsize(path) > 1000
+        await pilot.pause()
+        assert any(path in n.message for n in app._notifications)
+        assert app.save_screen_picture(str(tmp_path / "missing" / "dir")) is None
+        await pilot.pause()
+        assert any("Could not save the screenshot" in n.message for n in app._notifications)
+
+
+async def test_enter_with_no_tool_call_says_so():
+    data = b"".join(orjson.dumps(e) + b"\n" for e in (
+        {"type": "system", "subtype": "init", "session_id": "s", "model": "m", "cwd": "/w"},
+        {"type": "user", "session_id": "s", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
+    ))
+    app = make_app(data)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        app.action_open_selected()
+        await pilot.pause()
+        assert any("No tool call to open" in n.message for n in app._notifications)

@@ -694,8 +694,12 @@ class AgentViewerApp(App[int]):
         """Enter outside the tool list: the selected call full screen (not from a modal screen)."""
         s = self.session
         idx = self.timeline.selected_index()
-        if s is not None and idx >= 0 and self.screen is self.screen_stack[0]:
+        if self.screen is not self.screen_stack[0]:
+            return
+        if s is not None and idx >= 0:
             self._open_full_screen(s, idx)
+        else:  # (it did nothing, silently)
+            self.notify("No tool call to open." if not (s and s.tools) else "No call is selected.", timeout=3)
 
     def _open_full_screen(self, s: Session, index: int) -> None:
         def closed(shown: int | None) -> None:
@@ -738,6 +742,21 @@ class AgentViewerApp(App[int]):
         t = self.transcript
         t.set_show_thinking(not t.show_thinking)
         self.notify(f"Thinking {'shown' if t.show_thinking else 'hidden'}", timeout=1.5)
+
+    def save_screen_picture(self, folder: str | None = None) -> str | None:
+        """An SVG of the screen, in ``folder`` (default: ~/Downloads if there is one, else the
+        current directory); says where, or why it could not."""
+        if folder is None:
+            downloads = os.path.expanduser("~/Downloads")
+            folder = downloads if os.path.isdir(downloads) else os.getcwd()
+        try:
+            path = self.save_screenshot(path=folder)
+        except OSError as exc:
+            self.notify(f"Could not save the screenshot in {folder}: {exc.strerror or exc}", severity="error",
+                        timeout=8, markup=False)
+            return None
+        self.notify(f"Screenshot saved: {path}", timeout=8, markup=False)
+        return path
 
     def action_toggle_raw(self) -> None:
         self.detail.raw = not self.detail.raw
@@ -956,7 +975,13 @@ class AgentViewerApp(App[int]):
 
     # -- command palette ----------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            # Textual's key panel lists its own stock keys (our help lists ours), and its
+            # screenshot goes to ~/Downloads, failing where there is none: replaced below.
+            if command.title not in ("Keys", "Screenshot"):
+                yield command
+        yield SystemCommand("Screenshot", "Save an SVG picture of the screen (to ~/Downloads, or here)",
+                            lambda: self.set_timer(0.1, self.save_screen_picture))
         yield SystemCommand("Toggle thinking", "Show or hide the model's thinking", self.action_toggle_thinking)
         yield SystemCommand("Toggle raw JSON", "Raw events of the selected call", self.action_toggle_raw)
         yield SystemCommand("Toggle follow", "Keep the newest output in view", self.action_toggle_follow)
