@@ -986,3 +986,27 @@ def test_an_event_whose_type_is_an_object_is_an_unknown_event_not_a_crash(capsys
     code, out, err = run_main(capsys, "--output-format", fmt, str(p))
     assert code == 0 and "Traceback" not in err, err
     assert out.strip()
+
+
+@pytest.mark.parametrize("compress", ["gzip", "bzip2", "xz"])
+def test_a_compressed_file_is_named_not_printed_as_garbage(capsys, tmp_path, compress):
+    """(From a new-user trial.)  A .gz run printed 20 lines of escaped binary to stderr before
+    asking "is it an NDJSON stream?"; it is told what the file is and how to read it."""
+    import bz2
+    import gzip
+    import lzma
+
+    data = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
+    packed = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}[compress](data)
+    p = tmp_path / "run.ndjson.z"
+    p.write_bytes(packed)
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 2 and out == ""
+    assert f"is {compress}-compressed" in err and "| agent-viewer" in err and len(err.splitlines()) == 1, err
+
+
+def test_follow_of_a_file_in_a_missing_directory_names_the_directory(capsys, tmp_path):
+    """--follow waits for a missing file, as tail -F does, but not for a missing directory: the
+    error says which is missing (it said "no such file" as if --follow should have waited)."""
+    code, out, err = run_main(capsys, "--print", "--follow", str(tmp_path / "nowhere" / "run.ndjson"))
+    assert code == 2 and f"nor directory {tmp_path / 'nowhere'}" in err, err

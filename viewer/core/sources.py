@@ -187,9 +187,18 @@ class Ingest:
         return out
 
 
+#: The first bytes of compressed files (a user may pass a rotated, compressed log), and
+#: the command that reads each.
+_COMPRESSED = ((b"\x1f\x8b", "gzip", "zcat"), (b"BZh", "bzip2", "bzcat"), (b"\xfd7zXZ\x00", "xz", "xzcat"),
+               (b"\x28\xb5\x2f\xfd", "zstd", "zstdcat"))
+
+
 def check_readable(path: str) -> None:
     """Raise SourceError with a clear message if ``path`` cannot be read as a stream."""
     if not os.path.exists(path):
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):  # (--follow waits for a file, not for its directory)
+            raise SourceError(f"{path}: no such file, nor directory {folder}")
         raise SourceError(f"{path}: no such file")
     if os.path.isdir(path):
         raise SourceError(f"{path}: is a directory, expected an NDJSON stream file")
@@ -205,7 +214,15 @@ def check_readable(path: str) -> None:
         raise SourceError(f"{path}: permission denied") from None
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
-    os.close(fd)
+    try:
+        head = os.pread(fd, 8, 0)
+    except OSError:
+        head = b""
+    finally:
+        os.close(fd)
+    for magic, name, reader in _COMPRESSED:
+        if head.startswith(magic):
+            raise SourceError(f"{path}: is {name}-compressed; read it with {reader} {path} | agent-viewer")
 
 
 def is_stream_path(path: str) -> bool:
