@@ -2530,3 +2530,15 @@ async def test_enter_with_no_tool_call_says_so():
         app.action_open_selected()
         await pilot.pause()
         assert any("No tool call to open" in n.message for n in app._notifications)
+
+
+async def test_a_short_window_keeps_a_transcript_and_the_selected_call_in_view():
+    """(From a new-user trial.)  At 40x12 the tool list took the whole body: the transcript had
+    no row, and the list ran under the footer, its selected call out of view."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(40, 12)) as pilot:
+        await settle(pilot)
+        tr, tl = app.transcript, app.timeline
+        assert tr.size.height >= 2 and tl.size.height >= 2, (tr.size, tl.size)
+        assert tl.region.bottom <= app._footer.region.y  # above the footer, not under it
+        assert tl.scroll_y <= tl.cursor < tl.scroll_y + tl.size.height  # the selected call shows
