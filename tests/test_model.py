@@ -962,3 +962,16 @@ def test_a_result_that_repeats_the_transcript_is_kept_once_and_a_different_one_w
     prefix = init() + user("q") + assistant("Hello") + result("Hello world")
     m, _, _ = apply_all(prefix, h)
     assert m.sessions[0].result_mismatch and m.sessions[0].result_text == "Hello world"
+
+
+def test_lines_that_are_not_events_get_blocks_in_their_run_up_to_a_limit(h):
+    from viewer.core.model import MAX_MALFORMED_SHOWN
+
+    data = init() + user("q") + b"".join(b"garbage %d\n" % i for i in range(MAX_MALFORMED_SHOWN + 50))
+    m, deltas, _ = apply_all(data, h)
+    (s,) = m.sessions
+    shown = [b for b in s.blocks if b.kind == "malformed"]
+    assert len(shown) == MAX_MALFORMED_SHOWN and m.malformed_lines == MAX_MALFORMED_SHOWN + 50
+    assert shown[0].line == 3 and shown[0].text.endswith("garbage 0")
+    m, _, _ = apply_all(b"garbage before any run\n" + init(), h)
+    assert m.malformed_lines == 1 and not any(b.kind == "malformed" for b in m.sessions[0].blocks)

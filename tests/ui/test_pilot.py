@@ -1406,7 +1406,9 @@ async def test_the_health_screen_shows_each_bad_line_on_one_row_and_end_reaches_
         await pilot.pause()
         rows = _screen_rows(app)
         assert "not json 1 word0 word1" in rows and "not json 2 word0" in rows
-        assert "word24" not in rows  # clipped, not wrapped onto more rows
+        health = "\n".join(_plain(app, w) for w in app.screen.query("Static"))
+        assert "not json 1 word0 word1" in health
+        assert "word24" not in health  # clipped, not wrapped onto more rows (the transcript wraps them)
         await pilot.press("end")
         view = app.screen.query_one("VerticalScroll")
         assert view.scroll_y == view.max_scroll_y > 0  # at once, not animated over half a second
@@ -2542,3 +2544,17 @@ async def test_a_short_window_keeps_a_transcript_and_the_selected_call_in_view()
         assert tr.size.height >= 2 and tl.size.height >= 2, (tr.size, tl.size)
         assert tl.region.bottom <= app._footer.region.y  # above the footer, not under it
         assert tl.scroll_y <= tl.cursor < tl.scroll_y + tl.size.height  # the selected call shows
+
+
+async def test_a_line_that_is_not_an_event_shows_where_it_came_in_the_transcript():
+    """(From a new-user trial.)  With the agent's stderr mixed in, its closing "Error: ..." line
+    was only counted in the header ("⚠ 2 malformed"): it is shown where it came."""
+    lines = sample("reference_example.ndjson").splitlines(keepends=True)
+    data = b"".join(lines[:3]) + b"Warning: update available\n" + b"".join(lines[3:]) + b"Error: something odd\n"
+    app = make_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        kinds = [b.kind for b in app.session.blocks]
+        assert kinds.count("malformed") == 2 and kinds[-1] == "malformed"
+        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        assert f"⚠ line {len(lines) + 2} is not an event" in shown and "Error: something odd" in shown, shown

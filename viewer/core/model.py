@@ -46,7 +46,7 @@ class Delta:
 class Block:
     """One entry of the transcript."""
 
-    kind: str  # prompt | assistant | thinking | tool | query | notice | unknown | result
+    kind: str  # prompt | assistant | thinking | tool | query | notice | unknown | malformed | result | end
     line: int
     parts: list[str] = field(default_factory=list)
     ref: int = -1  # tool index for kind == "tool"
@@ -200,6 +200,7 @@ class Session:
         self.result_mismatch = False
         self.said_anything = False  # some assistant text arrived (kept when blocks are let go)
         self.notices: list[NoticeRecord] = []
+        self.malformed_shown = 0  # malformed lines given a block (up to MAX_MALFORMED_SHOWN)
         self.events = 0
         self.first_line = 0
         self.last_line = 0
@@ -352,6 +353,8 @@ def _unsaid(result: str, said: str) -> str:
 #: Malformed lines kept with their preview; past this many only the count grows (a 1 GB file
 #: of garbage must not become gigabytes of previews).  The health screen lists 2,000.
 MAX_MALFORMED_KEPT = 10_000
+#: Malformed lines shown in a run's transcript; past this many only the header counts them.
+MAX_MALFORMED_SHOWN = 200
 
 
 class StreamModel:
@@ -452,7 +455,16 @@ class StreamModel:
         self.malformed_lines += 1
         if len(self.malformed) < MAX_MALFORMED_KEPT:
             self.malformed.append(rec)
-        return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
+        s = self._current
+        if s is None:
+            return Delta(Change.HEALTH | Change.HEADER)
+        if s.malformed_shown < MAX_MALFORMED_SHOWN and self.keep_history:
+            # Where it came, in the run it came in: an agent's stderr mixed in ("Error: ...") is
+            # what a watcher most needs to see, and the header's count did not show it.
+            s.malformed_shown += 1
+            idx = self._add_block(s, "malformed", rec.line, f"{rec.reason}: {rec.preview}")
+            return Delta(Change.HEALTH | Change.HEADER | Change.TRANSCRIPT, s.index, block=idx)
+        return Delta(Change.HEALTH | Change.HEADER, s.index)
 
     def restart(self, line: int = 0) -> Delta:
         """The source started over: every run read so far has ended (open calls become

@@ -272,6 +272,9 @@ class Transcript(BlockView):
             else:  # a retry or reconnection, or a system event of no other use (a hook started)
                 head, style = ("↻ " if b.text.startswith(_RETRIES) else "· ", "dim"), "dim"
             return Padding(Text.assemble(head, Text(one_line(b.text, NOTICE_CHARS), style=style)), (0, 0, 0, 2))
+        if kind == "malformed":
+            return Padding(Text.assemble((f"⚠ line {b.line:,} is not an event, ", "yellow"),
+                                         Text(one_line(b.text, NOTICE_CHARS), style="yellow")), (0, 0, 0, 2))
         if kind == "result":
             return self._result_line(s, b.text)
         if kind == "end":
