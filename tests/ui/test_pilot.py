@@ -2558,3 +2558,21 @@ async def test_a_line_that_is_not_an_event_shows_where_it_came_in_the_transcript
         assert kinds.count("malformed") == 2 and kinds[-1] == "malformed"
         shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
         assert f"⚠ line {len(lines) + 2} is not an event" in shown and "Error: something odd" in shown, shown
+
+
+async def test_a_running_call_is_not_told_in_the_past_tense():
+    """(From a new-user trial.)  "⠧ Called MCP tool linear-get_issue" while it was still being
+    called: a running call is named by its kind, and by what it did once it is done."""
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        first = up_to_first_call(lines)
+        push(feed, first)
+        await settle(pilot)
+        t = app.session.tools[0]
+        assert t.status == "running" and t.label == "Called MCP tool"
+        shown = lambda: " ".join(_plain(app, app.transcript).split())  # noqa: E731
+        assert f"{t.short} linear-get_issue" in shown() and "Called MCP tool" not in shown(), shown()
+        push(feed, lines[len(first):])
+        await settle(pilot)
+        assert t.done and "Called MCP tool linear-get_issue" in " ".join(
+            " ".join(s.text for s in app.transcript._render_strips(t.block, 80)[:1]).split())
