@@ -2576,3 +2576,16 @@ async def test_a_running_call_is_not_told_in_the_past_tense():
         await settle(pilot)
         assert t.done and "Called MCP tool linear-get_issue" in " ".join(
             " ".join(s.text for s in app.transcript._render_strips(t.block, 80)[:1]).split())
+
+
+async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too():
+    """(From a new-user trial.)  The header said NO EVENTS, the detail "No tool calls in this run
+    yet.": the file is read after the first screen, and the detail was not told it ended."""
+    app = make_replay_app(b"", read=False, playing=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert "No tool calls" in _plain(app, app.detail)  # drawn before the file is read
+        app.replay.index.read()
+        await settle(pilot)
+        assert "NO EVENTS" in app.header.render_line(0).text
+        assert "the input held no run" in _plain(app, app.detail)

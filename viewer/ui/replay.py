@@ -191,6 +191,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         if self.model.ended and not ended and not deltas:
             # The file was read to its end while the replay waited at the last record read.
             self._refresh_all(self._end_flags(), None, None)
+            if self.view_index < 0:  # no run at all: the detail pane says so too (not "yet")
+                self._show_detail()
         if not deltas:
             self._tick_animations()
         self._sync_layout()
