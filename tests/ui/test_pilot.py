@@ -2589,3 +2589,22 @@ async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too()
         await settle(pilot)
         assert "NO EVENTS" in app.header.render_line(0).text
         assert "the input held no run" in _plain(app, app.detail)
+
+
+async def test_a_file_still_being_written_suggests_follow(tmp_path):
+    """(From a new-user trial.)  A run's file opened while the agent still wrote it said only
+    "ENDED WITHOUT RESULT (the agent may have been stopped)"."""
+    from viewer.core.feed import FileFeed
+
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    cases = [("fresh", lines[:40], None, True), ("old", lines[:40], 3600, False), ("done", lines, None, False)]
+    for name, part, age, told in cases:
+        path = tmp_path / f"{name}.ndjson"
+        path.write_bytes(b"".join(part))
+        if age:
+            os.utime(path, (os.path.getmtime(path) - age,) * 2)
+        app = AgentViewerApp(FileFeed(str(path), workers=0))
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await settle(pilot)
+            notes = [n.message for n in app._notifications]
+            assert any("--follow keeps reading it" in n for n in notes) == told, (name, notes)

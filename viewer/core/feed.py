@@ -234,6 +234,20 @@ class FileFeed(Feed):
         self.worker_rss_kb = 0  # the biggest worker's peak RSS
         self._thread = threading.Thread(target=self._run, name="agent-viewer-file", daemon=True)
 
+    def still_written(self, recent: float = 60.0) -> str:
+        """Why the file looks like it is still being written ("" when it does not): it grew
+        since it was read, or it changed less than ``recent`` seconds ago."""
+        try:
+            st = os.fstat(self.store.fileno())
+        except (OSError, AttributeError, ValueError):
+            return ""
+        if not stat.S_ISREG(st.st_mode):
+            return ""
+        if self.total_bytes is not None and st.st_size > self.total_bytes:
+            return "it has grown since it was read"
+        age = time.time() - st.st_mtime
+        return f"it changed {age:.0f} s ago" if 0 <= age < recent else ""
+
     def prepare(self) -> None:
         """Start the worker processes, if the file is big enough to want them, so that they
         are ready when reading starts (the CLI calls this before it imports the UI).  They get

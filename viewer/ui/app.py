@@ -434,6 +434,7 @@ class AgentViewerApp(App[int]):
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
             if self.view_index < 0:  # no run at all: the detail pane says so too
                 self._show_detail()
+            self._tell_if_still_written()
         self._update_loading(redraw)
         self._sync_layout()
         self._check_feed_error()
@@ -446,6 +447,15 @@ class AgentViewerApp(App[int]):
             # reader had nothing ready (a FIFO, a slow disk), wait for the tick: no busy loop.
             self._chained = True
             asyncio.get_running_loop().call_soon(self._pump_chained)
+
+    def _tell_if_still_written(self) -> None:
+        """A saved file whose run ended without a result, and that changed moments ago, is
+        likely still being written by the agent: --follow would show the rest."""
+        s = self.model.current
+        why = getattr(self.feed, "still_written", lambda: "")() if not self.feed.live else ""
+        if why and s is not None and s.result is None:
+            self.notify(f"The file may still be written ({why}): --follow keeps reading it.",
+                        title="Still being written?", timeout=10, markup=False)
 
     def _poll_one(self) -> tuple[int, bool]:
         """One batch of the feed into the pending records: how many records it gave, and
