@@ -462,7 +462,7 @@ class StreamModel:
             # Where it came, in the run it came in: an agent's stderr mixed in ("Error: ...") is
             # what a watcher most needs to see, and the header's count did not show it.
             s.malformed_shown += 1
-            idx = self._add_block(s, "malformed", rec.line, f"{rec.reason}: {rec.preview}")
+            idx = self._add_block(s, "malformed", rec.line, rec.preview)  # (why: the health screen)
             return Delta(Change.HEALTH | Change.HEADER | Change.TRANSCRIPT, s.index, block=idx)
         return Delta(Change.HEALTH | Change.HEADER, s.index)
 

@@ -275,7 +275,7 @@ class Transcript(BlockView):
                 head, style = ("↻ " if b.text.startswith(_RETRIES) else "· ", "dim"), "dim"
             return Padding(Text.assemble(head, Text(one_line(b.text, NOTICE_CHARS), style=style)), (0, 0, 0, 2))
         if kind == "malformed":
-            return Padding(Text.assemble((f"⚠ line {b.line:,} is not an event, ", "yellow"),
+            return Padding(Text.assemble((f"⚠ line {b.line:,} is not an event (h): ", "yellow"),
                                          Text(one_line(b.text, NOTICE_CHARS), style="yellow")), (0, 0, 0, 2))
         if kind == "result":
             return self._result_line(s, b.text)
