@@ -1181,11 +1181,8 @@ async def test_the_bundled_demo_says_it_is_a_demo(monkeypatch):
     from tests.ui.conftest import SAMPLES
 
     launch.launch(str(SAMPLES / "demo_session.ndjson"))  # the same run, not as the demo
-    demo, real = started
-    assert (demo.demo, real.demo) == (True, False) and demo.greeting == launch.DEMO_GREETING and not real.greeting
-    for app, shown in ((make_app(sample("demo_session.ndjson")), False), (make_app(sample("demo_session.ndjson")), True)):
-        app.greeting, app.demo = demo.greeting if shown else "", shown
-        async with app.run_test(size=(120, 40)) as pilot:
+    for app, shown in zip(started, (True, False)):  # the apps launch made, run as it would
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await settle(pilot)
             assert any("bundled demo run" in n.message for n in app._notifications) == shown
             app.clear_notifications()
@@ -2487,16 +2484,16 @@ async def test_the_header_says_when_a_live_run_has_gone_quiet():
     async with app.run_test(size=(120, 40)) as pilot:
         push(feed, up_to_first_call(lines))
         await settle(pilot)
+        async def top(seconds: float) -> str:
+            now[0] += seconds
+            app.header.refresh()  # (as its timer does, a few times a second)
+            await pilot.pause()
+            return app.header.render_line(0).text
+
+        assert "LIVE" in (t := await top(29)) and "no event" not in t, t
+        assert "no event for 45 s" in (t := await top(16)), t
+        assert "no event for 1m45s" in (t := await top(60)), t
         top = lambda: app.header.render_line(0).text  # noqa: E731
-        now[0] += 29
-        await pilot.pause(0.4)
-        assert "LIVE" in top() and "no event" not in top(), top()
-        now[0] += 16
-        await pilot.pause(0.4)
-        assert "no event for 45 s" in top(), top()
-        now[0] += 60
-        await pilot.pause(0.4)
-        assert "no event for 1m45s" in top(), top()
         push(feed, lines[len(up_to_first_call(lines)):][:1])  # it speaks again
         await settle(pilot)
         assert "no event" not in top(), top()
@@ -2529,7 +2526,13 @@ async def test_enter_with_no_tool_call_says_so():
     app = make_app(data)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot)
-        app.action_open_selected()
+        assert app.focused is app.timeline  # Enter there, as a user first presses it
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any("No tool call to open" in n.message for n in app._notifications)
+        app.clear_notifications()
+        app.transcript.focus()
+        await pilot.press("enter")
         await pilot.pause()
         assert any("No tool call to open" in n.message for n in app._notifications)
 
@@ -2550,14 +2553,21 @@ async def test_a_line_that_is_not_an_event_shows_where_it_came_in_the_transcript
     """(From a new-user trial.)  With the agent's stderr mixed in, its closing "Error: ..." line
     was only counted in the header ("⚠ 2 malformed"): it is shown where it came."""
     lines = sample("reference_example.ndjson").splitlines(keepends=True)
-    data = b"".join(lines[:3]) + b"Warning: update available\n" + b"".join(lines[3:]) + b"Error: something odd\n"
+    data = (b"Warning: update available\n" + b"".join(lines[:3]) + b"Note: retrying\n" + b"".join(lines[3:])
+            + b"Error: something odd\n")
     app = make_app(data)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         kinds = [b.kind for b in app.session.blocks]
-        assert kinds.count("malformed") == 2 and kinds[-1] == "malformed"
+        # The line before the run's first event opens its transcript; the others where they came.
+        assert kinds.count("malformed") == 3 and kinds[0] == kinds[-1] == "malformed", kinds
         shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
-        assert f"⚠ line {len(lines) + 2} is not an event" in shown and "Error: something odd" in shown, shown
+        assert f"⚠ line {len(lines) + 3} is not an event (h): Error: something odd" in shown, shown
+        app.set_focus(app.transcript)
+        await pilot.press("home")
+        await pilot.pause()
+        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        assert shown.startswith("⚠ line 1 is not an event (h): Warning: update available"), shown
 
 
 async def test_a_running_call_is_not_told_in_the_past_tense():
@@ -2594,17 +2604,44 @@ async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too()
 async def test_a_file_still_being_written_suggests_follow(tmp_path):
     """(From a new-user trial.)  A run's file opened while the agent still wrote it said only
     "ENDED WITHOUT RESULT (the agent may have been stopped)"."""
+    from tests.conftest import REAL_CURSOR_DIR
     from viewer.core.feed import FileFeed
 
     lines = sample("demo_session.ndjson").splitlines(keepends=True)
-    cases = [("fresh", lines[:40], None, True), ("old", lines[:40], 3600, False), ("done", lines, None, False)]
+    codex = (REAL_CURSOR_DIR.parent / "codex" / "agentcmd__stream-output-1.ndjson").read_bytes().splitlines(True)
+    cases = [("fresh", lines[:40], None, True), ("old", lines[:40], 3600, False), ("done", lines, None, False),
+             ("codex", codex, None, False),  # another agent's runs never have a result
+             ("stdin", lines[:40], None, False)]  # agent-viewer < run.ndjson: --follow needs a FILE
     for name, part, age, told in cases:
         path = tmp_path / f"{name}.ndjson"
         path.write_bytes(b"".join(part))
         if age:
             os.utime(path, (os.path.getmtime(path) - age,) * 2)
-        app = AgentViewerApp(FileFeed(str(path), workers=0))
+        if name == "stdin":
+            app = AgentViewerApp(FileFeed("stdin", fd=os.open(path, os.O_RDONLY), workers=0))
+        else:
+            app = AgentViewerApp(FileFeed(str(path), workers=0))
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await settle(pilot)
             notes = [n.message for n in app._notifications]
             assert any("--follow keeps reading it" in n for n in notes) == told, (name, notes)
+
+
+async def test_a_failed_runs_result_text_shows_even_when_it_repeats_the_transcript():
+    """A result that repeats the transcript is kept once (in the transcript); a failed one is
+    shown under "Run failed" in red, so it must be kept whole (review of that change)."""
+    sid = "s"
+    events = [
+        {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
+        {"type": "assistant", "session_id": sid, "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Gave up halfway"}]}},
+        {"type": "result", "subtype": "error_during_execution", "is_error": False, "result": "Gave up halfway",
+         "session_id": sid, "duration_ms": 5},
+    ]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.session.state == "failed"
+        shown = _plain(app, app.transcript)
+        assert "Run failed (error_during_execution)" in shown
+        assert shown.split("Run failed")[1].count("Gave up halfway") == 1, shown

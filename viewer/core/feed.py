@@ -216,6 +216,7 @@ class FileFeed(Feed):
         super().__init__()
         self.label = path
         self.path = path
+        self._named = fd is None  # (else standard input, or a descriptor: --follow cannot reopen it)
         self.store = FileStore(path, fd)
         try:
             self.total_bytes = os.fstat(self.store.fileno()).st_size  # (the file that is read)
@@ -235,15 +236,18 @@ class FileFeed(Feed):
         self._thread = threading.Thread(target=self._run, name="agent-viewer-file", daemon=True)
 
     def still_written(self, recent: float = 60.0) -> str:
-        """Why the file looks like it is still being written ("" when it does not): it grew
-        since it was read, or it changed less than ``recent`` seconds ago."""
+        """Why the file looks like it is still being written ("" when it does not): it is
+        longer than what was read, or it changed less than ``recent`` seconds ago.  Not for
+        standard input (``< run.ndjson``): --follow needs a FILE."""
+        if not self._named:
+            return ""
         try:
             st = os.fstat(self.store.fileno())
         except (OSError, AttributeError, ValueError):
             return ""
         if not stat.S_ISREG(st.st_mode):
             return ""
-        if self.total_bytes is not None and st.st_size > self.total_bytes:
+        if st.st_size > self.bytes_read:
             return "it has grown since it was read"
         age = time.time() - st.st_mtime
         return f"it changed {age:.0f} s ago" if 0 <= age < recent else ""

@@ -389,6 +389,9 @@ class StreamModel:
         self._prev: Event | None = None
         self._current: Session | None = None
         self._restarted_at = 0  # sessions before this index were read before a restart
+        #: Malformed lines read while no run was current (before the first, after a restart):
+        #: the next run shows them first (an agent's "Warning: ..." on stderr, before its init).
+        self._unplaced: list[Malformed] = []
         #: The last line read before each restart (a followed file truncated or replaced): line
         #: numbers go on counting across them, as in a --save copy of the input.
         self.restarts: list[int] = []
@@ -399,6 +402,7 @@ class StreamModel:
         c.sessions = [s.clone() for s in self.sessions]
         c.malformed = list(self.malformed)
         c.restarts = list(self.restarts)
+        c._unplaced = list(self._unplaced)
         c.event_types = Counter(self.event_types)
         c._current = c.sessions[self._current.index] if self._current is not None else None
         return c
@@ -418,6 +422,9 @@ class StreamModel:
         s = Session(len(self.sessions), session_id)
         self.sessions.append(s)
         self._current = s
+        for rec in self._unplaced:
+            self._show_malformed(s, rec)
+        self._unplaced = []
         return s
 
     def _route(self, session_id: str | None, is_init: bool) -> tuple[Session, bool]:
@@ -457,14 +464,23 @@ class StreamModel:
             self.malformed.append(rec)
         s = self._current
         if s is None:
+            if len(self._unplaced) < MAX_MALFORMED_SHOWN and self.keep_history:
+                self._unplaced.append(rec)
             return Delta(Change.HEALTH | Change.HEADER)
-        if s.malformed_shown < MAX_MALFORMED_SHOWN and self.keep_history:
-            # Where it came, in the run it came in: an agent's stderr mixed in ("Error: ...") is
-            # what a watcher most needs to see, and the header's count did not show it.
-            s.malformed_shown += 1
-            idx = self._add_block(s, "malformed", rec.line, rec.preview)  # (why: the health screen)
+        idx = self._show_malformed(s, rec)
+        if idx >= 0:
             return Delta(Change.HEALTH | Change.HEADER | Change.TRANSCRIPT, s.index, block=idx)
         return Delta(Change.HEALTH | Change.HEADER, s.index)
+
+    def _show_malformed(self, s: Session, rec: Malformed) -> int:
+        """A block for a malformed line, where it came in its run (its index; -1: none, past
+        MAX_MALFORMED_SHOWN): an agent's stderr mixed in ("Error: ...") is what a watcher most
+        needs to see, and the header's count did not show it.  Why it is malformed: the health
+        screen."""
+        if s.malformed_shown >= MAX_MALFORMED_SHOWN or not self.keep_history:
+            return -1
+        s.malformed_shown += 1
+        return self._add_block(s, "malformed", rec.line, rec.preview)
 
     def restart(self, line: int = 0) -> Delta:
         """The source started over: every run read so far has ended (open calls become
@@ -862,7 +878,7 @@ class StreamModel:
             s.result_mismatch = not _spells(a.text, said)
             if s.result_mismatch:
                 unsaid = _unsaid(a.text, "".join(said))
-            else:
+            elif a.subtype in ("success", ""):  # (a failure's text is shown with it: kept)
                 r.text, r.in_transcript = "", True  # kept once, in the transcript
         # The block holds what the result says that the transcript does not (an error, or the
         # part of its text the transcript lacks): shown under the result line, and searchable.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import selectors
 import stat
 import threading
@@ -189,16 +190,20 @@ class Ingest:
 
 #: The first bytes of compressed files (a user may pass a rotated, compressed log), and
 #: the command that reads each.
-_COMPRESSED = ((b"\x1f\x8b", "gzip", "zcat"), (b"BZh", "bzip2", "bzcat"), (b"\xfd7zXZ\x00", "xz", "xzcat"),
-               (b"\x28\xb5\x2f\xfd", "zstd", "zstdcat"))
+_COMPRESSED = ((re.compile(rb"\x1f\x8b"), "gzip", "zcat"), (re.compile(rb"BZh[1-9]"), "bzip2", "bzcat"),
+               (re.compile(rb"\xfd7zXZ\x00"), "xz", "xzcat"), (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd", "zstdcat"))
 
 
 def check_readable(path: str) -> None:
     """Raise SourceError with a clear message if ``path`` cannot be read as a stream."""
     if not os.path.exists(path):
         folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):  # (--follow waits for a file, not for its directory)
-            raise SourceError(f"{path}: no such file, nor directory {folder}")
+        try:
+            os.stat(folder)
+        except FileNotFoundError:  # (--follow waits for a file, not for its directory)
+            raise SourceError(f"{path}: no such file, nor directory {folder}") from None
+        except OSError:  # (not allowed to look: that is all that can be said)
+            pass
         raise SourceError(f"{path}: no such file")
     if os.path.isdir(path):
         raise SourceError(f"{path}: is a directory, expected an NDJSON stream file")
@@ -221,7 +226,7 @@ def check_readable(path: str) -> None:
     finally:
         os.close(fd)
     for magic, name, reader in _COMPRESSED:
-        if head.startswith(magic):
+        if magic.match(head):
             raise SourceError(f"{path}: is {name}-compressed; read it with {reader} {path} | agent-viewer")
 
 

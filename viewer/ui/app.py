@@ -425,7 +425,9 @@ class AgentViewerApp(App[int]):
                 # load goes on once the header has drawn the run: right after that frame (a
                 # timer tick later, it lost 30-60 ms), or at a tick if it came another way.
                 self._first_paint_at = now
-                self.call_after_refresh(self._pump_chained)
+                if not self._chained:  # (one chain of pumps at a time)
+                    self._chained = True
+                    self.call_after_refresh(self._pump_chained)
         if self.feed.finished and not self._pending and not self._ended and self._batch is None:
             self._ended = True
             self._resume_gc()
@@ -452,8 +454,11 @@ class AgentViewerApp(App[int]):
         """A saved file whose run ended without a result, and that changed moments ago, is
         likely still being written by the agent: --follow would show the rest."""
         s = self.model.current
+        m = self.model
+        if s is None or s.result is not None or m.foreign or m.other_agent:  # (theirs never have one)
+            return
         why = getattr(self.feed, "still_written", lambda: "")() if not self.feed.live else ""
-        if why and s is not None and s.result is None:
+        if why:
             self.notify(f"The file may still be written ({why}): --follow keeps reading it.",
                         title="Still being written?", timeout=10, markup=False)
 
@@ -696,7 +701,8 @@ class AgentViewerApp(App[int]):
 
     def on_timeline_opened(self, message: Timeline.Opened) -> None:
         s = self.session
-        if s is None:
+        if s is None or message.tool_index < 0:
+            self._nothing_to_open()
             return
         self._open_full_screen(s, message.tool_index)
 
@@ -708,8 +714,18 @@ class AgentViewerApp(App[int]):
             return
         if s is not None and idx >= 0:
             self._open_full_screen(s, idx)
-        else:  # (it did nothing, silently)
-            self.notify("No tool call to open." if not (s and s.tools) else "No call is selected.", timeout=3)
+        else:
+            self._nothing_to_open()
+
+    def _nothing_to_open(self) -> None:
+        """Enter with no call selected said nothing."""
+        s = self.session
+        if s is None or not s.tools:
+            self.notify("No tool call to open.", timeout=3)
+        elif self.timeline.filtered and not self.timeline.row_count:
+            self.notify("No call matches the filter (x clears it).", timeout=3)
+        else:
+            self.notify("No call is selected.", timeout=3)
 
     def _open_full_screen(self, s: Session, index: int) -> None:
         def closed(shown: int | None) -> None:

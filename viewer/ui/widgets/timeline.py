@@ -279,9 +279,7 @@ class Timeline(ScrollView, can_focus=True):
             self.scroll_to(y=max(0, self.row_count - self.scrollable_content_region.height), animate=False, immediate=True, force=True)
 
     def action_open(self) -> None:
-        idx = self.selected_index()
-        if idx >= 0:
-            self.post_message(self.Opened(idx))
+        self.post_message(self.Opened(self.selected_index()))  # (-1: none; the app says why)
 
     def on_click(self, event: Click) -> None:
         at = event.get_content_offset(self)  # (event.y counts the border row)
