@@ -1010,3 +1010,16 @@ def test_follow_of_a_file_in_a_missing_directory_names_the_directory(capsys, tmp
     error says which is missing (it said "no such file" as if --follow should have waited)."""
     code, out, err = run_main(capsys, "--print", "--follow", str(tmp_path / "nowhere" / "run.ndjson"))
     assert code == 2 and f"nor directory {tmp_path / 'nowhere'}" in err, err
+
+
+def test_a_compressed_standard_input_is_named_too(h, tmp_path):
+    """`agent-viewer --print < run.ndjson.gz`: standard input is that file, read as it is."""
+    import gzip
+
+    p = tmp_path / "run.ndjson.gz"
+    p.write_bytes(gzip.compress((SAMPLES_DIR / "demo_session.ndjson").read_bytes()))
+    with open(p, "rb") as f:
+        cp = subprocess.run([sys.executable, "-m", "viewer", "--print"], stdin=f, capture_output=True,
+                            env=h.cli_env(), cwd=h.repo, timeout=20)
+    assert cp.returncode == 2 and cp.stdout == b"", cp
+    assert b"standard input: is gzip-compressed; read it with zcat FILE | agent-viewer" in cp.stderr, cp.stderr

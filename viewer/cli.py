@@ -16,6 +16,7 @@ from viewer.core.sources import (
     CHUNK,
     LineSplitter,
     SourceError,
+    check_not_compressed,
     check_readable,
     follow_file,
     is_stream_path,
@@ -197,6 +198,8 @@ def cli(
             file, no_input = demo_path(), not stdin_is_data
     if file is not None and not (follow and _may_appear(file)):
         check_readable(file)  # (--follow waits for a file that is not there yet, like tail -F)
+    elif file is None and stdin_is_data:
+        check_not_compressed(sys.stdin.fileno(), "-")  # agent-viewer < run.ndjson.gz
     stream = file is not None and is_stream_path(file)  # a FIFO, /dev/stdin, <(producer)
     if stream and stdin_is_data and _reads_from(file, None):
         file = None  # `producer | agent-viewer /dev/stdin`: standard input, read as such

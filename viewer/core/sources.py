@@ -220,14 +220,23 @@ def check_readable(path: str) -> None:
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     try:
-        head = os.pread(fd, 8, 0)
-    except OSError:
-        head = b""
+        check_not_compressed(fd, path)
     finally:
         os.close(fd)
-    for magic, name, reader in _COMPRESSED:
+
+
+def check_not_compressed(fd: int, name: str) -> None:
+    """Raise SourceError naming the compression of the regular file open on ``fd`` and the
+    command that reads it (its bytes would only be malformed lines); nothing for other files."""
+    try:
+        head = os.pread(fd, 8, 0) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return
+    for magic, kind, reader in _COMPRESSED:
         if magic.match(head):
-            raise SourceError(f"{path}: is {name}-compressed; read it with {reader} {path} | agent-viewer")
+            where = "standard input" if name == "-" else name
+            shown = f"{reader} FILE" if name == "-" else f"{reader} {name}"
+            raise SourceError(f"{where}: is {kind}-compressed; read it with {shown} | agent-viewer")
 
 
 def is_stream_path(path: str) -> bool:
