@@ -1023,3 +1023,13 @@ def test_a_compressed_standard_input_is_named_too(h, tmp_path):
                             env=h.cli_env(), cwd=h.repo, timeout=20)
     assert cp.returncode == 2 and cp.stdout == b"", cp
     assert b"standard input: is gzip-compressed; read it with zcat FILE | agent-viewer" in cp.stderr, cp.stderr
+
+
+def test_the_command_a_compressed_file_is_read_with_is_quoted_for_the_shell(capsys, tmp_path):
+    import gzip
+    import shlex
+
+    p = tmp_path / "my run's.ndjson.gz"
+    p.write_bytes(gzip.compress(b'{"type":"x"}\n'))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 2 and f"zcat {shlex.quote(str(p))} | agent-viewer" in err, err

@@ -239,7 +239,8 @@ def cli(
 
     if replay:
         assert file is not None
-        code = launch.launch_replay(file, speed=speed, start_at=start_at, paused=paused, idle_limit=idle_limit)
+        code = launch.launch_replay(file, speed=speed, start_at=start_at, paused=paused, idle_limit=idle_limit,
+                                    demo=file == demo_path())
     else:
         code = launch.launch(file, follow=follow, save=save, demo=file == demo_path())
     # The screen is closed and the terminal restored: leave without taking apart a heap that may

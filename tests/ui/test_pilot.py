@@ -2645,3 +2645,37 @@ async def test_a_failed_runs_result_text_shows_even_when_it_repeats_the_transcri
         shown = _plain(app, app.transcript)
         assert "Run failed (error_during_execution)" in shown
         assert shown.split("Run failed")[1].count("Gave up halfway") == 1, shown
+
+
+async def test_a_smaller_window_keeps_the_selected_call_in_view():
+    """(From a new-user trial.)  Call 7 selected at 120x40, then 60x20: the list showed calls 1-6
+    (Enter still opened call 7)."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("home", *["down"] * 6)
+        await pilot.pause()
+        tl = app.timeline
+        assert tl.selected_index() == 6 and not tl.follow
+        for size in ((60, 20), (40, 12)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            assert tl.scroll_y <= tl.cursor < tl.scroll_y + tl.size.height, (size, tl.scroll_y, tl.size)
+
+
+async def test_the_demo_says_demo_in_a_replay_too(monkeypatch):
+    """(From a new-user trial.)  `agent-viewer --demo --replay` never said DEMO."""
+    from viewer.cli import demo_path
+    from viewer.ui import launch
+    from viewer.ui.replay import ReplayApp
+
+    started: list[ReplayApp] = []
+    monkeypatch.setattr(ReplayApp, "run", lambda self, *a, **k: started.append(self))
+    monkeypatch.setenv("TEXTUAL_DRIVER", "headless")  # (launch wants a terminal on stderr)
+    launch.launch_replay(demo_path(), demo=True)
+    assert started and started[0].demo
+    app = make_replay_app(sample("demo_session.ndjson"), playing=True)
+    app.demo = True
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.header.render_line(0).text.startswith(" DEMO ")

@@ -13,6 +13,7 @@ import errno
 import os
 import re
 import selectors
+import shlex
 import stat
 import threading
 import time
@@ -235,7 +236,7 @@ def check_not_compressed(fd: int, name: str) -> None:
     for magic, kind, reader in _COMPRESSED:
         if magic.match(head):
             where = "standard input" if name == "-" else name
-            shown = f"{reader} FILE" if name == "-" else f"{reader} {name}"
+            shown = f"{reader} FILE" if name == "-" else f"{reader} {shlex.quote(name)}"
             raise SourceError(f"{where}: is {kind}-compressed; read it with {shown} | agent-viewer")
 
 

@@ -125,7 +125,7 @@ START_AT_WAIT = 0.5
 
 
 def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, paused: bool = False,
-                  idle_limit: float | None = 3.0) -> int:
+                  idle_limit: float | None = 3.0, demo: bool = False) -> int:
     from viewer.core.record import read_restarts, read_timing
     from viewer.core.replay import FileIndex, Replay
 
@@ -141,6 +141,7 @@ def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, pa
             from viewer.ui.replay import ReplayApp
 
             app = ReplayApp(replay, feed)  # it reads the rest of the file once it is on screen
+            app.demo = demo
             app.run()
     finally:
         index.stop()

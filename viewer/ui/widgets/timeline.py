@@ -311,6 +311,8 @@ class Timeline(ScrollView, can_focus=True):
         self._update_size()
         if self.follow:
             self.action_last()
+        else:  # the selected call stays in view (a smaller window left it below the list)
+            self.call_after_refresh(self.scroll_to_cursor)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
