@@ -964,14 +964,29 @@ def test_a_result_that_repeats_the_transcript_is_kept_once_and_a_different_one_w
     assert m.sessions[0].result_mismatch and m.sessions[0].result_text == "Hello world"
 
 
-def test_lines_that_are_not_events_get_blocks_in_their_run_up_to_a_limit(h):
-    from viewer.core.model import MAX_MALFORMED_SHOWN
+def test_lines_that_are_not_events_are_shown_in_groups_and_the_newest_always(h):
+    """(From two new-user trials.)  Lines with nothing shown between them are one block that
+    keeps its first and last lines and counts them all; past MAX_MALFORMED_SHOWN blocks a run's
+    last block takes the rest, so the newest line (an agent's final "Error: ...") is never
+    dropped; lines before the first event open the run."""
+    from viewer.core.model import MALFORMED_HEAD, MALFORMED_TAIL, MAX_MALFORMED_SHOWN
 
-    data = init() + user("q") + b"".join(b"garbage %d\n" % i for i in range(MAX_MALFORMED_SHOWN + 50))
-    m, deltas, _ = apply_all(data, h)
+    garbage = b"".join(b"garbage %d\n" % i for i in range(150))
+    m, _, _ = apply_all(garbage + init() + user("q"), h)
     (s,) = m.sessions
-    shown = [b for b in s.blocks if b.kind == "malformed"]
-    assert len(shown) == MAX_MALFORMED_SHOWN and m.malformed_lines == MAX_MALFORMED_SHOWN + 50
-    assert shown[0].line == 3 and shown[0].text.endswith("garbage 0")
-    m, _, _ = apply_all(b"garbage before any run\n" + init(), h)  # (stderr's warning before the init)
-    assert m.malformed_lines == 1 and [b.kind for b in m.sessions[0].blocks][:1] == ["malformed"]
+    (group,) = [b for b in s.blocks if b.kind == "malformed"]
+    assert s.blocks[0] is group and group.ref == 150 and m.malformed_lines == 150
+    kept = group.text.splitlines()
+    assert len(kept) == MALFORMED_HEAD + MALFORMED_TAIL
+    assert kept[0] == "1:garbage 0" and kept[-1] == "150:garbage 149"
+
+    # One line between every two events: a block each, up to the limit; then the last takes them.
+    data = init() + user("q")
+    for i in range(MAX_MALFORMED_SHOWN + 30):
+        data += assistant(f"t{i}") + b"noise %d\n" % i
+    data += b"Error: the end\n"
+    m, _, _ = apply_all(data, h)
+    (s,) = m.sessions
+    blocks = [b for b in s.blocks if b.kind == "malformed"]
+    assert len(blocks) == MAX_MALFORMED_SHOWN and sum(b.ref for b in blocks) == MAX_MALFORMED_SHOWN + 31
+    assert blocks[-1].text.splitlines()[-1].endswith(":Error: the end")

@@ -1383,7 +1383,7 @@ async def test_a_binary_file_says_one_line_could_not_be_parsed_in_plain_words():
     app = make_app(elf)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert "⚠ 1 line could not be parsed: press h" in _plain(app, app.header)
+        assert "⚠ 1 line could not be parsed (h)   line 1: \\x7fELF" in _plain(app, app.header), _plain(app, app.header)
         await pilot.press("h")
         await pilot.pause()
         shown = _screen_rows(app)
@@ -2679,3 +2679,25 @@ async def test_the_demo_says_demo_in_a_replay_too(monkeypatch):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.header.render_line(0).text.startswith(" DEMO ")
+
+
+async def test_many_lines_that_are_not_events_are_one_entry_and_a_stream_of_only_them_says_the_last():
+    """(From a second new-user trial.)  150 debug lines before the init took 300 rows; a run
+    that failed before its first event ("Error: Authentication required") showed an empty
+    transcript and only a count."""
+    noise = b"".join(b"[debug] step %d\n" % i for i in range(150))
+    app = make_app(noise + sample("reference_example.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.set_focus(app.transcript)
+        await pilot.press("home")
+        await pilot.pause()
+        rows = [r.strip("│ ") for r in _plain(app, app.transcript).splitlines()]
+        assert rows[:6] == ["⚠ 150 lines are not events (h):", "line 1: [debug] step 0", "line 2: [debug] step 1",
+                            "line 3: [debug] step 2", "… 145 more", "line 149: [debug] step 148"], rows[:8]
+        assert "› You" in rows[7:10], rows[:10]
+    app = make_app(b"Warning: trust this workspace? [y/N]\nError: Authentication required. Run cursor-agent login\n")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        header = _plain(app, app.header)
+        assert "NO EVENTS" in header and "line 2: Error: Authentication required" in header, header

@@ -200,7 +200,8 @@ class Session:
         self.result_mismatch = False
         self.said_anything = False  # some assistant text arrived (kept when blocks are let go)
         self.notices: list[NoticeRecord] = []
-        self.malformed_shown = 0  # malformed lines given a block (up to MAX_MALFORMED_SHOWN)
+        self.malformed_shown = 0  # blocks of malformed lines (up to MAX_MALFORMED_SHOWN)
+        self.malformed_last = -1  # the last of them
         self.events = 0
         self.first_line = 0
         self.last_line = 0
@@ -304,9 +305,10 @@ class Session:
         of them): this copy and the original then each copy it first (:meth:`own_tool`).  On
         a 1M-event run, copying every call made a copy take 300 ms."""
         c = copy.copy(self)
-        c.blocks = [copy.copy(b) if b.open or b.kind == "query" else b for b in self.blocks]
+        # (a group of malformed lines takes in the next ones: it changes after it was added)
+        c.blocks = [copy.copy(b) if b.open or b.kind in ("query", "malformed") else b for b in self.blocks]
         for b in c.blocks:
-            if b.open:
+            if b.open or b.kind == "malformed":
                 b.parts = list(b.parts)
         c.tools = list(self.tools)
         self._shared_below = c._shared_below = len(self.tools)
@@ -353,8 +355,10 @@ def _unsaid(result: str, said: str) -> str:
 #: Malformed lines kept with their preview; past this many only the count grows (a 1 GB file
 #: of garbage must not become gigabytes of previews).  The health screen lists 2,000.
 MAX_MALFORMED_KEPT = 10_000
-#: Malformed lines shown in a run's transcript; past this many only the header counts them.
+#: Blocks of malformed lines in a run's transcript; past this many its last one takes the rest.
 MAX_MALFORMED_SHOWN = 200
+#: A block of malformed lines shows this many of its first lines, and of its last.
+MALFORMED_HEAD, MALFORMED_TAIL = 3, 2
 
 
 class StreamModel:
@@ -392,6 +396,7 @@ class StreamModel:
         #: Malformed lines read while no run was current (before the first, after a restart):
         #: the next run shows them first (an agent's "Warning: ..." on stderr, before its init).
         self._unplaced: list[Malformed] = []
+        self.last_malformed: Malformed | None = None  # (the header shows it while no run is)
         #: The last line read before each restart (a followed file truncated or replaced): line
         #: numbers go on counting across them, as in a --save copy of the input.
         self.restarts: list[int] = []
@@ -460,6 +465,7 @@ class StreamModel:
         if type(rec) is Restart:
             return self.restart(rec.line)
         self.malformed_lines += 1
+        self.last_malformed = rec
         if len(self.malformed) < MAX_MALFORMED_KEPT:
             self.malformed.append(rec)
         s = self._current
@@ -473,14 +479,34 @@ class StreamModel:
         return Delta(Change.HEALTH | Change.HEADER, s.index)
 
     def _show_malformed(self, s: Session, rec: Malformed) -> int:
-        """A block for a malformed line, where it came in its run (its index; -1: none, past
-        MAX_MALFORMED_SHOWN): an agent's stderr mixed in ("Error: ...") is what a watcher most
-        needs to see, and the header's count did not show it.  Why it is malformed: the health
-        screen."""
-        if s.malformed_shown >= MAX_MALFORMED_SHOWN or not self.keep_history:
+        """Show a malformed line where it came in its run (the index of its block; -1 without
+        history): an agent's stderr mixed in ("Error: ...") is what a watcher most needs to
+        see, and the header's count did not show it.  Why it is malformed: the health screen.
+
+        Lines with nothing shown between them are one block (150 debug lines before the init
+        are one entry, not 300 rows); past MAX_MALFORMED_SHOWN blocks a run's last block takes
+        the rest, so the newest such line is always shown.  A block keeps its first
+        MALFORMED_HEAD lines and its last MALFORMED_TAIL (``ref`` counts them all)."""
+        if not self.keep_history:
             return -1
-        s.malformed_shown += 1
-        return self._add_block(s, "malformed", rec.line, rec.preview)
+        last = len(s.blocks) - 1
+        if last >= 0 and s.blocks[last].kind == "malformed":
+            idx = last
+        elif s.malformed_shown >= MAX_MALFORMED_SHOWN:
+            idx = s.malformed_last
+        else:
+            s.malformed_shown += 1
+            idx = s.malformed_last = self._add_block(s, "malformed", rec.line, ref=0)
+        b = s.blocks[idx]
+        entry = f"{rec.line}:{rec.preview}\n"
+        if len(b.parts) >= MALFORMED_HEAD + MALFORMED_TAIL:
+            del b.parts[MALFORMED_HEAD]  # (the oldest of the last ones)
+        b.parts.append(entry)
+        b.ref += 1
+        b._text = None
+        b.size = sum(map(len, b.parts))
+        b.version += 1
+        return idx
 
     def restart(self, line: int = 0) -> Delta:
         """The source started over: every run read so far has ended (open calls become

@@ -106,8 +106,9 @@ class SessionHeader(Widget):
                     line1.append(f"  ({one_line(self.extra, 200)})", style="cyan")
                 if m.malformed_lines:
                     n = m.malformed_lines
-                    line2.append(f"⚠ {n:,} line{'' if n == 1 else 's'} could not be parsed: press h to see them",
+                    line2.append(f"⚠ {n:,} line{'' if n == 1 else 's'} could not be parsed (h)",
                                  style="bold yellow")
+                    self._last_malformed(line2, m)
             elif self.live_label:  # a replay at its start
                 line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
                 if self.going_to:
@@ -128,6 +129,7 @@ class SessionHeader(Widget):
                     line1.append(f"  {one_line(self.extra, 200)}", style="cyan")
                 if m is not None and m.malformed_lines:
                     line2.append(f"⚠ {m.malformed_lines:,} malformed line{'' if m.malformed_lines == 1 else 's'} so far (h)", style="yellow")
+                    self._last_malformed(line2, m)
             return _two_lines(line1, line2)
         state = s.state
         if state == "live" and not self.live_source and self.progress is None and m.ended:
@@ -207,6 +209,15 @@ class SessionHeader(Widget):
                 line2.append("   tokens ", style="dim")
                 line2.append(f"{tin:,} in / {tout:,} out")
         return _two_lines(line1, line2)
+
+    @staticmethod
+    def _last_malformed(line2: Text, m: StreamModel) -> None:
+        """With no run to show, the last line that is not an event is said here (an agent that
+        failed before its first event, "Error: Authentication required", writes only that)."""
+        rec = m.last_malformed
+        if rec is not None:
+            line2.append(f"   line {rec.line:,}: ", style="dim")
+            line2.append_text(safe_line(rec.preview, 200, style="yellow"))
 
     @staticmethod
     def _counts(line2: Text, s: Session) -> None:

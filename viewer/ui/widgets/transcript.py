@@ -16,7 +16,7 @@ from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
 
 from viewer.core.detail import fmt_duration
-from viewer.core.model import Block, Session
+from viewer.core.model import MALFORMED_HEAD, Block, Session
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
@@ -275,8 +275,7 @@ class Transcript(BlockView):
                 head, style = ("↻ " if b.text.startswith(_RETRIES) else "· ", "dim"), "dim"
             return Padding(Text.assemble(head, Text(one_line(b.text, NOTICE_CHARS), style=style)), (0, 0, 0, 2))
         if kind == "malformed":
-            return Padding(Text.assemble((f"⚠ line {b.line:,} is not an event (h): ", "yellow"),
-                                         Text(one_line(b.text, NOTICE_CHARS), style="yellow")), (0, 0, 0, 2))
+            return self._malformed(b)
         if kind == "result":
             return self._result_line(s, b.text)
         if kind == "end":
@@ -286,6 +285,24 @@ class Transcript(BlockView):
             return Text("◌ The stream ended without a result (the agent may have been stopped).",
                         style="bold yellow")
         return safe_text(b.text)  # pragma: no cover - all kinds handled
+
+    @staticmethod
+    def _malformed(b: Block) -> RenderableType:
+        """Lines that are not events: one ("⚠ line 57 is not an event (h): Error: ..."), or a
+        group: its count, its first lines, how many are left out, its last lines."""
+        entries = [e.partition(":") for e in b.text.split("\n") if e]
+        if b.ref <= 1 and entries:
+            line, _, text = entries[0]
+            return Padding(Text.assemble((f"⚠ line {int(line):,} is not an event (h): ", "yellow"),
+                                         Text(one_line(text, NOTICE_CHARS), style="yellow")), (0, 0, 0, 2))
+        rows: list[RenderableType] = [Text(f"⚠ {b.ref:,} lines are not events (h):", style="yellow")]
+        hidden = b.ref - len(entries)
+        for i, (line, _, text) in enumerate(entries):
+            if hidden > 0 and i == MALFORMED_HEAD:
+                rows.append(Text(f"  … {hidden:,} more", style="dim yellow"))
+            rows.append(Text.assemble((f"  line {int(line):,}: ", "dim yellow"),
+                                      Text(one_line(text, NOTICE_CHARS), style="yellow")))
+        return Padding(Group(*rows), (0, 0, 0, 2))
 
     @staticmethod
     def _result_line(s: Session, text: str = "") -> RenderableType:
