@@ -1033,3 +1033,22 @@ def test_the_command_a_compressed_file_is_read_with_is_quoted_for_the_shell(caps
     p.write_bytes(gzip.compress(b'{"type":"x"}\n'))
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 2 and f"zcat {shlex.quote(str(p))} | agent-viewer" in err, err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_result_with_status_error_is_a_failed_run(capsys, tmp_path, fmt):
+    """(From a second new-user trial.)  Gemini CLI's failed result says `"status": "error"` and
+    carries `error.message`: it was shown as SUCCEEDED, and --print exited 0."""
+    p = tmp_path / "gemini.ndjson"
+    p.write_bytes(b'{"type":"init","session_id":"g","model":"gemini"}\n'
+                  b'{"type":"result","status":"error","error":{"message":"quota exceeded"},"stats":{}}\n')
+    code, out, err = run_main(capsys, "--print", "--output-format", fmt, str(p))
+    assert code == 1 and "the run failed: quota exceeded" in err, err
+    from viewer.core.model import StreamModel
+    from viewer.core.sources import iter_records
+
+    m = StreamModel()
+    for rec in iter_records(p.open("rb")):
+        m.apply(rec)
+    m.end()
+    assert m.sessions[-1].state == "failed" and m.sessions[-1].result_text == "quota exceeded"

@@ -577,10 +577,10 @@ def interpret(ev: Event) -> A.Action:
         a = A.Result(
             sid,
             subtype=st,
-            is_error=data.get("is_error") is True,
+            is_error=_failed(data),
             duration_ms=_int(data.get("duration_ms")),
             duration_api_ms=_int(data.get("duration_api_ms")),
-            text=_s(data.get("result")),
+            text=_s(data.get("result")) or _error_message(data),
             request_id=_s(data.get("request_id")),
             usage=usage if isinstance(usage, dict) else None,
         )
@@ -673,13 +673,24 @@ def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
     return (sid if type(sid) is str and sid else None), kind
 
 
+def _failed(data: dict[str, Any]) -> bool:
+    """A result that says it failed: ``is_error``, or (another agent's, Gemini CLI's)
+    ``status: "error"``."""
+    return data.get("is_error") is True or data.get("status") == "error"
+
+
+def _error_message(data: dict[str, Any]) -> str:
+    """A failed result's ``error.message`` (Gemini CLI's), when it has no ``result`` text."""
+    return _s(_d(data.get("error")).get("message")) if _failed(data) else ""
+
+
 def result_problem(data: dict[str, Any]) -> str:
     """Why a result event is a failed run ("" when it succeeded)."""
     subtype = data.get("subtype")
-    if data.get("is_error") is not True and subtype in ("success", None, ""):
+    if not _failed(data) and subtype in ("success", None, ""):
         return ""
     msg = data.get("result")
-    return _s(msg) or _s(subtype) or "error"
+    return _s(msg) or _error_message(data) or _s(subtype) or "error"
 
 
 def result_object(data: dict[str, Any]) -> dict[str, Any]:
