@@ -990,3 +990,17 @@ def test_lines_that_are_not_events_are_shown_in_groups_and_the_newest_always(h):
     blocks = [b for b in s.blocks if b.kind == "malformed"]
     assert len(blocks) == MAX_MALFORMED_SHOWN and sum(b.ref for b in blocks) == MAX_MALFORMED_SHOWN + 31
     assert blocks[-1].text.splitlines()[-1].endswith(":Error: the end")
+
+
+def test_another_agents_event_shows_its_nested_text_and_long_values(h):
+    """(From a second new-user trial.)  Claude Code's partial stream keeps its text in
+    event.delta.text, two levels down, which was left out; a Gemini message of 1,500
+    characters was cut at 300."""
+    words = " ".join(f"word{i}" for i in range(150)) + " THE-END"
+    data = (b'{"type":"stream_event","session_id":"c","event":{"type":"content_block_delta","index":0,'
+            b'"delta":{"type":"text_delta","text":"The quick brown fox"}}}\n'
+            + orjson.dumps({"type": "message", "role": "assistant", "content": words}) + b"\n")
+    m, _, _ = apply_all(data, h)
+    texts = [b.text for s in m.sessions for b in s.blocks if b.kind == "unknown"]
+    assert any("event.delta.text=The quick brown fox" in t for t in texts), texts
+    assert any(t.endswith("THE-END") for t in texts), texts

@@ -486,33 +486,34 @@ KNOWN_TYPES = {
 }
 
 
+#: An event shown by its fields (an unknown one, a notice): this many, each cut at this length.
+NOTICE_FIELDS, NOTICE_VALUE = 12, 2000
+
+
 def _notice_text(data: dict[str, Any]) -> str:
-    """The fields of an event shown as a line: ``key=value``, one level into nested objects
-    (another agent's ``item={"type": ..., "text": ...}`` reads ``item.type=... item.text=...``)."""
+    """The fields of an event shown as text: ``key=value``, two levels into nested objects
+    (another agent's ``item={"type": ..., "text": ...}`` reads ``item.type=... item.text=...``;
+    Claude Code's ``event.delta.text=...``)."""
     skip = {"type", "subtype", "session_id", "timestamp_ms"}
     parts: list[str] = []
 
-    def add(key: str, v: Any) -> None:
+    def add(key: str, v: Any, depth: int) -> None:
+        if len(parts) >= NOTICE_FIELDS:
+            return
         if isinstance(v, bool):
             parts.append(f"{key}={'true' if v else 'false'}")  # as the stream wrote it
-        elif isinstance(v, str):
-            parts.append(f"{key}={v[:300] + '…' if len(v) > 300 else v}")  # a line, not a payload
+        elif isinstance(v, str):  # (a long text, not a payload)
+            parts.append(f"{key}={v[:NOTICE_VALUE] + '…' if len(v) > NOTICE_VALUE else v}")
         elif isinstance(v, (int, float)):
             parts.append(f"{key}={v}")
+        elif isinstance(v, dict) and depth < 2:
+            for k2, v2 in v.items():
+                add(f"{key}.{k2}", v2, depth + 1)
 
     for k, v in data.items():
-        if k in skip:
-            continue
-        if isinstance(v, dict):
-            for k2, v2 in v.items():
-                add(f"{k}.{k2}", v2)
-                if len(parts) >= 8:
-                    break
-        else:
-            add(k, v)
-        if len(parts) >= 8:
-            break
-    return " ".join(parts[:8])
+        if k not in skip:
+            add(k, v, 0)
+    return " ".join(parts)
 
 
 def _sid_and_time(data: dict[str, Any]) -> tuple[str | None, int | None]:
