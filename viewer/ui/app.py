@@ -459,7 +459,7 @@ class AgentViewerApp(App[int]):
             return
         why = getattr(self.feed, "still_written", lambda: "")() if not self.feed.live else ""
         if why:
-            self.notify(f"The file may still be written ({why}): --follow keeps reading it.",
+            self.notify(f"The file may still be written ({why}): agent-viewer --follow FILE keeps reading it.",
                         title="Still being written?", timeout=10, markup=False)
 
     def _poll_one(self) -> tuple[int, bool]:
