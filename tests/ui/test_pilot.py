@@ -2624,7 +2624,7 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path):
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await settle(pilot)
             notes = [n.message for n in app._notifications]
-            assert any("--follow keeps reading it" in n for n in notes) == told, (name, notes)
+            assert any("agent-viewer --follow FILE keeps reading it" in n for n in notes) == told, (name, notes)
 
 
 async def test_a_failed_runs_result_text_shows_even_when_it_repeats_the_transcript():
