@@ -72,6 +72,14 @@ class Block:
         self._text = None
         self.version += 1
 
+    def append_kept(self, s: str, head: int, tail: int) -> None:
+        """Append ``s`` as a part, keeping only the first ``head`` parts and the last ``tail``
+        (``ref`` counts every part appended)."""
+        if len(self.parts) >= head + tail:
+            self.size -= len(self.parts.pop(head))  # (the oldest of the last ones)
+        self.append(s)
+        self.ref += 1
+
     def replace(self, s: str) -> None:
         self.parts = [s] if s else []
         self.size = len(s)
@@ -497,15 +505,7 @@ class StreamModel:
         else:
             s.malformed_shown += 1
             idx = s.malformed_last = self._add_block(s, "malformed", rec.line, ref=0)
-        b = s.blocks[idx]
-        entry = f"{rec.line}:{rec.preview}\n"
-        if len(b.parts) >= MALFORMED_HEAD + MALFORMED_TAIL:
-            del b.parts[MALFORMED_HEAD]  # (the oldest of the last ones)
-        b.parts.append(entry)
-        b.ref += 1
-        b._text = None
-        b.size = sum(map(len, b.parts))
-        b.version += 1
+        s.blocks[idx].append_kept(f"{rec.line}:{rec.preview}\n", MALFORMED_HEAD, MALFORMED_TAIL)
         return idx
 
     def restart(self, line: int = 0) -> Delta:
