@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import os
+import tempfile
 
 import orjson
 import pytest
@@ -2513,6 +2514,13 @@ async def test_the_palette_screenshot_says_where_it_went_and_its_keys_entry_is_o
         assert path is not None and os.path.dirname(path) == str(tmp_path) and os.path.getsize(path) > 1000
         await pilot.pause()
         assert any(path in n.message for n in app._notifications)
+        # The current directory cannot take it (gone, or not writable): the temporary one does.
+        monkeypatch.setattr(os, "getcwd", lambda: str(tmp_path / "gone"))
+        monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+        (tmp_path / "tmp").mkdir()
+        other = app.save_screen_picture()
+        monkeypatch.undo()
+        assert other is not None and os.path.dirname(other) == str(tmp_path / "tmp")
         assert app.save_screen_picture(str(tmp_path / "missing" / "dir")) is None
         await pilot.pause()
         assert any("Could not save the screenshot" in n.message for n in app._notifications)

@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import time
 from bisect import bisect_left, bisect_right
@@ -771,18 +772,24 @@ class AgentViewerApp(App[int]):
 
     def save_screen_picture(self, folder: str | None = None) -> str | None:
         """An SVG of the screen, in ``folder`` (default: ~/Downloads if there is one, else the
-        current directory); says where, or why it could not."""
+        current directory, else the temporary directory); says where, or why it could not."""
         if folder is None:
             downloads = os.path.expanduser("~/Downloads")
-            folder = downloads if os.path.isdir(downloads) else os.getcwd()
-        try:
-            path = self.save_screenshot(path=folder)
-        except OSError as exc:
-            self.notify(f"Could not save the screenshot in {folder}: {exc.strerror or exc}", severity="error",
-                        timeout=8, markup=False)
-            return None
-        self.notify(f"Screenshot saved: {path}", timeout=8, markup=False)
-        return path
+            folders = [downloads] if os.path.isdir(downloads) else []
+            folders += [os.getcwd(), tempfile.gettempdir()]
+        else:
+            folders = [folder]
+        why = ""
+        for place in folders:
+            try:
+                path = self.save_screenshot(path=place)
+            except OSError as exc:
+                why = why or f"in {place}: {exc.strerror or exc}"
+                continue
+            self.notify(f"Screenshot saved: {path}", timeout=8, markup=False)
+            return path
+        self.notify(f"Could not save the screenshot {why}", severity="error", timeout=8, markup=False)
+        return None
 
     def action_toggle_raw(self) -> None:
         self.detail.raw = not self.detail.raw
