@@ -8,7 +8,6 @@ import tempfile
 
 import orjson
 import pytest
-from rich.console import Console
 
 from tests.ui.conftest import make_app, make_replay_app, sample, settle
 from viewer.core.feed import BytesFeed
@@ -2464,17 +2463,19 @@ async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
         assert " ".join(first.split()) in shown, shown[:600]
 
 
-def test_a_notice_looks_like_a_retry_only_when_it_is_one():
+async def test_a_notice_looks_like_a_retry_only_when_it_is_one():
     """(From a new-user trial.)  A hook starting showed ↻, as a retry does."""
-    from viewer.core.model import Block
-    from viewer.ui.widgets.transcript import Transcript
-
-    def shown(text: str) -> str:
-        r = Transcript()._render(None, Block("notice", 1, [text]))
-        return "".join(s.text for s in Console(width=80).render(r)).strip()
-
-    assert shown("retry/starting: attempt=1").startswith("↻ retry/starting")
-    assert shown("system/hook_started: hook=x").startswith("· system/hook_started")
+    events = [
+        {"type": "system", "subtype": "init", "session_id": "s", "model": "m", "cwd": "/w"},
+        {"type": "retry", "subtype": "starting", "session_id": "s", "attempt": 1},
+        {"type": "system", "subtype": "hook_started", "session_id": "s", "hook": "pre"},
+    ]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        rows = [r.strip("│ ") for r in _plain(app, app.transcript).splitlines()]
+        assert any(r.startswith("↻ retry/starting: attempt=1") for r in rows), rows
+        assert any(r.startswith("· system/hook_started: hook=pre") for r in rows), rows
 
 
 async def test_the_header_says_when_a_live_run_has_gone_quiet():
