@@ -2710,3 +2710,16 @@ async def test_many_lines_that_are_not_events_are_one_entry_and_a_stream_of_only
         await settle(pilot)
         header = _plain(app, app.header)
         assert "NO EVENTS" in header and "line 2: Error: Authentication required" in header, header
+
+
+async def test_the_health_screen_gives_a_bad_lines_excerpt_more_room_than_its_reason():
+    """(From a second new-user trial.)  "npm WARN deprecated foo@1.0: use …" was cut at about 33
+    characters beside its long reason, even with a wide screen."""
+    line = b"npm WARN deprecated foo@1.0: use bar@2 instead, see the changelog for the details"
+    app = make_app(sample("reference_example.ndjson") + line + b"\n")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        health = "\n".join(_plain(app, w) for w in app.screen.query("Static"))
+        assert line.decode()[:60] in health, health  # (it showed 33 characters)

@@ -164,7 +164,9 @@ class HealthScreen(_ScrollingModal):
             if m.malformed:
                 t = Table(title="Malformed lines", expand=True, title_justify="left")
                 t.add_column("line", justify="right", no_wrap=True)
-                t.add_column("reason", no_wrap=True)
+                # (a reason can be long, "invalid JSON: unexpected character, expected a JSON
+                # value", and left the excerpt 33 columns: it gives way first)
+                t.add_column("reason", no_wrap=True, max_width=REASON_COLUMNS, overflow="ellipsis")
                 # One row a line, clipped (wrapped, the excerpt broke in pieces: and the view's
                 # height changed as rows were measured, so End stopped short).
                 t.add_column("content", ratio=1, no_wrap=True, overflow="ellipsis")
@@ -189,6 +191,9 @@ class HealthScreen(_ScrollingModal):
             yield Static(Text("Esc closes this view.", style="dim"))
         yield KeysFooter()
 
+
+#: The health screen's reason column is at most this wide (the excerpt matters more).
+REASON_COLUMNS = 24
 
 #: How long the full-screen detail's "first/last call" notice shows.
 NOTICE_S = 2.0
