@@ -1836,13 +1836,18 @@ async def test_paths_odd_cases_doubled_slash_wide_characters_and_very_long():
         assert "/pkg/index.js" in row and "…" in row, row
 
 
+async def _replay_at_its_end_with_the_detail_open(app, pilot) -> None:
+    """A replay moved to its end, its selected call open full screen."""
+    await pilot.press("end")
+    await pilot.pause()
+    app.action_open_selected()
+    await pilot.pause()
+
+
 async def test_a_replay_seeking_back_closes_the_full_screen_detail_of_the_old_state():
     app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("end")
-        await pilot.pause()
-        app.action_open_selected()
-        await pilot.pause()
+        await _replay_at_its_end_with_the_detail_open(app, pilot)
         assert type(app.screen).__name__ == "DetailScreen"
         view = app.screen.query_one("#zoom-detail")
         await pilot.press("pagedown", "home")  # (From a new-user trial.)  Home is the detail's: its top
@@ -2412,10 +2417,7 @@ async def test_a_replay_seeking_back_closes_a_full_screen_detail_under_the_help_
 
     app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("end")
-        await pilot.pause()
-        app.action_open_selected()
-        await pilot.pause()
+        await _replay_at_its_end_with_the_detail_open(app, pilot)
         await pilot.press("question_mark")
         await pilot.pause()
         assert [type(s).__name__ for s in app.screen_stack][-2:] == ["DetailScreen", "HelpScreen"]
