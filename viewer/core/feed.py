@@ -104,6 +104,11 @@ class Feed:
     def stop(self) -> None:
         self._stop.set()
 
+    def still_written(self) -> str:
+        """Why the input looks like a file still being written ("" when it does not; a saved
+        file says, see :meth:`FileFeed.still_written`)."""
+        return ""
+
     @property
     def bytes_read(self) -> int:
         return self.ingest.bytes_read

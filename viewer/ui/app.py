@@ -458,7 +458,7 @@ class AgentViewerApp(App[int]):
         m = self.model
         if s is None or s.result is not None or m.foreign or m.other_agent:  # (theirs never have one)
             return
-        why = getattr(self.feed, "still_written", lambda: "")() if not self.feed.live else ""
+        why = self.feed.still_written()
         if why:
             self.notify(f"The file may still be written ({why}): agent-viewer --follow FILE keeps reading it.",
                         title="Still being written?", timeout=10, markup=False)
