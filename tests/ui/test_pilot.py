@@ -2495,12 +2495,44 @@ async def test_the_header_says_when_a_live_run_has_gone_quiet():
             return app.header.render_line(0).text
 
         assert "LIVE" in (t := await top(29)) and "no event" not in t, t
-        assert "no event for 45 s" in (t := await top(16)), t
+        # Its first call runs: the silence is that call's, and the header says so.
+        kind = app.model.current.tools[0].short
+        assert f"{kind} running, no event for 45 s" in (t := await top(16)), t
         assert "no event for 1m45s" in (t := await top(60)), t
-        top = lambda: app.header.render_line(0).text  # noqa: E731
+        top_now = lambda: app.header.render_line(0).text  # noqa: E731
         push(feed, lines[len(up_to_first_call(lines)):][:1])  # it speaks again
         await settle(pilot)
-        assert "no event" not in top(), top()
+        assert "no event" not in top_now(), top_now()
+
+
+async def test_a_quiet_run_with_no_call_running_says_only_how_long():
+    """A run that sends nothing while no call runs (an agent thinking, or dead) is not said to
+    wait on a call; one with two calls running says how many."""
+    now = [1000.0]
+    sid = {"session_id": "s"}
+    def call(cid: str, sub: str) -> dict:
+        body = {"shellToolCall": {"args": {"command": "make"}, **({"result": {"success": {"exitCode": 0}}}
+                                                                    if sub == "completed" else {})}}
+        return {"type": "tool_call", "subtype": sub, "call_id": cid, "tool_call": body, **sid}
+    head = [{"type": "system", "subtype": "init", "model": "m", "cwd": "/w", **sid},
+            call("a", "started"), call("b", "started")]
+    clock = lambda: now[0]  # noqa: E731
+    feed = BytesFeed(b"", live=True, eof=False, clock=clock)
+    app = AgentViewerApp(feed, clock=clock)
+    async with app.run_test(size=(120, 30)) as pilot:
+        push(feed, [orjson.dumps(e) + b"\n" for e in head])
+        await settle(pilot)
+        now[0] += 45
+        app.header.refresh()
+        await pilot.pause()
+        assert "2 calls running, no event for 45 s" in (t := app.header.render_line(0).text), t
+        push(feed, [orjson.dumps(call(c, "completed")) + b"\n" for c in "ab"])
+        await settle(pilot)
+        now[0] += 45
+        app.header.refresh()
+        await pilot.pause()
+        t = app.header.render_line(0).text
+        assert "no event for 45 s" in t and "running" not in t, t
 
 
 async def test_the_palette_screenshot_says_where_it_went_and_its_keys_entry_is_ours(tmp_path, monkeypatch):

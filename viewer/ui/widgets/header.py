@@ -148,7 +148,11 @@ class SessionHeader(Widget):
             line1.append(f" {el}", style="bold")
         quiet = self.quiet_for(s)
         if quiet:
-            line1.append(f"  no event for {quiet}", style="yellow")
+            busy = self._running_call(s)
+            if busy:  # the silence has a reason the user can see: a long command, say
+                line1.append(f"  {busy} running, no event for {quiet}", style="cyan")
+            else:  # an agent that thinks long, or one that died
+                line1.append(f"  no event for {quiet}", style="yellow")
         init = s.init
         fields: list[tuple[str, str]] = []
         if init is not None:
@@ -209,6 +213,18 @@ class SessionHeader(Widget):
                 line2.append("   tokens ", style="dim")
                 line2.append(f"{tin:,} in / {tout:,} out")
         return _two_lines(line1, line2)
+
+    @staticmethod
+    def _running_call(s: Session) -> str:
+        """What a run waits on while calls run: the call's kind ("Shell"), or how many ("2
+        calls"); "" when none runs."""
+        n = s.status_counts["running"]
+        if n != 1:
+            return f"{n:,} calls" if n else ""
+        for call in reversed(s.tools):
+            if call.status == "running":
+                return one_line(call.short, 24)
+        return "a call"  # pragma: no cover - counted, so it is there
 
     @staticmethod
     def _last_malformed(line2: Text, m: StreamModel) -> None:
