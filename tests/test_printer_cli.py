@@ -1052,3 +1052,14 @@ def test_a_result_with_status_error_is_a_failed_run(capsys, tmp_path, fmt):
         m.apply(rec)
     m.end()
     assert m.sessions[-1].state == "failed" and m.sessions[-1].result_text == "quota exceeded"
+
+
+def test_a_coloured_line_that_is_not_an_event_is_listed_without_its_colours(capsys, tmp_path):
+    """An agent's coloured stderr line is listed as it reads ("Error: bad token"), any other
+    escape still shown escaped."""
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(b"\x1b[31mError:\x1b[0m bad token\x1b]0;t\x07\n")
+    code, out, err = run_main(capsys, "--print", str(path))
+    assert code == 1
+    assert "line 1: malformed line kept aside" in err and "Error: bad token\\x1b]0;t\\x07" in err, err
+    assert "[31m" not in err and "\x1b" not in err

@@ -2757,3 +2757,21 @@ async def test_the_health_screen_gives_a_bad_lines_excerpt_more_room_than_its_re
         await pilot.pause()
         health = "\n".join(_plain(app, w) for w in app.screen.query("Static"))
         assert line.decode()[:60] in health, health  # (it showed 33 characters)
+
+
+async def test_an_agents_coloured_stderr_reads_without_its_colour_codes():
+    """(From a second new-user trial.)  An agent's coloured "Error:" line read
+    "\\x1b[31mError:\\x1b[0m ..." in the transcript and the header.  Colour codes are left out;
+    any other escape sequence is still shown escaped, never sent to the terminal."""
+    red = b"\x1b[1;31mError:\x1b[0m bad token\x1b[2K\n"
+    app = make_app(sample("reference_example.ndjson") + red)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        assert "is not an event (h): Error: bad token\\x1b[2K" in shown, shown
+        assert "[1;31m" not in shown and "\x1b" not in shown
+    app = make_app(red)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        header = _plain(app, app.header)
+        assert "line 1: Error: bad token\\x1b[2K" in header, header

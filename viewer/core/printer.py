@@ -16,7 +16,7 @@ from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import fmt_duration
 from viewer.core.formats import get_format, sniff_agent
 from viewer.core.model import Change, Session, StreamModel, ToolCall
-from viewer.core.sanitize import clean, json_safe, one_line
+from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
 
 if TYPE_CHECKING:  # (imported when a file is big enough for workers: 15 ms of every start)
@@ -27,7 +27,7 @@ EXIT_RUN_FAILED = 1
 
 
 def describe_malformed(m: Malformed) -> str:
-    return f"line {m.line}: malformed line kept aside ({m.reason}): {one_line(m.preview, 80)}"
+    return f"line {m.line}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
 
 def tool_line(t: ToolCall) -> str:

@@ -105,6 +105,17 @@ def clean(text: str) -> str:
     return _NEEDS_ESCAPE.sub(_escape, text)
 
 
+#: A terminal's colour and style codes (SGR: ``ESC [ 31 m``).
+SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def uncoloured(text: str) -> str:
+    """What a program wrote for a terminal, without its colour codes: an agent's coloured
+    stderr reads "Error: ...", not "\\x1b[31mError". Every other escape sequence stays, to be
+    shown escaped by :func:`clean` or :func:`one_line`."""
+    return SGR.sub("", text) if "\x1b[" in text else text
+
+
 def one_line(text: str, limit: int | None = None) -> str:
     """Like :func:`clean`, and show newlines as ⏎ so the text stays on one line."""
     if _ZWNJ in text or _ZWJ in text:

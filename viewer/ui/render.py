@@ -26,7 +26,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.strip import Strip
 
-from viewer.core.sanitize import clean, one_line
+from viewer.core.sanitize import SGR, clean, one_line
 
 #: The detail view renders a body in chunks of at most this many lines and characters, so
 #: only the chunks on screen are highlighted and wrapped (a 10 MB file opens at once).
@@ -95,9 +95,6 @@ def safe_text(text: str, style: str = "") -> Text:
     return Text(clean(text), style=style)
 
 
-_SGR = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def terminal_text(text: str) -> Text:
     """A command's output: SGR colour codes become styles; every other escape sequence
     and control character is shown escaped (``\\x1b[2J``), as everywhere else."""
@@ -105,7 +102,7 @@ def terminal_text(text: str) -> Text:
         return safe_text(text)
     pieces: list[str] = []
     pos = 0
-    for m in _SGR.finditer(text):
+    for m in SGR.finditer(text):
         pieces.append(clean(text[pos : m.start()]))
         pieces.append(m.group())
         pos = m.end()

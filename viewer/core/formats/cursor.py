@@ -18,6 +18,7 @@ import orjson
 from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
+from viewer.core.sanitize import uncoloured
 
 NAME = "cursor"
 
@@ -158,12 +159,9 @@ def status_of(outcome: str, payload: dict[str, Any], kind_key: str) -> str:
     return "unknown"
 
 
-_SGR = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def _last_line(text: str, limit: int = 200) -> str:
     """The last non-empty line, without colour codes: where commands print their verdict."""
-    lines = [ln for ln in _SGR.sub("", text).splitlines() if ln.strip()]
+    lines = [ln for ln in uncoloured(text).splitlines() if ln.strip()]
     if not lines:
         return ""
     line = lines[-1].strip()

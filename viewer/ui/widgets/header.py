@@ -9,7 +9,7 @@ from textual.widget import Widget
 
 from viewer.core.detail import fmt_duration
 from viewer.core.model import Session, StreamModel
-from viewer.core.sanitize import one_line
+from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.render import fmt_clock, keep_end, safe_line
 
 STATE_STYLES = {
@@ -233,7 +233,7 @@ class SessionHeader(Widget):
         rec = m.last_malformed
         if rec is not None:
             line2.append(f"   line {rec.line:,}: ", style="dim")
-            line2.append_text(safe_line(rec.preview, 200, style="yellow"))
+            line2.append_text(safe_line(uncoloured(rec.preview), 200, style="yellow"))
 
     @staticmethod
     def _counts(line2: Text, s: Session) -> None:

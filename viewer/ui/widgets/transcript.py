@@ -17,7 +17,7 @@ from textual.strip import Strip
 
 from viewer.core.detail import fmt_duration
 from viewer.core.model import MALFORMED_HEAD, Block, Session
-from viewer.core.sanitize import one_line
+from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
     MATCH_STYLE,
@@ -294,14 +294,14 @@ class Transcript(BlockView):
         if b.ref <= 1 and entries:
             line, _, text = entries[0]
             return Padding(Text.assemble((f"⚠ line {int(line):,} is not an event (h): ", "yellow"),
-                                         Text(one_line(text, NOTICE_CHARS), style="yellow")), (0, 0, 0, 2))
+                                         Text(one_line(uncoloured(text), NOTICE_CHARS), style="yellow")), (0, 0, 0, 2))
         rows: list[RenderableType] = [Text(f"⚠ {b.ref:,} lines are not events (h):", style="yellow")]
         hidden = b.ref - len(entries)
         for i, (line, _, text) in enumerate(entries):
             if hidden > 0 and i == MALFORMED_HEAD:
                 rows.append(Text(f"  … {hidden:,} more", style="dim yellow"))
             rows.append(Text.assemble((f"  line {int(line):,}: ", "dim yellow"),
-                                      Text(one_line(text, NOTICE_CHARS), style="yellow")))
+                                      Text(one_line(uncoloured(text), NOTICE_CHARS), style="yellow")))
         return Padding(Group(*rows), (0, 0, 0, 2))
 
     @staticmethod
