@@ -109,6 +109,23 @@ def test_valid_json_that_is_not_an_object_is_malformed(h, raw, pytype):
     assert [e.line for e in events(recs)] == [1, 3]
 
 
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [(b"npm WARN deprecated foo@1.0", "not JSON: a line of text"),  # (was: "expected 'null'")
+     (b"[debug] step 1", "not JSON: a line of text"),
+     (b"2026-11-24 10:00:01 INFO started", "not JSON: a line of text"),
+     (b"[1, 2", "invalid JSON: unexpected end of data"),  # an array cut short is broken JSON
+     (b'{"type": "assistant", "message": ', "invalid JSON (truncated or split object?)")],
+)
+def test_a_line_that_is_not_an_event_is_given_a_reason_a_user_can_read(h, raw, reason):
+    """(From a second new-user trial.)  The health screen gave orjson's reason for an agent's
+    "npm WARN" line: "invalid literal, expected 'null'"."""
+    recs, dec = h.decode(INIT + b"\n" + raw + b"\n" + USER + b"\n")
+    h.check_accounting(recs, dec)
+    (m,) = malformed(recs)
+    assert m.reason == reason
+
+
 def test_object_without_type_is_kept_as_an_event(h):
     recs, dec = h.decode(b'{"session_id":"s1","hello":1}\n')
     h.check_accounting(recs, dec)

@@ -33,6 +33,8 @@ _BOM = b"\xef\xbb\xbf"
 _JSON_TYPE_NAMES = {type(None): "null", str: "string", int: "number", float: "number", bool: "boolean",
                     list: "array"}
 _OBJECT_START = re.compile(rb"\s*\{")  # matched in place: a line can be 64 MB
+#: How a JSON object or array begins ("[debug] step 1" and "npm WARN ..." do not).
+_JSON_START = re.compile(rb"\s*(\{|\[\s*[\[{\"\-0-9tfn\]]|\[\s*$)")
 _LONE_SURROGATE = re.compile(
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
@@ -422,8 +424,12 @@ class Decoder:
         self, line: int, offset: int, raw: bytes, reason: str, arrival: float | None
     ) -> Malformed:
         self.malformed += 1
-        if reason.startswith("invalid JSON") and _OBJECT_START.match(raw):
-            reason = "invalid JSON (truncated or split object?)"
+        if reason.startswith("invalid JSON"):
+            if _OBJECT_START.match(raw):
+                reason = "invalid JSON (truncated or split object?)"
+            elif reason.startswith("invalid JSON: ") and not _JSON_START.match(raw):
+                # orjson's reason for "npm WARN ..." was "invalid literal, expected 'null'"
+                reason = "not JSON: a line of text"
         return Malformed(line, offset, len(raw), reason, preview_of(raw), arrival)
 
     def _flush_pending(self, arrival: float | None) -> list[Record]:
