@@ -35,7 +35,7 @@ from viewer.core.decode import (
 )
 from viewer.core.formats import Format, get_format
 from viewer.core.model import Delta, StreamModel
-from viewer.core.sources import CHUNK, Ingest
+from viewer.core.sources import CHUNK, decode_chunks
 
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
 READING_CHARS_PER_S = 60.0
@@ -362,20 +362,17 @@ class FileIndex:
         self._thread: threading.Thread | None = None
 
     # -- reading ----------------------------------------------------------------------------
-    def _file_records(self) -> Iterator[Record]:
-        ingest = Ingest()
+    def _chunks(self) -> Iterator[bytes]:
+        """The file's bytes, a chunk at a time (``bytes_read`` says how far)."""
         read, pos = self.store.read, 0
-        while True:
-            chunk = read(pos, CHUNK)
+        while chunk := read(pos, CHUNK):
             pos += len(chunk)
             self.bytes_read = pos
-            yield from ingest.feed(chunk) if chunk else ingest.close()
-            if not chunk:
-                return
+            yield chunk
 
     def _read(self) -> Iterator[None]:
         """Read the file, a record per step."""
-        for rec in with_restarts(self._file_records(), self._restarts):
+        for rec in with_restarts(decode_chunks(self._chunks()), self._restarts):
             self._add(rec)
             yield
 

@@ -17,7 +17,7 @@ import shlex
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from viewer.core.decode import Decoder, Record, RunLine
@@ -256,12 +256,17 @@ def iter_file_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:
         yield chunk
 
 
-def iter_records(f: BinaryIO, chunk_size: int = CHUNK) -> Iterator[Record]:
-    """Decode a whole binary stream, yielding records as they are found."""
+def decode_chunks(chunks: Iterable[bytes]) -> Iterator[Record]:
+    """Decode a whole input given as chunks of bytes, yielding records as they are found."""
     ingest = Ingest()
-    for chunk in iter_file_chunks(f, chunk_size):
+    for chunk in chunks:
         yield from ingest.feed(chunk)
     yield from ingest.close()
+
+
+def iter_records(f: BinaryIO, chunk_size: int = CHUNK) -> Iterator[Record]:
+    """Decode a whole binary stream, yielding records as they are found."""
+    return decode_chunks(iter_file_chunks(f, chunk_size))
 
 
 class _ReaderThread:
