@@ -2775,3 +2775,24 @@ async def test_an_agents_coloured_stderr_reads_without_its_colour_codes():
         await settle(pilot)
         header = _plain(app, app.header)
         assert "line 1: Error: bad token\\x1b[2K" in header, header
+
+
+async def test_a_claude_code_thinking_part_shows_its_signature_by_length_not_its_characters():
+    """(From a second new-user trial.)  Claude Code's thinking parts are empty but signed: each
+    showed 300 characters of base64 signature in the transcript."""
+    from tests.conftest import REAL_CURSOR_DIR
+
+    path = REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    signature = next(p["signature"] for line in path.read_bytes().splitlines() if b'"signature"' in line
+                     for p in orjson.loads(line)["message"]["content"] if p.get("type") == "thinking")
+    app = make_app(path.read_bytes())
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        app.set_focus(app.transcript)
+        await pilot.press("home")
+        await pilot.pause()
+        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        assert f'"signature":"{signature[:12]}… ({len(signature):,} characters)"' in shown, shown[:2000]
+        assert signature[:40] not in shown

@@ -115,8 +115,26 @@ def _describe_item(item: Any) -> str:
     if not isinstance(item, dict):
         return f"content item {_first_line(_json(item, pretty=False), 200)}"
     kind = _s(item.get("type")) or "(no type)"
-    rest = {k: v for k, v in item.items() if k != "type"}
+    rest = {k: _opaque(v) for k, v in item.items() if k != "type"}
     return f"content {kind}: {_first_line(_json(rest, pretty=False), 300)}"
+
+
+#: A string this long of base64 or hex characters only is a token (a signature, image
+#: data), not text: not a path (it starts with "/" or has a dot) nor a URL.
+OPAQUE_CHARS = 64
+_TOKEN = re.compile(r"[A-Za-z0-9+=_-][A-Za-z0-9+/=_-]*")
+
+
+def _opaque(v: Any, depth: int = 0) -> Any:
+    """A token is shown by its start and length (Claude Code's empty thinking part was 300
+    characters of its signature, an image part is its base64 data), a few levels deep; text
+    is left as it is."""
+    if isinstance(v, str):
+        if len(v) >= OPAQUE_CHARS and _TOKEN.fullmatch(v):
+            return f"{v[:12]}… ({len(v):,} characters)"
+    elif isinstance(v, dict) and depth < 3:
+        return {k: _opaque(x, depth + 1) for k, x in v.items()}
+    return v
 
 
 # -- outcomes ------------------------------------------------------------------
