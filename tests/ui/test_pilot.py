@@ -2796,3 +2796,28 @@ async def test_a_claude_code_thinking_part_shows_its_signature_by_length_not_its
         shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
         assert f'"signature":"{signature[:12]}… ({len(signature):,} characters)"' in shown, shown[:2000]
         assert signature[:40] not in shown
+
+
+async def test_the_full_screen_detail_says_whether_the_run_goes_on():
+    """(From a second new-user trial.)  The full-screen detail hides the header: a live run's
+    end could not be seen from it."""
+    now = [1000.0]
+    lines, feed, app = live_demo(clock=lambda: now[0])
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = up_to_first_call(lines)
+        push(feed, first)
+        await settle(pilot)
+        app.set_focus(app.timeline)
+        await pilot.press("enter")
+        await pilot.pause()
+        top = lambda: _screen_rows(app).splitlines()[0]  # noqa: E731 - the border, with its title
+        # (and the running call is named by its kind, not in the past tense, here too)
+        heading = _screen_rows(app).splitlines()[1]
+        assert f"⠋ {app.session.tools[0].short}" in heading and "Called" not in heading, heading
+        now[0] += 75
+        await pilot.pause(0.3)  # (the screen looks again four times a second)
+        assert "Detail" in top() and "● LIVE  01:15" in top(), top()
+        push(feed, lines[len(first):])
+        await settle(pilot)
+        await pilot.pause(0.3)
+        assert "✓ SUCCEEDED" in top() and "LIVE" not in top(), top()

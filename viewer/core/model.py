@@ -130,6 +130,12 @@ class ToolCall:
         return self.status not in ("running", "unfinished")
 
     @property
+    def heading(self) -> str:
+        """The call named as a heading: by its kind while it runs ("MCP"), by what it did once
+        done ("Called MCP tool"): a running call is not told in the past tense."""
+        return self.short if self.status == "running" else self.label
+
+    @property
     def duration_ms(self) -> int | None:
         """Tool-reported times first, then event timestamps, then arrival times."""
         if self.started_ms is not None and self.completed_ms is not None:

@@ -253,6 +253,19 @@ class DetailScreen(ModalScreen[int]):
                 where += (" (the only one the filter shows)" if len(rows) == 1 else
                           f" ({at + 1:,} of the {len(rows):,} the filter shows)")
         view.border_subtitle = f"{where} · ] [ next, previous"
+        self._title(view)
+
+    def _title(self, view: DetailView) -> None:
+        """The run's state, as the header (hidden here) says it: a live run is seen to go on,
+        or to end, from the full-screen detail too."""
+        header = getattr(self.app, "header", None)
+        if header is None:
+            return
+        s = self._session
+        label, style = header.badge(s)
+        elapsed = header.elapsed(s)
+        view.border_title = Text.assemble("Detail" + (" · raw JSON" if view.raw else "") + " ",
+                                          (f" {label} ", style), f" {elapsed}" if elapsed else "")
 
     def _place(self, rows: list[int]) -> tuple[int, bool]:
         """Where the call shown is among the filter's ``rows`` (in start order), and whether

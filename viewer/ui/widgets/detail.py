@@ -192,7 +192,7 @@ class DetailView(BlockView):
     @staticmethod
     def _facts(t: ToolCall) -> RenderableType:
         glyph, style = status_glyph(t.status)
-        head = _Heading(Text.assemble((f"{glyph} ", style), (one_line(t.label, 100), "bold"), " "),
+        head = _Heading(Text.assemble((f"{glyph} ", style), (one_line(t.heading, 100), "bold"), " "),
                         one_line(t.target, 500))
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True)

@@ -91,6 +91,26 @@ class SessionHeader(Widget):
             return ""
         return f"{gap} s" if gap < 60 else fmt_duration(gap * 1000)
 
+    def state_of(self, s: Session) -> str:
+        """The run's state as the header tells it: a key of STATE_STYLES."""
+        m = self.model
+        state = s.state
+        if state == "live" and not self.live_source and self.progress is None and m is not None and m.ended:
+            state = "ended"
+        if m is not None and m.foreign and state in ("live", "ended"):
+            state = "foreign"
+        return state
+
+    def badge(self, s: Session) -> tuple[str, str]:
+        """The run's state badge: its words ("● LIVE", "▶ REPLAY", "✓ SUCCEEDED") and style."""
+        state = self.state_of(s)
+        label, style = STATE_STYLES["loading"] if (self.progress and state == "live") else STATE_STYLES[state]
+        if state == "foreign" and s.state == "live" and self.live_source:
+            label += " · LIVE"  # (without it a stream still coming and one that ended looked alike)
+        if state == "live" and self.live_label:
+            label = self.live_label
+        return label, style
+
     def render(self) -> Text:
         m, s = self.model, self.session
         self.drawn = s
@@ -131,17 +151,8 @@ class SessionHeader(Widget):
                     line2.append(f"⚠ {m.malformed_lines:,} malformed line{'' if m.malformed_lines == 1 else 's'} so far (h)", style="yellow")
                     self._last_malformed(line2, m)
             return _two_lines(line1, line2)
-        state = s.state
-        if state == "live" and not self.live_source and self.progress is None and m.ended:
-            state = "ended"
-        streaming = state == "live"
-        if m.foreign and state in ("live", "ended"):
-            state = "foreign"
-        label, style = STATE_STYLES["loading"] if (self.progress and state == "live") else STATE_STYLES[state]
-        if state == "foreign" and streaming and self.live_source:
-            label += " · LIVE"  # (without it a stream still coming and one that ended looked alike)
-        if state == "live" and self.live_label:
-            label = self.live_label
+        state = self.state_of(s)
+        label, style = self.badge(s)
         line1.append(f" {label} ", style=style)
         el = self.elapsed(s)
         if el:

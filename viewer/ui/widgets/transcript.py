@@ -228,7 +228,7 @@ class Transcript(BlockView):
             line.append(glyph, style=style)
             # A running call is named by its kind ("Shell"): its label says what it did, in the
             # past tense ("Ran terminal command"), which it has not done yet.
-            line.append(f" {one_line(t.short if t.status == 'running' else t.label, 100)}", style="bold")
+            line.append(f" {one_line(t.heading, 100)}", style="bold")
             if t.target:
                 line.append(" ")
                 line.append_text(safe_line(under_cwd(t.target, s), 300, style="cyan"))
