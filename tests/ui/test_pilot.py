@@ -2664,10 +2664,19 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path):
             app = AgentViewerApp(FileFeed("stdin", fd=os.open(path, os.O_RDONLY), workers=0))
         else:
             app = AgentViewerApp(FileFeed(str(path), workers=0))
-        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        async with app.run_test(size=(250, 40), notifications=True) as pilot:
             await settle(pilot)
             notes = [n.message for n in app._notifications]
-            assert any("agent-viewer --follow FILE keeps reading it" in n for n in notes) == told, (name, notes)
+            command = f"agent-viewer --follow {path}"
+            assert any(f"{command} keeps reading it" in n for n in notes) == told, (name, notes)
+            # The header says it for as long as the run shows, and the transcript's end agrees.
+            header = app.header.render_line(1).text
+            assert ("⚠ still being written? it changed" in header and f"{command} reads on" in header) == told, header
+            if name == "codex":
+                continue
+            end = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+            assert ("The file ends here for now, without a result: it may still be written" in end) == told, end
+            assert ("the agent may have been stopped" in end) == (not told and name != "done"), end
 
 
 async def test_a_failed_runs_result_text_shows_even_when_it_repeats_the_transcript():

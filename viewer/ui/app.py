@@ -6,6 +6,7 @@ import asyncio
 import gc
 import os
 import re
+import shlex
 import signal
 import sys
 import tempfile
@@ -460,7 +461,14 @@ class AgentViewerApp(App[int]):
             return
         why = self.feed.still_written()
         if why:
-            self.notify(f"The file may still be written ({why}): agent-viewer --follow FILE keeps reading it.",
+            command = f"agent-viewer --follow {shlex.quote(self.feed.label)}"
+            # Said in the header for as long as the run is on show (a notice went away, and
+            # left "ENDED WITHOUT RESULT" as the last word), and once as a notice.
+            self.header.still_written = hint = f"{why}: {command} reads on"
+            self.header.refresh()
+            self.transcript.still_written = (s, hint)
+            self.transcript.update_blocks({len(s.blocks) - 1} if s is self.session and s.blocks else set())
+            self.notify(f"The file may still be written ({why}): {command} keeps reading it.",
                         title="Still being written?", timeout=10, markup=False)
 
     def _poll_one(self) -> tuple[int, bool]:

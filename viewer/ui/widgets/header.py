@@ -63,6 +63,9 @@ class SessionHeader(Widget):
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
         self.going_to = ""  # a replay's --start-at that waits for the file to be read that far
         self.demo = False  # the bundled demo run: said first, so it is never taken for a real one
+        #: Why a saved file whose run has no result looks still written, and the command that
+        #: reads on ("" when it does not).
+        self.still_written = ""
 
     @property
     def percent_loaded(self) -> int | None:
@@ -201,6 +204,8 @@ class SessionHeader(Widget):
         else:  # (not "0 tools: 0 running · 0 ok · 0 failed")
             line2.append("no tool calls", style="dim")
         # Then what needs the user, before the token counts: a narrow window cuts the line's end.
+        if self.still_written and s.result is None and s is m.current:
+            line2.append(f"   ⚠ still being written? {one_line(self.still_written, 300)}", style="bold yellow")
         bad = m.malformed_lines
         unknown = m.unknown_events
         if bad or unknown:

@@ -53,6 +53,8 @@ class Transcript(BlockView):
         self.highlight_block = -1  # a search hit
         self.highlight_query = ""  # and what was searched, marked wherever a line shows it
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
+        #: (the run, why its file looks still written): its end is not said to be a stop.
+        self.still_written: tuple[Session, str] | None = None
 
     # -- following ------------------------------------------------------------------
     # Moving up stops following the newest text (so streaming never pulls the view away);
@@ -156,6 +158,8 @@ class Transcript(BlockView):
                 append((b.version, t.status, t.target, t.detail, frame if t.status == "running" else 0, hl))
             elif kind == "thinking":
                 append((b.version, b.open, hl, thinking))
+            elif kind == "end":
+                append((b.version, hl, self._still_written(s)))
             else:
                 append((b.version, b.open, hl))
         return out
@@ -212,6 +216,11 @@ class Transcript(BlockView):
             return r
         strips = self.strips_of(Group(Text("▶ search match", style="reverse bold"), r), width)
         return mark_matches(strips, self.highlight_query, MATCH_STYLE)
+
+    def _still_written(self, s: Session | None) -> str:
+        """Why run ``s``'s file looks still written, when it is that run ("" else)."""
+        sw = self.still_written
+        return sw[1] if sw is not None and sw[0] is s else ""
 
     def _render(self, s: Session, b: Block) -> RenderableType:
         kind = b.kind
@@ -282,6 +291,10 @@ class Transcript(BlockView):
             if b.text:  # why, when the stream says (e.g. a followed file started over)
                 return Text.assemble("◌ ", one_line(b.text, 200), ": this run ended without a result.",
                                      style="bold yellow")
+            why = self._still_written(s)
+            if why:
+                return Text(f"◌ The file ends here for now, without a result: it may still be written "
+                            f"({one_line(why, 300)}).", style="bold yellow")
             return Text("◌ The stream ended without a result (the agent may have been stopped).",
                         style="bold yellow")
         return safe_text(b.text)  # pragma: no cover - all kinds handled
