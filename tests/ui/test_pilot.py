@@ -2830,3 +2830,20 @@ async def test_the_full_screen_detail_says_whether_the_run_goes_on():
         await settle(pilot)
         await pilot.pause(0.3)
         assert "✓ SUCCEEDED" in top() and "LIVE" not in top(), top()
+
+
+async def test_a_run_cut_short_by_the_next_says_so_not_that_the_stream_ended():
+    """(From a third new-user trial.)  Two runs of one session piped in one after the other: the
+    first said "The stream ended without a result (the agent may have been stopped)", though
+    the stream went on with the next."""
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    app = make_app(b"".join(lines[:20] + lines))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert len(app.model.sessions) == 2 and app.view_index == 1
+        await pilot.press("less_than_sign")
+        await pilot.pause()
+        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        assert ("◌ The next run began here (the same session, resumed): this run ended without a result."
+                in shown), shown
+        assert "stream ended" not in shown and "stopped" not in shown, shown

@@ -437,7 +437,8 @@ class StreamModel:
         if cur is not None and (session_id is None or cur.session_id == session_id):
             # A resumed run (same id) or an anonymous one: the previous run is over.
             # Runs with other ids may still be interleaved with this one; they end with the input.
-            self._finish(cur)
+            # Its end says so: the stream did not end there, nor was the agent seen to stop.
+            self._finish(cur, why="The next run began here" + (" (the same session, resumed)" if session_id else ""))
         s = Session(len(self.sessions), session_id)
         self.sessions.append(s)
         self._current = s
