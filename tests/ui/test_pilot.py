@@ -2847,3 +2847,27 @@ async def test_a_run_cut_short_by_the_next_says_so_not_that_the_stream_ended():
         assert ("◌ The next run began here (the same session, resumed): this run ended without a result."
                 in shown), shown
         assert "stream ended" not in shown and "stopped" not in shown, shown
+
+
+async def test_space_at_the_end_of_a_replay_plays_it_again_and_says_so():
+    """(From a third new-user trial.)  At 64x a run played again in under a second after Space
+    at its end, and ended again: it looked as if Space did nothing."""
+    now = [1000.0]
+    app = make_replay_app(sample("demo_session.ndjson"), playing=True, speed=64.0)
+    app.clock = lambda: now[0]
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        for _ in range(500):
+            if app.replay.at_end and not app.replay.playing:
+                break
+            now[0] += 1
+            await pilot.pause(0.01)
+        assert app.bar.render_line(0).text.startswith("■")
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.replay.playing and app.replay.position < 5
+        assert any(n.message == "Playing again from the start, at 64×." for n in app._notifications)
+        await pilot.press("space")  # a pause mid-run is only a pause
+        await pilot.pause()
+        assert not app.replay.playing
+        assert sum("Playing again" in n.message for n in app._notifications) == 1

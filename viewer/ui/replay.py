@@ -294,9 +294,13 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def action_play_pause(self) -> None:
         self._give_up_start()
         was_generation = self.replay.generation
+        again = self.replay.at_end and self.replay.input_ended
         self.replay.toggle(self.clock())
         if self.replay.generation != was_generation:
             self._sync_after_seek()
+        if again:  # (at 64x a run plays again in a second: it looked as if Space did nothing)
+            self.notify(f"Playing again from the start, at {self.replay.speed:g}×.", title="Replay",
+                        timeout=3)
         self.bar.refresh()
 
     def action_speed(self, step: int) -> None:
