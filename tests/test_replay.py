@@ -77,6 +77,28 @@ def test_times_follow_the_stream_and_idle_gaps_are_capped():
     assert all(b >= a for a, b in zip(capped, capped[1:]))
 
 
+def test_a_shortened_pause_plays_the_runs_own_time_faster_and_says_how_long_it_was():
+    """(From a third new-user trial.)  A 57 s build, played as 3 s, held the header's clock of
+    the run at 00:03, then it jumped to 01:00.  Between two records the run's time goes on, at
+    the pace the pause is played at; a pause that is shortened says its own length."""
+    index = _file_index(timed_run(gap_ms=60_000))  # (idle limit: 3 s)
+    index.read()
+    r = Replay(index=index, playing=True)
+    r.tick(100.0)
+    r.tick(100.0 + index.times[3] + 0.1)  # a tenth of a second into the call's pause
+    assert r.position == 4 and r.shortened_pause() == pytest.approx(60.0)
+    assert r.stream_since() == pytest.approx(60.0 * 0.1 / 3.0)
+    r.tick(100.0 + index.times[3] + 1.5)  # half way
+    assert r.stream_since() == pytest.approx(30.0)
+    r.toggle(200.0)  # paused: the run's clock stays
+    r.tick(300.0)
+    assert r.stream_since() == pytest.approx(30.0)
+    r.seek(2)  # between the thinking's two events: half a second, played as it was
+    assert r.shortened_pause() is None and r.stream_since() == 0.0
+    r.seek(r.total)  # at the end: nothing comes after
+    assert r.shortened_pause() is None and r.stream_since() == 0.0
+
+
 def test_untimed_stream_gets_reading_pace_and_default_tool_time():
     recs = records_of(untimed_run())
     t = schedule(recs, idle_limit=None)

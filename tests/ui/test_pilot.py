@@ -2871,3 +2871,39 @@ async def test_space_at_the_end_of_a_replay_plays_it_again_and_says_so():
         await pilot.pause()
         assert not app.replay.playing
         assert sum("Playing again" in n.message for n in app._notifications) == 1
+
+
+async def test_a_replay_plays_a_long_pause_shortened_with_the_runs_clock_going_on():
+    """(From a third new-user trial.)  During a 57 s docker build, played as 3 s, the header's
+    clock stayed at 00:03, then jumped to 01:00, and the running call showed no time: it looked
+    like a hang.  The run's clock goes on (fast), the header says the pause is shortened, and
+    the call shows how long it has run, in the run's own time."""
+    now = [1000.0]
+    app = make_replay_app(sample("failed_run.ndjson"), playing=True)
+    app.clock = lambda: now[0]
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        clocks = []
+        for _ in range(40):
+            now[0] += 0.25
+            await pilot.pause(0.02)
+            if app.replay.shortened_pause():
+                break
+        header = lambda: app.header.render_line(0).text  # noqa: E731
+        assert "⏩ a 57.3 s pause, played shortened" in header(), header()
+        running = [t for t in app.session.tools if t.status == "running"]
+        assert running, "a call runs through the pause"
+        for _ in range(4):  # through the pause, a second of play time at a time
+            now[0] += 0.6
+            await pilot.pause(0.05)
+            clocks.append(header().split("REPLAY", 1)[1].split()[0])
+            row = app.timeline.render_line(running[-1].index - app.timeline.scroll_offset.y).text
+            assert row.rstrip().endswith("s…"), row  # how long it has run
+        minutes = [int(c[:2]) * 60 + int(c[3:5]) for c in clocks]
+        assert all(b - a >= 5 for a, b in zip(minutes, minutes[1:])), clocks  # 0.6 s of play: ~11 s of the run
+        for _ in range(20):
+            if not app.replay.shortened_pause():
+                break
+            now[0] += 0.5
+            await pilot.pause(0.02)
+        assert "pause" not in header(), header()

@@ -139,6 +139,11 @@ class Scheduler:
         self._raw = t
         return self._now
 
+    @property
+    def stream_time(self) -> float:
+        """The stream's own time of the last record given, in seconds (pauses not shortened)."""
+        return self._raw or 0.0
+
 
 def schedule(
     records: Sequence[Record],
@@ -342,6 +347,7 @@ class FileIndex:
         self.total_bytes = total_bytes
         self.records = RecordIndex(store.read)
         self.times = array("d")
+        self.stream_times = array("d")  # the stream's own times (see Scheduler.stream_time)
         self.marks = bytearray()
         self.checkpoints = Checkpoints()
         self.complete = False
@@ -383,6 +389,7 @@ class FileIndex:
         if action is not None:
             rec.action = action  # (the model and the schedule share one interpretation)
         self.times.append(self._scheduler.time(rec, action))
+        self.stream_times.append(self._scheduler.stream_time)
         self.marks.append(marks_of(rec, action))
         self._model.apply(rec)
         self.records.add(rec)  # last: the replay plays it only once it is all there
@@ -453,13 +460,17 @@ class Replay:
         checkpoint_every: int = 2000,
         model_factory: Callable[[], StreamModel] = StreamModel,
         index: FileIndex | None = None,
+        stream_times: Sequence[float] | None = None,
     ) -> None:
+        """``stream_times``: the stream's own time of each record (pauses not shortened), when
+        known (a file index knows them)."""
         if index is not None:
-            records, times = index.records, index.times
+            records, times, stream_times = index.records, index.times, index.stream_times
         elif len(records) != len(times):
             raise ValueError("one play time per record")
         self.records = records
         self.times = times
+        self.stream_times = stream_times
         self.index = index
         self.speed = speed
         self.playing = playing
@@ -501,6 +512,29 @@ class Replay:
         reading = self.index.fraction if self.index is not None else None
         return Progress(self.position, self.total, self.clock_time, self.duration, self.speed, self.playing,
                         reading)
+
+    def _gap(self) -> tuple[float, float, float] | None:
+        """The pause being played, between the last record applied and the next: (play time
+        into it, its play length, its length in the stream's own time)."""
+        p, st = self.position, self.stream_times
+        if st is None or not 0 < p < self.total or p >= len(st):
+            return None
+        t0, t1 = self.times[p - 1], self.times[p]
+        if t1 <= t0:
+            return None
+        return min(max(self.clock_time - t0, 0.0), t1 - t0), t1 - t0, max(0.0, st[p] - st[p - 1])
+
+    def stream_since(self) -> float:
+        """Seconds of the stream's own time since the last record applied, at the play clock.
+        A shortened pause plays through the run's time faster: a clock of it goes on, faster,
+        rather than stop and then jump (a 57 s build held the header at 00:03, then 01:00)."""
+        g = self._gap()
+        return 0.0 if g is None else g[2] * g[0] / g[1]
+
+    def shortened_pause(self) -> float | None:
+        """The run's own length of the pause being played, when it is shortened (else None)."""
+        g = self._gap()
+        return g[2] if g is not None and g[2] - g[1] >= 1.0 else None
 
     # -- applying -------------------------------------------------------------------------------
     def _fresh_model(self) -> StreamModel:

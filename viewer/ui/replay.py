@@ -12,8 +12,9 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Input
 
+from viewer.core.detail import fmt_duration
 from viewer.core.feed import Feed
-from viewer.core.model import Change
+from viewer.core.model import Change, Session
 from viewer.core.replay import ERROR, TOOL_START, Replay
 from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
 from viewer.ui.render import fmt_clock
@@ -92,7 +93,7 @@ REPLAY_HELP = [
     ("Home End", "start / end of the run (in the full-screen detail: its top and bottom)"),
     ("click the bar", "seek (any move pauses the replay; Space plays on from there)"),
     ("", "the bar's clock is play time: pauses longer than --idle-limit (3 s) are shortened; "
-         "the header's is the run's own"),
+         "the header's is the run's own (it runs fast through a shortened pause, and says so)"),
 ]
 
 
@@ -135,6 +136,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._read = False  # the whole file has been read
         self._start_reading = start_reading
         self._drawn = None  # what the bar showed last
+        self._elapsed_drawn = ""  # and the header's clock
         self._told_changed = False
 
     def compose(self) -> ComposeResult:
@@ -156,6 +158,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self.header.live_label = "▶ REPLAY" if self.replay.playing else "❚❚ PAUSED"  # (as pump sets it)
         self._show_going_to()
         self.header.live_source = True
+        self.header.run_now = self.timeline.run_now = self._run_now
         self.replay.tick(self.clock())
         self._sync_after_seek()
         index = self.replay.index
@@ -166,6 +169,11 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         if self.replay.start is not None:
             self.notify(f"Going to --start-at {self.replay.start.value} once the file is read that far.",
                         title="Replay", timeout=4, markup=False)
+
+    def _run_now(self, s: Session) -> float | None:
+        """Now, in run ``s``'s own time: its last event's, and as much of the pause after it
+        as has been played (at the pace the pause is played at, when it is shortened)."""
+        return None if s.last_ms is None else s.last_ms + 1000 * self.replay.stream_since()
 
     def action_help(self) -> None:
         self.clear_notifications()
@@ -195,6 +203,15 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
                 self._show_detail()
         if not deltas:
             self._tick_animations()
+        s = self.session
+        elapsed = self.header.elapsed(s) if s is not None else ""
+        pause = self.replay.shortened_pause()
+        # A pause played shortened says so (its clock runs fast: it seemed to stop, then jump).
+        note = "" if pause is None else f"⏩ a {fmt_duration(int(pause * 1000))} pause, played shortened"
+        if elapsed != self._elapsed_drawn or note != self.header.note:  # (the run's clock goes on between events)
+            self._elapsed_drawn = elapsed
+            self.header.note = note
+            self.header.refresh()
         self._sync_layout()
         self._refresh_bar()
 

@@ -66,6 +66,10 @@ class SessionHeader(Widget):
         #: Why a saved file whose run has no result looks still written, and the command that
         #: reads on ("" when it does not).
         self.still_written = ""
+        #: A replay's "now" in a run's own time (its events' milliseconds), between its events
+        #: too: its clock goes on through a pause (None: a live run's is the wall clock).
+        self.run_now: Callable[[Session], float | None] | None = None
+        self.note = ""  # said after the clock (a replay's "⏩ a 57.3 s pause, played shortened")
 
     @property
     def percent_loaded(self) -> int | None:
@@ -80,6 +84,10 @@ class SessionHeader(Widget):
             return fmt_duration(s.result.duration_ms)
         if s.state == "live" and self.live_source and s.first_arrival is not None:
             return fmt_clock(self.clock() - s.first_arrival)
+        if s.state == "live" and self.run_now is not None and s.first_ms is not None:
+            now = self.run_now(s)
+            if now is not None:
+                return fmt_clock((now - s.first_ms) / 1000)
         if s.first_ms is not None and s.last_ms is not None:
             return fmt_clock((s.last_ms - s.first_ms) / 1000)
         return ""
@@ -160,6 +168,8 @@ class SessionHeader(Widget):
         el = self.elapsed(s)
         if el:
             line1.append(f" {el}", style="bold")
+        if self.note:
+            line1.append(f"  {self.note}", style="cyan")
         quiet = self.quiet_for(s)
         if quiet:
             busy = self._running_call(s)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -94,6 +95,8 @@ class Timeline(ScrollView, can_focus=True):
         self._follow = True
         self.frame = 0
         self.clock = time.monotonic  # the app's clock: how long a live call has been running
+        #: A replay's "now" in a run's own time (see SessionHeader.run_now): how long a call runs.
+        self.run_now: Callable[[Session], float | None] | None = None
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
         self._by_data = False  # the cursor is being moved by new data, not by the user
@@ -344,10 +347,14 @@ class Timeline(ScrollView, can_focus=True):
         return max(NUMBER_MIN, len(str(len(tools)))), self._label_w
 
     def _running_for(self, t: ToolCall) -> int:
-        """Whole seconds a call of a live source has been running (0 when not known)."""
-        if t.start_arrival is None:  # a saved file or a replay: no wall clock for it
+        """Whole seconds a call has been running, of a live source or a replay (0 when not
+        known: a saved file's running calls are unfinished)."""
+        if t.start_arrival is not None:
+            return max(0, int(self.clock() - t.start_arrival))
+        if self.run_now is None or t.start_ts is None or self.session is None:
             return 0
-        return max(0, int(self.clock() - t.start_arrival))
+        now = self.run_now(self.session)
+        return 0 if now is None else max(0, int((now - t.start_ts) / 1000))
 
     def _render_row(self, t: ToolCall, width: int, selected: bool) -> Strip:
         glyph, gstyle = status_glyph(t.status, self.frame)
