@@ -2907,3 +2907,21 @@ async def test_a_replay_plays_a_long_pause_shortened_with_the_runs_clock_going_o
             now[0] += 0.5
             await pilot.pause(0.02)
         assert "pause" not in header(), header()
+
+
+async def test_a_live_source_with_no_event_yet_says_what_it_waits_on_and_for_how_long():
+    """(From a third new-user trial.)  `(sleep 35; cat run) | agent-viewer` said only "… waiting
+    for events" for 35 s: not what it read, nor for how long."""
+    now = [1000.0]
+    feed = BytesFeed(b"", label="stdin", live=True, eof=False, clock=lambda: now[0])
+    app = AgentViewerApp(feed, clock=lambda: now[0])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        top = lambda: app.header.render_line(0).text  # noqa: E731
+        assert "waiting for events" in top() and "on standard input" in top() and "·" not in top(), top()
+        now[0] += 35
+        await pilot.pause(0.3)  # (a few frames: the header is drawn again every third)
+        assert "waiting for events  on standard input · 35 s" in top(), top()
+        push(feed, sample("demo_session.ndjson").splitlines(keepends=True)[:3])
+        await settle(pilot)
+        assert "waiting" not in top() and "LIVE" in top(), top()

@@ -249,6 +249,9 @@ class AgentViewerApp(App[int]):
         self._footer = self.query_one(Footer)
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
+        if self.feed.live:  # (what it waits on, and since when, until the first event)
+            self.header.started_at = self.clock()
+            self.header.source = "standard input" if self.feed.label == "stdin" else self.feed.label
         self.header.model = self.model
         self.header.demo = self.demo
         self.timeline.clock = self.clock
@@ -586,7 +589,11 @@ class AgentViewerApp(App[int]):
     def _tick_animations(self) -> None:
         """Spinner and elapsed time: a few redraws per second, only while something runs."""
         s = self.session
-        if s is None or self._ticks % 3:
+        if self._ticks % 3:
+            return
+        if s is None:
+            if self.feed.live and not self.model.ended:  # "waiting for events on standard input · 35 s"
+                self.header.refresh()
             return
         frame = int(self.clock() * 10)
         if s.running:

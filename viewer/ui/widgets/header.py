@@ -57,7 +57,8 @@ class SessionHeader(Widget):
         # (bytes read, total) while a saved file loads.  Not "loading": that is Textual's own
         # attribute, and setting it covers the widget with a loading animation.
         self.progress: tuple[int, int | None] | None = None
-        self.started_at: float | None = None
+        self.started_at: float | None = None  # when a live source was opened
+        self.source = ""  # and what it is ("standard input", a FIFO's path)
         self.extra = ""  # e.g. replay position, follow state
         self.live_label = ""  # replaces "● LIVE" (the replay says "▶ REPLAY")
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
@@ -158,6 +159,12 @@ class SessionHeader(Widget):
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
                     line1.append(f"  {one_line(self.extra, 200)}", style="cyan")
+                elif self.source and self.started_at is not None:  # (else it looked stuck)
+                    waited = int(self.clock() - self.started_at)
+                    line1.append(f" on {one_line(self.source, 200)}", style="cyan")
+                    if waited >= 2:
+                        line1.append(f" · {waited} s" if waited < 60 else f" · {fmt_duration(waited * 1000)}",
+                                     style="cyan")
                 if m is not None and m.malformed_lines:
                     line2.append(f"⚠ {m.malformed_lines:,} malformed line{'' if m.malformed_lines == 1 else 's'} so far (h)", style="yellow")
                     self._last_malformed(line2, m)
