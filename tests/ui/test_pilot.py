@@ -2766,6 +2766,14 @@ async def test_the_health_screen_gives_a_bad_lines_excerpt_more_room_than_its_re
         await pilot.pause()
         health = "\n".join(_plain(app, w) for w in app.screen.query("Static"))
         assert line.decode()[:60] in health, health  # (it showed 33 characters)
+    # (From a third.)  A wide window has room for a whole reason beside a short excerpt.
+    app = make_app(sample("reference_example.ndjson") + b'["cut", \n')
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        health = "\n".join(_plain(app, w) for w in app.screen.query("Static"))
+        assert "invalid JSON: unexpected end of data" in health, health
 
 
 async def test_an_agents_coloured_stderr_reads_without_its_colour_codes():

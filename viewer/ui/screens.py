@@ -165,8 +165,10 @@ class HealthScreen(_ScrollingModal):
                 t = Table(title="Malformed lines", expand=True, title_justify="left")
                 t.add_column("line", justify="right", no_wrap=True)
                 # (a reason can be long, "invalid JSON: unexpected character, expected a JSON
-                # value", and left the excerpt 33 columns: it gives way first)
-                t.add_column("reason", no_wrap=True, max_width=REASON_COLUMNS, overflow="ellipsis")
+                # value", and left the excerpt 33 columns: it gives way first, but not below
+                # REASON_COLUMNS, nor while a wide window has room: it is the longest reason's width)
+                wide = max(REASON_COLUMNS, self.app.size.width * 45 // 100)
+                t.add_column("reason", no_wrap=True, max_width=wide, overflow="ellipsis")
                 # One row a line, clipped (wrapped, the excerpt broke in pieces: and the view's
                 # height changed as rows were measured, so End stopped short).
                 t.add_column("content", ratio=1, no_wrap=True, overflow="ellipsis")
