@@ -2671,7 +2671,7 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path):
             assert any(f"{command} keeps reading it" in n for n in notes) == told, (name, notes)
             # The header says it for as long as the run shows, and the transcript's end agrees.
             header = app.header.render_line(1).text
-            assert ("⚠ still being written? it changed" in header and f"{command} reads on" in header) == told, header
+            assert (f"⚠ still being written? {command}" in header) == told, header
             if name == "codex":
                 continue
             end = " ".join(_plain(app, app.transcript).replace("│", " ").split())

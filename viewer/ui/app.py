@@ -467,9 +467,9 @@ class AgentViewerApp(App[int]):
             command = f"agent-viewer --follow {shlex.quote(self.feed.label)}"
             # Said in the header for as long as the run is on show (a notice went away, and
             # left "ENDED WITHOUT RESULT" as the last word), and once as a notice.
-            self.header.still_written = hint = f"{why}: {command} reads on"
+            self.header.still_written = command  # (short: the line's end is cut at 120 columns)
             self.header.refresh()
-            self.transcript.still_written = (s, hint)
+            self.transcript.still_written = (s, f"{why}: {command} reads on")
             self.transcript.update_blocks({len(s.blocks) - 1} if s is self.session and s.blocks else set())
             self.notify(f"The file may still be written ({why}): {command} keeps reading it.",
                         title="Still being written?", timeout=10, markup=False)

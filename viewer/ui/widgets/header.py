@@ -64,8 +64,8 @@ class SessionHeader(Widget):
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
         self.going_to = ""  # a replay's --start-at that waits for the file to be read that far
         self.demo = False  # the bundled demo run: said first, so it is never taken for a real one
-        #: Why a saved file whose run has no result looks still written, and the command that
-        #: reads on ("" when it does not).
+        #: The command that reads on in a saved file whose run has no result and that looks
+        #: still written ("" when it does not).
         self.still_written = ""
         #: A replay's "now" in a run's own time (its events' milliseconds), between its events
         #: too: its clock goes on through a pause (None: a live run's is the wall clock).
