@@ -2811,7 +2811,7 @@ async def test_a_claude_code_thinking_part_shows_its_signature_by_length_not_its
         await pilot.press("home")
         await pilot.pause()
         shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
-        assert f'"signature":"{signature[:12]}… ({len(signature):,} characters)"' in shown, shown[:2000]
+        assert f'"signature": "{signature[:12]}… ({len(signature):,} characters)"' in shown, shown[:2000]
         assert signature[:40] not in shown
 
 
@@ -2933,3 +2933,23 @@ async def test_a_live_source_with_no_event_yet_says_what_it_waits_on_and_for_how
         push(feed, sample("demo_session.ndjson").splitlines(keepends=True)[:3])
         await settle(pilot)
         assert "waiting" not in top() and "LIVE" in top(), top()
+
+
+async def test_an_unknown_events_lists_are_shown_and_its_json_breaks_between_values():
+    """(From a second new-user trial.)  A Codex file change listed no file: its
+    item.changes=[...] was left out of the unknown event's fields.  JSON in them is written
+    with spaces, so a wrapped line breaks between values, not inside one."""
+    from tests.conftest import REAL_CURSOR_DIR
+
+    path = REAL_CURSOR_DIR.parent / "codex" / "agentcmd__stream-output-3.ndjson"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    app = make_app(path.read_bytes())
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        app.set_focus(app.transcript)
+        await pilot.press("home")
+        await pilot.pause()
+        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        assert ('item.changes=[{"path": "/private/tmp/codex-research-test/hello.txt", "kind": "add"}]'
+                in shown), shown[:3000]

@@ -8,6 +8,7 @@ See ``shared/stream-json.md`` section 1 for the evidence behind each rule.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -113,10 +114,10 @@ def message_text(message: Any, unknown: list[str] | None = None) -> str:
 
 def _describe_item(item: Any) -> str:
     if not isinstance(item, dict):
-        return f"content item {_first_line(_json(item, pretty=False), 200)}"
+        return f"content item {_json_line(item, 200)}"
     kind = _s(item.get("type")) or "(no type)"
     rest = {k: _opaque(v) for k, v in item.items() if k != "type"}
-    return f"content {kind}: {_first_line(_json(rest, pretty=False), 300)}"
+    return f"content {kind}: {_json_line(rest, 300)}"
 
 
 #: A string this long of base64 or hex characters only is a token (a signature, image
@@ -525,6 +526,10 @@ def _notice_text(data: dict[str, Any]) -> str:
         elif isinstance(v, dict) and depth < 2:
             for k2, v2 in v.items():
                 add(f"{key}.{k2}", v2, depth + 1)
+        elif isinstance(v, (dict, list)):  # (a list was left out: Codex's item.changes=[...])
+            parts.append(f"{key}={_json_line(v, NOTICE_VALUE)}")
+        elif v is None:
+            parts.append(f"{key}=null")
 
     for k, v in data.items():
         if k not in skip:
@@ -738,11 +743,20 @@ def event_time_ms(ev: Event) -> int | None:
 # -- detail view ----------------------------------------------------------------
 
 
-def _json(v: Any, pretty: bool = True) -> str:
+def _json(v: Any) -> str:
     try:
-        return orjson.dumps(v, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
+        return orjson.dumps(v, option=orjson.OPT_INDENT_2).decode()
     except TypeError:  # pragma: no cover - data came from JSON
         return repr(v)
+
+
+def _json_line(v: Any, limit: int) -> str:
+    """JSON on one line, cut at ``limit`` characters, with a space after each comma and colon
+    (as Python writes it): a wrapped line breaks between values, not inside a word."""
+    compact = orjson.dumps(v).decode()
+    if len(compact) <= 8 * limit:  # (a huge value: its start, as it is)
+        compact = json.dumps(v, ensure_ascii=False)
+    return compact[:limit] + "…" if len(compact) > limit else compact
 
 
 def _tree_lines(node: dict[str, Any], indent: str = "", depth: int = 0, out: list[str] | None = None) -> list[str]:
