@@ -493,7 +493,8 @@ async def test_a_file_still_loading_shows_its_progress_in_the_header():
         await settle(pilot)
         await pilot.pause(0.5)
         header = _plain(app, app.header)
-        assert "SUCCEEDED" in header and "loading 100%" in header
+        # (its run's end is told once the load is over: see the test of a loading file below)
+        assert "LOADING" in header and "loading 100%" in header
         assert not app.header.loading  # Textual's own loading overlay would hide the header
 
 
@@ -2953,3 +2954,20 @@ async def test_an_unknown_events_lists_are_shown_and_its_json_breaks_between_val
         shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
         assert ('item.changes=[{"path": "/private/tmp/codex-research-test/hello.txt", "kind": "add"}]'
                 in shown), shown[:3000]
+
+
+async def test_a_loading_file_is_not_said_to_have_succeeded_before_its_panes_show_it():
+    """(From a third new-user trial.)  Opening 100k events, the header said "✓ SUCCEEDED" for
+    half a second while the tool list showed half the calls: the model has the result as soon
+    as it is read, the panes catch up at the next redraw.  Until the load is over it says
+    LOADING."""
+    app = make_app(sample("demo_session.ndjson"), eof=False)  # (read, but not over)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.model.current.result is not None
+        top = app.header.render_line(0).text
+        assert "LOADING" in top and "SUCCEEDED" not in top, top
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "SUCCEEDED" in app.header.render_line(0).text

@@ -116,7 +116,9 @@ class SessionHeader(Widget):
     def badge(self, s: Session) -> tuple[str, str]:
         """The run's state badge: its words ("● LIVE", "▶ REPLAY", "✓ SUCCEEDED") and style."""
         state = self.state_of(s)
-        label, style = STATE_STYLES["loading"] if (self.progress and state == "live") else STATE_STYLES[state]
+        # While a saved file loads, its run's end is not told before the panes show it: the
+        # result is read at once, the tool list and transcript catch up at the next redraw.
+        label, style = STATE_STYLES["loading"] if self.progress else STATE_STYLES[state]
         if state == "foreign" and s.state == "live" and self.live_source:
             label += " · LIVE"  # (without it a stream still coming and one that ended looked alike)
         if state == "live" and self.live_label:
