@@ -114,6 +114,8 @@ def test_valid_json_that_is_not_an_object_is_malformed(h, raw, pytype):
     [(b"npm WARN deprecated foo@1.0", "not JSON: a line of text"),  # (was: "expected 'null'")
      (b"[debug] step 1", "not JSON: a line of text"),
      (b"2026-11-24 10:00:01 INFO started", "not JSON: a line of text"),
+     (b"[nodemon] restarting due to changes", "not JSON: a line of text"),  # (review: "[n" is not null)
+     (b"[2026-11-24 10:00] INFO started", "not JSON: a line of text"),
      (b"[1, 2", "invalid JSON: unexpected end of data"),  # an array cut short is broken JSON
      (b'{"type": "assistant", "message": ', "invalid JSON (truncated or split object?)")],
 )

@@ -1004,3 +1004,27 @@ def test_another_agents_event_shows_its_nested_text_and_long_values(h):
     texts = [b.text for s in m.sessions for b in s.blocks if b.kind == "unknown"]
     assert any("event.delta.text=The quick brown fox" in t for t in texts), texts
     assert any(t.endswith("THE-END") for t in texts), texts
+
+
+def test_unknown_content_shows_a_token_by_its_length_and_leaves_text_as_it_is():
+    """Claude Code's empty thinking parts showed 300 characters of signature; an image in a
+    tool result, its base64 data.  Paths, URLs, long names and text are not tokens."""
+    from viewer.core.formats.cursor import message_text
+
+    sig = "EpACCokBCBAYAipA/nFPT4Wqj6COofjp9O+5cZ+kMb411TBNyLoWRobq3kkqm2nn9ZZZTv/3ue2uvdWNLcs+k4dXY1a7"
+    image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    kept = {"path": "/home/maya/code/invoice-tool/src/invoice_tool/very/deep/module/totals_and_taxes.py",
+            "url": "https://example.com/" + "a" * 50,
+            "name": "a_really_long_but_perfectly_readable_identifier_that_goes_on_and_on",
+            "text": "words " * 4}
+    unknown: list[str] = []
+    message_text({"content": [
+        {"type": "thinking", "thinking": "", "signature": sig},
+        {"type": "tool_result", "content": [{"type": "image", "source": {"type": "base64", "data": image}}]},
+        {"type": "tool_use", "input": kept},
+    ]}, unknown)
+    thinking, result, use = unknown
+    assert f'"signature": "{sig[:12]}… ({len(sig)} characters)"' in thinking and sig[:20] not in thinking
+    assert f'"data": "{image[:12]}… ({len(image)} characters)"' in result and image[:20] not in result
+    for value in kept.values():
+        assert value[:60] in use, use

@@ -79,24 +79,74 @@ def test_times_follow_the_stream_and_idle_gaps_are_capped():
 
 def test_a_shortened_pause_plays_the_runs_own_time_faster_and_says_how_long_it_was():
     """(From a third new-user trial.)  A 57 s build, played as 3 s, held the header's clock of
-    the run at 00:03, then it jumped to 01:00.  Between two records the run's time goes on, at
-    the pace the pause is played at; a pause that is shortened says its own length."""
+    the run at 00:03, then it jumped to 01:00.  Between two records the events' clock goes on,
+    at the pace the pause is played at; a pause that is shortened says its own length."""
+    t0 = 1_790_000_000_000
     index = _file_index(timed_run(gap_ms=60_000))  # (idle limit: 3 s)
     index.read()
     r = Replay(index=index, playing=True)
     r.tick(100.0)
     r.tick(100.0 + index.times[3] + 0.1)  # a tenth of a second into the call's pause
     assert r.position == 4 and r.shortened_pause() == pytest.approx(60.0)
-    assert r.stream_since() == pytest.approx(60.0 * 0.1 / 3.0)
+    assert r.run_now_ms() == pytest.approx(t0 + 600 + 60_000 * 0.1 / 3.0)
     r.tick(100.0 + index.times[3] + 1.5)  # half way
-    assert r.stream_since() == pytest.approx(30.0)
+    assert r.run_now_ms() == pytest.approx(t0 + 600 + 30_000)
     r.toggle(200.0)  # paused: the run's clock stays
     r.tick(300.0)
-    assert r.stream_since() == pytest.approx(30.0)
+    assert r.run_now_ms() == pytest.approx(t0 + 600 + 30_000)
     r.seek(2)  # between the thinking's two events: half a second, played as it was
-    assert r.shortened_pause() is None and r.stream_since() == 0.0
-    r.seek(r.total)  # at the end: nothing comes after
-    assert r.shortened_pause() is None and r.stream_since() == 0.0
+    assert r.shortened_pause() is None and r.run_now_ms() == t0
+    r.seek(r.total)  # at the end: the last event's time
+    assert r.shortened_pause() is None and r.run_now_ms() == t0 + 600 + 60_000
+
+
+def _run_clock_over_play(r: Replay, step: float = 0.05) -> list[float]:
+    """The run clock at every ``step`` of play time, from the start to the end."""
+    out = []
+    r.seek(0)
+    r.playing, clock = True, 0.0
+    r.tick(clock)
+    while not r.at_end:
+        clock += step
+        r.tick(clock)
+        now = r.run_now_ms()
+        if now is not None:
+            out.append(now)
+    return out
+
+
+def test_the_run_clock_never_goes_back_with_runs_interleaved_or_lines_without_a_time():
+    """(Review.)  Anchored to the shown run's last event, the clock went back whenever the
+    record before a pause was another run's, or a line with no time of its own (a --save
+    copy's "npm WARN" line, 30 s into a 57 s build, made the pause 29 s then 28 s: right, but
+    the clock dropped from 29 s to 2 s there)."""
+    t0 = 1_790_000_000_000
+    events = []
+    for i in range(6):  # runs a and b, their events 4 s apart, interleaved
+        sid = "ab"[i % 2]
+        events.append(line({"type": "assistant", "session_id": sid, "timestamp_ms": t0 + 4000 * i,
+                            "message": {"content": [{"type": "text", "text": f"{sid}{i}"}]}}))
+    idx = _file_index(b"".join(events))
+    idx.read()
+    clocks = _run_clock_over_play(Replay(index=idx, playing=True))
+    assert clocks and all(b >= a for a, b in zip(clocks, clocks[1:])), clocks
+    assert clocks[-1] == t0 + 20_000
+
+    started = line({"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": "s",
+                    "timestamp_ms": t0, "tool_call": {"shellToolCall": {"args": {"command": "make"}}}})
+    warn = b"npm WARN deprecated foo@1.0\n"
+    done = line({"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": "s",
+                 "timestamp_ms": t0 + 57_000,
+                 "tool_call": {"shellToolCall": {"args": {"command": "make"}, "result": {"success": {"exitCode": 0}}}}})
+    data = started + warn + done
+    # As a --save copy's timing file has them: each line's end, when it arrived (ms).
+    timing = [(len(started), 0), (len(started + warn), 30_000), (len(data), 57_000)]
+    idx = _file_index(data, timing=timing)
+    idx.read()
+    clocks = _run_clock_over_play(Replay(index=idx, playing=True))
+    assert all(b >= a for a, b in zip(clocks, clocks[1:])), clocks
+    assert clocks[0] < t0 + 5_000 and clocks[-1] == t0 + 57_000
+    assert any(t0 + 25_000 < c < t0 + 35_000 for c in clocks)  # it went through, not jumped
 
 
 def test_untimed_stream_gets_reading_pace_and_default_tool_time():

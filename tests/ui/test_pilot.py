@@ -2645,7 +2645,7 @@ async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too()
         assert "the input held no run" in _plain(app, app.detail)
 
 
-async def test_a_file_still_being_written_suggests_follow(tmp_path):
+async def test_a_file_still_being_written_suggests_follow(tmp_path, monkeypatch):
     """(From a new-user trial.)  A run's file opened while the agent still wrote it said only
     "ENDED WITHOUT RESULT (the agent may have been stopped)"."""
     from tests.conftest import REAL_CURSOR_DIR
@@ -2656,19 +2656,20 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path):
     cases = [("fresh", lines[:40], None, True), ("old", lines[:40], 3600, False), ("done", lines, None, False),
              ("codex", codex, None, False),  # another agent's runs never have a result
              ("stdin", lines[:40], None, False)]  # agent-viewer < run.ndjson: --follow needs a FILE
+    monkeypatch.chdir(tmp_path)
     for name, part, age, told in cases:
-        path = tmp_path / f"{name}.ndjson"
+        path = tmp_path / f"{name} run.ndjson"  # (a name the shell needs quoted)
         path.write_bytes(b"".join(part))
         if age:
             os.utime(path, (os.path.getmtime(path) - age,) * 2)
         if name == "stdin":
             app = AgentViewerApp(FileFeed("stdin", fd=os.open(path, os.O_RDONLY), workers=0))
         else:
-            app = AgentViewerApp(FileFeed(str(path), workers=0))
-        async with app.run_test(size=(250, 40), notifications=True) as pilot:
+            app = AgentViewerApp(FileFeed(path.name, workers=0))
+        async with app.run_test(size=(80, 30), notifications=True) as pilot:  # (it fits at 80 columns)
             await settle(pilot)
             notes = [n.message for n in app._notifications]
-            command = f"agent-viewer --follow {path}"
+            command = f"agent-viewer --follow '{path.name}'"
             assert any(f"{command} keeps reading it" in n for n in notes) == told, (name, notes)
             # The header says it for as long as the run shows, and the transcript's end agrees.
             header = app.header.render_line(1).text
@@ -2910,6 +2911,11 @@ async def test_a_replay_plays_a_long_pause_shortened_with_the_runs_clock_going_o
             assert row.rstrip().endswith("s…"), row  # how long it has run
         minutes = [int(c[:2]) * 60 + int(c[3:5]) for c in clocks]
         assert all(b - a >= 5 for a, b in zip(minutes, minutes[1:])), clocks  # 0.6 s of play: ~11 s of the run
+        await pilot.press("space")  # paused, nothing is played shortened (review)
+        await pilot.pause(0.1)
+        assert "PAUSED" in header() and "pause, played shortened" not in header(), header()
+        await pilot.press("space")
+        await pilot.pause(0.1)
         for _ in range(20):
             if not app.replay.shortened_pause():
                 break
@@ -2921,19 +2927,28 @@ async def test_a_replay_plays_a_long_pause_shortened_with_the_runs_clock_going_o
 async def test_a_live_source_with_no_event_yet_says_what_it_waits_on_and_for_how_long():
     """(From a third new-user trial.)  `(sleep 35; cat run) | agent-viewer` said only "… waiting
     for events" for 35 s: not what it read, nor for how long."""
+    from viewer.core.feed import PipeFeed
+
     now = [1000.0]
-    feed = BytesFeed(b"", label="stdin", live=True, eof=False, clock=lambda: now[0])
+    read, write = os.pipe()
+    feed = PipeFeed(read, clock=lambda: now[0])  # (as agent-viewer reads standard input)
     app = AgentViewerApp(feed, clock=lambda: now[0])
-    async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause()
-        top = lambda: app.header.render_line(0).text  # noqa: E731
-        assert "waiting for events" in top() and "on standard input" in top() and "·" not in top(), top()
-        now[0] += 35
-        await pilot.pause(0.3)  # (a few frames: the header is drawn again every third)
-        assert "waiting for events  on standard input · 35 s" in top(), top()
-        push(feed, sample("demo_session.ndjson").splitlines(keepends=True)[:3])
-        await settle(pilot)
-        assert "waiting" not in top() and "LIVE" in top(), top()
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await pilot.pause()
+            top = lambda: app.header.render_line(0).text  # noqa: E731
+            assert "waiting for events" in top() and "on standard input" in top() and "·" not in top(), top()
+            now[0] += 35
+            await pilot.pause(0.3)  # (a few frames: the header is drawn again every third)
+            assert "waiting for events  on standard input · 35 s" in top(), top()
+            os.write(write, b"".join(sample("demo_session.ndjson").splitlines(keepends=True)[:3]))
+            for _ in range(50):
+                await pilot.pause(0.05)
+                if "LIVE" in top():
+                    break
+            assert "waiting" not in top() and "LIVE" in top(), top()
+    finally:
+        os.close(write)
 
 
 async def test_an_unknown_events_lists_are_shown_and_its_json_breaks_between_values():

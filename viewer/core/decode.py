@@ -33,8 +33,10 @@ _BOM = b"\xef\xbb\xbf"
 _JSON_TYPE_NAMES = {type(None): "null", str: "string", int: "number", float: "number", bool: "boolean",
                     list: "array"}
 _OBJECT_START = re.compile(rb"\s*\{")  # matched in place: a line can be 64 MB
-#: How a JSON object or array begins ("[debug] step 1" and "npm WARN ..." do not).
-_JSON_START = re.compile(rb"\s*(\{|\[\s*[\[{\"\-0-9tfn\]]|\[\s*$)")
+#: How a JSON object or array begins ("[debug] step 1", "[2026-11-24 10:00] INFO ..." and
+#: "npm WARN ..." do not): after "[", a value that is a JSON one, up to what may follow it.
+_JSON_START = re.compile(
+    rb"\s*(\{|\[\s*($|[\[{\"\]]|(-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|null)\s*($|[,\]])))")
 _LONE_SURROGATE = re.compile(
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"

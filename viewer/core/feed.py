@@ -110,6 +110,11 @@ class Feed:
         return ""
 
     @property
+    def source(self) -> str:
+        """What is read, in words for the user: a path, or "standard input"."""
+        return self.label
+
+    @property
     def bytes_read(self) -> int:
         return self.ingest.bytes_read
 
@@ -370,9 +375,14 @@ class PipeFeed(Feed):
         # finished run piped in is not read 16 batches per frame (see the app's CATCH_UP).
         self._queue = queue.Queue(maxsize=256)
         self.label = label
+        self._named = path is not None  # (else a descriptor: standard input)
         self.store = SpoolStore()
         self._tee = tee
         self._reader = PipeReader(fd, self._on_chunk, self._eof, path=path, on_error=self._on_error)
+
+    @property
+    def source(self) -> str:
+        return self.label if self._named else "standard input"
 
     def _on_error(self, message: str | None) -> None:
         self.error = message

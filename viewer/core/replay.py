@@ -14,6 +14,7 @@ so seeking on a 100k-event file never re-reads or re-applies everything.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import threading
@@ -110,11 +111,16 @@ class Scheduler:
         self._raw: float | None = None  # the stream's time of the record before (uncapped)
         self._shift: float | None = None  # stream clock -> play time, from the first timed event
         self._now = 0.0  # play time of the record before (capped)
+        #: The events' clock at the record before (ms, NaN before the first timed event), and
+        #: its offset from the stream's time (see event_ms).
+        self._event_ms = math.nan
+        self._offset_ms: float | None = None
 
     def time(self, rec: Record, action: A.Action | None = None) -> float:
         """Play time of ``rec``, the record after the ones given so far (``action``: what the
         format makes of it, if that is known already)."""
         prev = self._raw
+        nat = self.fmt.event_time_ms(rec) if isinstance(rec, Event) else None
         if self.timing:
             if isinstance(rec, Restart):  # at the time of what came before it
                 t = prev if prev is not None else 0.0
@@ -122,7 +128,6 @@ class Scheduler:
                 i = bisect_left(self._ends, rec.offset + rec.length)
                 t = self.timing[min(i, len(self.timing) - 1)][1] / 1000
         else:
-            nat = self.fmt.event_time_ms(rec) if isinstance(rec, Event) else None
             base = prev if prev is not None else 0.0
             pace = 0.0 if prev is None else _pace(rec, self.fmt, action)
             if nat is not None:
@@ -137,12 +142,27 @@ class Scheduler:
                 gap = min(gap, self.idle_limit)
             self._now += gap
         self._raw = t
+        self._clock(nat, t)
         return self._now
 
+    def _clock(self, nat: int | None, t: float) -> None:
+        """The events' clock at this record: its own time, or (a line without one: a notice, a
+        malformed line) the last timed record's, moved on by the stream's time since (its
+        arrival, with a timing file).  It never goes back (runs interleave)."""
+        if nat is not None:
+            self._offset_ms = nat - t * 1000
+            e = float(nat)
+        elif self._offset_ms is not None:
+            e = t * 1000 + self._offset_ms
+        else:
+            return
+        self._event_ms = e if math.isnan(self._event_ms) else max(e, self._event_ms)
+
     @property
-    def stream_time(self) -> float:
-        """The stream's own time of the last record given, in seconds (pauses not shortened)."""
-        return self._raw or 0.0
+    def event_ms(self) -> float:
+        """The events' own clock at the last record given (ms since the epoch; NaN before the
+        first record with a time): what a replay's run clock shows, between records too."""
+        return self._event_ms
 
 
 def schedule(
@@ -347,7 +367,7 @@ class FileIndex:
         self.total_bytes = total_bytes
         self.records = RecordIndex(store.read)
         self.times = array("d")
-        self.stream_times = array("d")  # the stream's own times (see Scheduler.stream_time)
+        self.event_times = array("d")  # the events' clock at each record (see Scheduler.event_ms)
         self.marks = bytearray()
         self.checkpoints = Checkpoints()
         self.complete = False
@@ -389,7 +409,7 @@ class FileIndex:
         if action is not None:
             rec.action = action  # (the model and the schedule share one interpretation)
         self.times.append(self._scheduler.time(rec, action))
-        self.stream_times.append(self._scheduler.stream_time)
+        self.event_times.append(self._scheduler.event_ms)
         self.marks.append(marks_of(rec, action))
         self._model.apply(rec)
         self.records.add(rec)  # last: the replay plays it only once it is all there
@@ -460,17 +480,15 @@ class Replay:
         checkpoint_every: int = 2000,
         model_factory: Callable[[], StreamModel] = StreamModel,
         index: FileIndex | None = None,
-        stream_times: Sequence[float] | None = None,
     ) -> None:
-        """``stream_times``: the stream's own time of each record (pauses not shortened), when
-        known (a file index knows them)."""
         if index is not None:
-            records, times, stream_times = index.records, index.times, index.stream_times
+            records, times = index.records, index.times
         elif len(records) != len(times):
             raise ValueError("one play time per record")
         self.records = records
         self.times = times
-        self.stream_times = stream_times
+        #: The events' clock at each record (a file index keeps it): the run clock.
+        self.event_times: Sequence[float] | None = index.event_times if index is not None else None
         self.index = index
         self.speed = speed
         self.playing = playing
@@ -513,28 +531,38 @@ class Replay:
         return Progress(self.position, self.total, self.clock_time, self.duration, self.speed, self.playing,
                         reading)
 
-    def _gap(self) -> tuple[float, float, float] | None:
-        """The pause being played, between the last record applied and the next: (play time
-        into it, its play length, its length in the stream's own time)."""
-        p, st = self.position, self.stream_times
-        if st is None or not 0 < p < self.total or p >= len(st):
+    def _gap(self) -> tuple[float, float, float, float] | None:
+        """The pause after the last record applied, before the next: (play time into it, its
+        play length, the events' clock at its start, its length by that clock, in ms)."""
+        p, et = self.position, self.event_times
+        if et is None or not 0 < p < self.total or p >= len(et):
             return None
+        e0, e1 = et[p - 1], et[p]
         t0, t1 = self.times[p - 1], self.times[p]
-        if t1 <= t0:
+        if not e1 >= e0 or t1 <= t0:  # (NaN: no time known yet)
             return None
-        return min(max(self.clock_time - t0, 0.0), t1 - t0), t1 - t0, max(0.0, st[p] - st[p - 1])
+        return min(max(self.clock_time - t0, 0.0), t1 - t0), t1 - t0, e0, e1 - e0
 
-    def stream_since(self) -> float:
-        """Seconds of the stream's own time since the last record applied, at the play clock.
-        A shortened pause plays through the run's time faster: a clock of it goes on, faster,
-        rather than stop and then jump (a 57 s build held the header at 00:03, then 01:00)."""
+    def run_now_ms(self) -> float | None:
+        """The events' clock at the play clock (ms since the epoch; None when the stream has no
+        times): the last record's time and as much of the pause after it as has played.  A
+        shortened pause is played through faster: a run's clock goes on, faster, rather than
+        stop and then jump (a 57 s build held the header at 00:03, then at 01:00)."""
+        p, et = self.position, self.event_times
+        if et is None or p == 0 or p > len(et):
+            return None
         g = self._gap()
-        return 0.0 if g is None else g[2] * g[0] / g[1]
+        if g is not None:
+            into, length, start, span = g
+            return start + span * into / length
+        e = et[p - 1]
+        return None if math.isnan(e) else e
 
     def shortened_pause(self) -> float | None:
-        """The run's own length of the pause being played, when it is shortened (else None)."""
+        """The run's own length of the pause being played (seconds), when it is played
+        shortened (else None)."""
         g = self._gap()
-        return g[2] if g is not None and g[2] - g[1] >= 1.0 else None
+        return g[3] / 1000 if g is not None and g[3] / 1000 - g[1] >= 1.0 else None
 
     # -- applying -------------------------------------------------------------------------------
     def _fresh_model(self) -> StreamModel:
@@ -649,11 +677,15 @@ class Replay:
         return ""
 
     # -- controls -------------------------------------------------------------------------------
-    def toggle(self, wall_now: float) -> None:
-        if not self.playing and self.at_end and self.input_ended:
+    def toggle(self, wall_now: float) -> bool:
+        """Play or pause; paused at the end of a whole recording, play it again from its start
+        (says whether it did)."""
+        again = not self.playing and self.at_end and self.input_ended
+        if again:
             self.seek(0)
         self.playing = not self.playing
         self._wall = wall_now
+        return again
 
     def faster(self, step: int) -> float:
         i = min(range(len(SPEEDS)), key=lambda k: abs(SPEEDS[k] - self.speed))

@@ -29,7 +29,7 @@ from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import one_line
-from viewer.ui.render import under_cwd
+from viewer.ui.render import StillWritten, under_cwd
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
@@ -251,7 +251,7 @@ class AgentViewerApp(App[int]):
         self.header.live_source = self.feed.live
         if self.feed.live:  # (what it waits on, and since when, until the first event)
             self.header.started_at = self.clock()
-            self.header.source = "standard input" if self.feed.label == "stdin" else self.feed.label
+            self.header.source = self.feed.source
         self.header.model = self.model
         self.header.demo = self.demo
         self.timeline.clock = self.clock
@@ -467,9 +467,8 @@ class AgentViewerApp(App[int]):
             command = f"agent-viewer --follow {shlex.quote(self.feed.label)}"
             # Said in the header for as long as the run is on show (a notice went away, and
             # left "ENDED WITHOUT RESULT" as the last word), and once as a notice.
-            self.header.still_written = command  # (short: the line's end is cut at 120 columns)
+            self.header.still_written = self.transcript.still_written = StillWritten(s, why, command)
             self.header.refresh()
-            self.transcript.still_written = (s, f"{why}: {command} reads on")
             self.transcript.update_blocks({len(s.blocks) - 1} if s is self.session and s.blocks else set())
             self.notify(f"The file may still be written ({why}): {command} keeps reading it.",
                         title="Still being written?", timeout=10, markup=False)

@@ -16,6 +16,7 @@ import copy
 import fnmatch
 import functools
 import re
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from rich.cells import cell_len
@@ -26,6 +27,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.strip import Strip
 
+from viewer.core.model import Session
 from viewer.core.sanitize import SGR, clean, one_line
 
 #: The detail view renders a body in chunks of at most this many lines and characters, so
@@ -89,6 +91,15 @@ def fmt_clock(seconds: float) -> str:
     h, rem = divmod(seconds, 3600)
     m, s = divmod(rem, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class StillWritten(NamedTuple):
+    """A saved file whose run has no result looks still written: the header and the
+    transcript's end say so."""
+
+    run: Session  # its last run
+    why: str  # "it changed 3 s ago"
+    command: str  # what reads on: agent-viewer --follow 'my run.ndjson'
 
 
 def safe_text(text: str, style: str = "") -> Text:

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Input
 
 from viewer.core.detail import fmt_duration
 from viewer.core.feed import Feed
-from viewer.core.model import Change, Session
+from viewer.core.model import Change
 from viewer.core.replay import ERROR, TOOL_START, Replay
 from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
 from viewer.ui.render import fmt_clock
@@ -158,7 +158,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self.header.live_label = "▶ REPLAY" if self.replay.playing else "❚❚ PAUSED"  # (as pump sets it)
         self._show_going_to()
         self.header.live_source = True
-        self.header.run_now = self.timeline.run_now = self._run_now
+        self.header.run_now = self.timeline.run_now = self.replay.run_now_ms
         self.replay.tick(self.clock())
         self._sync_after_seek()
         index = self.replay.index
@@ -169,11 +169,6 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         if self.replay.start is not None:
             self.notify(f"Going to --start-at {self.replay.start.value} once the file is read that far.",
                         title="Replay", timeout=4, markup=False)
-
-    def _run_now(self, s: Session) -> float | None:
-        """Now, in run ``s``'s own time: its last event's, and as much of the pause after it
-        as has been played (at the pace the pause is played at, when it is shortened)."""
-        return None if s.last_ms is None else s.last_ms + 1000 * self.replay.stream_since()
 
     def action_help(self) -> None:
         self.clear_notifications()
@@ -205,7 +200,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self._tick_animations()
         s = self.session
         elapsed = self.header.elapsed(s) if s is not None else ""
-        pause = self.replay.shortened_pause()
+        pause = self.replay.shortened_pause() if self.replay.playing else None
         # A pause played shortened says so (its clock runs fast: it seemed to stop, then jump).
         note = "" if pause is None else f"⏩ a {fmt_duration(int(pause * 1000))} pause, played shortened"
         if elapsed != self._elapsed_drawn or note != self.header.note:  # (the run's clock goes on between events)
@@ -311,8 +306,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def action_play_pause(self) -> None:
         self._give_up_start()
         was_generation = self.replay.generation
-        again = self.replay.at_end and self.replay.input_ended
-        self.replay.toggle(self.clock())
+        again = self.replay.toggle(self.clock())
         if self.replay.generation != was_generation:
             self._sync_after_seek()
         if again:  # (at 64x a run plays again in a second: it looked as if Space did nothing)

@@ -120,21 +120,25 @@ def _describe_item(item: Any) -> str:
     return f"content {kind}: {_json_line(rest, 300)}"
 
 
-#: A string this long of base64 or hex characters only is a token (a signature, image
-#: data), not text: not a path (it starts with "/" or has a dot) nor a URL.
+#: A string this long of base64 or hex characters only, digits among them, is a token (a
+#: signature, image data), not text: not a path (it starts with "/" or has a dot), a URL, nor
+#: a long readable name (no digit).
 OPAQUE_CHARS = 64
 _TOKEN = re.compile(r"[A-Za-z0-9+=_-][A-Za-z0-9+/=_-]*")
+_DIGIT = re.compile(r"[0-9]")
 
 
 def _opaque(v: Any, depth: int = 0) -> Any:
     """A token is shown by its start and length (Claude Code's empty thinking part was 300
-    characters of its signature, an image part is its base64 data), a few levels deep; text
-    is left as it is."""
+    characters of its signature, an image part is its base64 data), a few levels deep, in
+    objects and lists; text is left as it is."""
     if isinstance(v, str):
-        if len(v) >= OPAQUE_CHARS and _TOKEN.fullmatch(v):
+        if len(v) >= OPAQUE_CHARS and _TOKEN.fullmatch(v) and _DIGIT.search(v):
             return f"{v[:12]}… ({len(v):,} characters)"
     elif isinstance(v, dict) and depth < 3:
         return {k: _opaque(x, depth + 1) for k, x in v.items()}
+    elif isinstance(v, list) and depth < 3:  # (a tool result's content: [{"type": "image", ...}])
+        return [_opaque(x, depth + 1) for x in v]
     return v
 
 

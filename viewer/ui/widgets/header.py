@@ -10,7 +10,7 @@ from textual.widget import Widget
 from viewer.core.detail import fmt_duration
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line, uncoloured
-from viewer.ui.render import fmt_clock, keep_end, safe_line
+from viewer.ui.render import StillWritten, fmt_clock, keep_end, safe_line
 
 STATE_STYLES = {
     "live": ("● LIVE", "bold black on yellow"),
@@ -64,12 +64,11 @@ class SessionHeader(Widget):
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
         self.going_to = ""  # a replay's --start-at that waits for the file to be read that far
         self.demo = False  # the bundled demo run: said first, so it is never taken for a real one
-        #: The command that reads on in a saved file whose run has no result and that looks
-        #: still written ("" when it does not).
-        self.still_written = ""
-        #: A replay's "now" in a run's own time (its events' milliseconds), between its events
-        #: too: its clock goes on through a pause (None: a live run's is the wall clock).
-        self.run_now: Callable[[Session], float | None] | None = None
+        #: A saved file that looks still written, and the command that reads on (None: not).
+        self.still_written: StillWritten | None = None
+        #: A replay's "now" by the events' clock (ms since the epoch), between its events too:
+        #: a run's clock goes on through a pause (None: a live run's is the wall clock).
+        self.run_now: Callable[[], float | None] | None = None
         self.note = ""  # said after the clock (a replay's "⏩ a 57.3 s pause, played shortened")
 
     @property
@@ -86,9 +85,9 @@ class SessionHeader(Widget):
         if s.state == "live" and self.live_source and s.first_arrival is not None:
             return fmt_clock(self.clock() - s.first_arrival)
         if s.state == "live" and self.run_now is not None and s.first_ms is not None:
-            now = self.run_now(s)
+            now = self.run_now()
             if now is not None:
-                return fmt_clock((now - s.first_ms) / 1000)
+                return fmt_clock(max(0.0, now - s.first_ms) / 1000)
         if s.first_ms is not None and s.last_ms is not None:
             return fmt_clock((s.last_ms - s.first_ms) / 1000)
         return ""
@@ -211,6 +210,9 @@ class SessionHeader(Widget):
 
         # Another agent's stream: said first on the line, so a narrow window keeps it.
         # Short: the badge on the first line says UNKNOWN FORMAT; h says the rest.
+        sw = self.still_written
+        if sw is not None and sw.run is s:  # first: the command is what matters, and is long
+            line2.append(f"⚠ still being written? {one_line(sw.command, 300)}   ", style="bold yellow")
         if state == "foreign":
             guess = f"a {m.other_agent} stream" if m.other_agent else "another agent's stream"
             line2.append(f"⚠ {guess}? (h)   ", style="bold yellow")
@@ -223,8 +225,6 @@ class SessionHeader(Widget):
         else:  # (not "0 tools: 0 running · 0 ok · 0 failed")
             line2.append("no tool calls", style="dim")
         # Then what needs the user, before the token counts: a narrow window cuts the line's end.
-        if self.still_written and s.result is None and s is m.current:
-            line2.append(f"   ⚠ still being written? {one_line(self.still_written, 300)}", style="bold yellow")
         bad = m.malformed_lines
         unknown = m.unknown_events
         if bad or unknown:

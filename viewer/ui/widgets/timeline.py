@@ -95,8 +95,8 @@ class Timeline(ScrollView, can_focus=True):
         self._follow = True
         self.frame = 0
         self.clock = time.monotonic  # the app's clock: how long a live call has been running
-        #: A replay's "now" in a run's own time (see SessionHeader.run_now): how long a call runs.
-        self.run_now: Callable[[Session], float | None] | None = None
+        #: A replay's "now" by the events' clock (see SessionHeader.run_now): how long a call runs.
+        self.run_now: Callable[[], float | None] | None = None
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
         self._by_data = False  # the cursor is being moved by new data, not by the user
@@ -351,9 +351,9 @@ class Timeline(ScrollView, can_focus=True):
         known: a saved file's running calls are unfinished)."""
         if t.start_arrival is not None:
             return max(0, int(self.clock() - t.start_arrival))
-        if self.run_now is None or t.start_ts is None or self.session is None:
+        if self.run_now is None or t.start_ts is None:
             return 0
-        now = self.run_now(self.session)
+        now = self.run_now()
         return 0 if now is None else max(0, int((now - t.start_ts) / 1000))
 
     def _render_row(self, t: ToolCall, width: int, selected: bool) -> Strip:

@@ -21,6 +21,7 @@ from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
     MATCH_STYLE,
+    StillWritten,
     mark_matches,
     markdown,
     safe_line,
@@ -53,8 +54,8 @@ class Transcript(BlockView):
         self.highlight_block = -1  # a search hit
         self.highlight_query = ""  # and what was searched, marked wherever a line shows it
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
-        #: (the run, why its file looks still written): its end is not said to be a stop.
-        self.still_written: tuple[Session, str] | None = None
+        #: The run whose file looks still written: its end is not said to be a stop.
+        self.still_written: StillWritten | None = None
 
     # -- following ------------------------------------------------------------------
     # Moving up stops following the newest text (so streaming never pulls the view away);
@@ -220,7 +221,7 @@ class Transcript(BlockView):
     def _still_written(self, s: Session | None) -> str:
         """Why run ``s``'s file looks still written, when it is that run ("" else)."""
         sw = self.still_written
-        return sw[1] if sw is not None and sw[0] is s else ""
+        return f"{sw.why}: {sw.command} reads on" if sw is not None and sw.run is s else ""
 
     def _render(self, s: Session, b: Block) -> RenderableType:
         kind = b.kind
