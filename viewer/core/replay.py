@@ -142,21 +142,19 @@ class Scheduler:
                 gap = min(gap, self.idle_limit)
             self._now += gap
         self._raw = t
-        self._clock(nat, t)
-        return self._now
-
-    def _clock(self, nat: int | None, t: float) -> None:
-        """The events' clock at this record: its own time, or (a line without one: a notice, a
-        malformed line) the last timed record's, moved on by the stream's time since (its
-        arrival, with a timing file).  It never goes back (runs interleave)."""
+        # The events' clock at this record: its own time, or (a line without one: a notice, a
+        # malformed line) the last timed record's, moved on by the stream's time since (its
+        # arrival, with a timing file).  It never goes back (runs interleave).  (Inline: this
+        # runs for every record of a replayed file.)
         if nat is not None:
             self._offset_ms = nat - t * 1000
-            e = float(nat)
+            if not nat <= self._event_ms:  # (True while it is NaN)
+                self._event_ms = float(nat)
         elif self._offset_ms is not None:
             e = t * 1000 + self._offset_ms
-        else:
-            return
-        self._event_ms = e if math.isnan(self._event_ms) else max(e, self._event_ms)
+            if not e <= self._event_ms:
+                self._event_ms = e
+        return self._now
 
     @property
     def event_ms(self) -> float:
