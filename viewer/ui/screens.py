@@ -260,14 +260,11 @@ class DetailScreen(ModalScreen[int]):
     def _title(self, view: DetailView) -> None:
         """The run's state, as the header (hidden here) says it: a live run is seen to go on,
         or to end, from the full-screen detail too."""
-        header = getattr(self.app, "header", None)
-        if header is None:
-            return
+        header = self.app.header  # type: ignore[attr-defined] - (opened by AgentViewerApp only)
         s = self._session
         label, style = header.badge(s)
         elapsed = header.elapsed(s)
-        view.border_title = Text.assemble("Detail" + (" · raw JSON" if view.raw else "") + " ",
-                                          (f" {label} ", style), f" {elapsed}" if elapsed else "")
+        view.border_title = Text.assemble(f"{view.pane_title} ", (f" {label} ", style), f" {elapsed}" if elapsed else "")
 
     def _place(self, rows: list[int]) -> tuple[int, bool]:
         """Where the call shown is among the filter's ``rows`` (in start order), and whether

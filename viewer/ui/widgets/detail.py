@@ -122,6 +122,11 @@ class DetailView(BlockView):
         self._rests: list[int] = []  # indices of the _Rest blocks
         self._generation = 0
 
+    @property
+    def pane_title(self) -> str:
+        """"Detail", and whether it shows the raw JSON."""
+        return "Detail" + (" · raw JSON" if self.raw else "")
+
     def show(
         self, session: Session | None, tool: ToolCall | None, loader: Loader, sections_fn,
         empty: str = "",
@@ -142,7 +147,7 @@ class DetailView(BlockView):
         self._cache.clear()
         self._blocks = self._build(tool, loader, sections_fn, empty)
         self._rests = [i for i, b in enumerate(self._blocks) if type(b) is _Rest]
-        self.border_title = "Detail" + (" · raw JSON" if self.raw else "")
+        self.border_title = self.pane_title
         if not same_call:
             self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.sync(reset=True)
