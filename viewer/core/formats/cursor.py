@@ -523,7 +523,8 @@ def _notice_text(data: dict[str, Any]) -> str:
             return
         if isinstance(v, bool):
             parts.append(f"{key}={'true' if v else 'false'}")  # as the stream wrote it
-        elif isinstance(v, str):  # (a long text, not a payload)
+        elif isinstance(v, str):  # (a long text, not a payload; a token by its length)
+            v = _opaque(v)
             parts.append(f"{key}={v[:NOTICE_VALUE] + '…' if len(v) > NOTICE_VALUE else v}")
         elif isinstance(v, (int, float)):
             parts.append(f"{key}={v}")
@@ -531,7 +532,7 @@ def _notice_text(data: dict[str, Any]) -> str:
             for k2, v2 in v.items():
                 add(f"{key}.{k2}", v2, depth + 1)
         elif isinstance(v, (dict, list)):  # (a list was left out: Codex's item.changes=[...])
-            parts.append(f"{key}={_json_line(v, NOTICE_VALUE)}")
+            parts.append(f"{key}={_json_line(_opaque(v), NOTICE_VALUE)}")
         elif v is None:
             parts.append(f"{key}=null")
 
