@@ -95,9 +95,9 @@ def test_a_shortened_pause_plays_the_runs_own_time_faster_and_says_how_long_it_w
     r.tick(300.0)
     assert r.run_now_ms() == pytest.approx(t0 + 600 + 30_000)
     r.seek(2)  # between the thinking's two events: half a second, played as it was
-    assert r.shortened_pause() is None and r.run_now_ms() == t0
+    assert r.shortened_pause() is None and r.run_now_ms() == pytest.approx(t0)
     r.seek(r.total)  # at the end: the last event's time
-    assert r.shortened_pause() is None and r.run_now_ms() == t0 + 600 + 60_000
+    assert r.shortened_pause() is None and r.run_now_ms() == pytest.approx(t0 + 600 + 60_000)
 
 
 def _run_clock_over_play(r: Replay, step: float = 0.05) -> list[float]:
@@ -147,6 +147,25 @@ def test_the_run_clock_never_goes_back_with_runs_interleaved_or_lines_without_a_
     assert all(b >= a for a, b in zip(clocks, clocks[1:])), clocks
     assert clocks[0] < t0 + 5_000 and clocks[-1] == t0 + 57_000
     assert any(t0 + 25_000 < c < t0 + 35_000 for c in clocks)  # it went through, not jumped
+
+
+def test_a_saved_copy_replays_its_pauses_by_when_its_lines_arrived():
+    """(From a fourth new-user trial.)  A --save copy's 12 s Read played in 3 s with the clock
+    standing still: its events' times (the tool's own start and end, 356 ms apart) disagreed
+    with when the lines arrived.  The clock is the arrival's, as the header counted it live."""
+    t0 = 1_790_000_000_000
+    started = line({"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": "s", "timestamp_ms": t0,
+                    "tool_call": {"readToolCall": {"args": {"path": "a"}}, "startedAtMs": str(t0)}})
+    done = line({"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": "s",
+                 "timestamp_ms": t0 + 400, "tool_call": {"readToolCall": {"args": {"path": "a"}, "result": {
+                     "success": {"content": "x"}}}, "startedAtMs": str(t0), "completedAtMs": str(t0 + 356)}})
+    idx = _file_index(started + done, timing=[(len(started), 0), (len(started + done), 12_000)])
+    idx.read()
+    r = Replay(index=idx, playing=True)
+    r.tick(100.0)
+    r.tick(101.5)  # half way through the 3 s the pause is played in
+    assert r.position == 1 and r.shortened_pause() == pytest.approx(12.0)
+    assert r.run_now_ms() == pytest.approx(t0 + 6_000)
 
 
 def test_untimed_stream_gets_reading_pace_and_default_tool_time():

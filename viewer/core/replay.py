@@ -112,7 +112,7 @@ class Scheduler:
         self._shift: float | None = None  # stream clock -> play time, from the first timed event
         self._now = 0.0  # play time of the record before (capped)
         #: The events' clock at the record before (ms, NaN before the first timed event), and
-        #: its offset from the stream's time (see event_ms).
+        #: its offset from the stream's time (set by the first timed record).
         self._event_ms = math.nan
         self._offset_ms: float | None = None
 
@@ -142,18 +142,15 @@ class Scheduler:
                 gap = min(gap, self.idle_limit)
             self._now += gap
         self._raw = t
-        # The events' clock at this record: its own time, or (a line without one: a notice, a
-        # malformed line) the last timed record's, moved on by the stream's time since (its
-        # arrival, with a timing file).  It never goes back (runs interleave).  (Inline: this
-        # runs for every record of a replayed file.)
-        if nat is not None:
+        # The events' clock at this record: the stream's time (the events' own, or with a
+        # timing file their arrival, as the header counted it live), set to the events' clock
+        # by the first record that has a time.  It never goes back, as the stream's time does
+        # not (runs interleave; a tool's own start and end times need not agree with the
+        # events' timestamps).  (Inline: this runs for every record of a replayed file.)
+        if self._offset_ms is None and nat is not None:
             self._offset_ms = nat - t * 1000
-            if not nat <= self._event_ms:  # (True while it is NaN)
-                self._event_ms = float(nat)
-        elif self._offset_ms is not None:
-            e = t * 1000 + self._offset_ms
-            if not e <= self._event_ms:
-                self._event_ms = e
+        if self._offset_ms is not None:
+            self._event_ms = t * 1000 + self._offset_ms
         return self._now
 
     @property
