@@ -240,26 +240,74 @@ def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path)
     assert (tmp_path / "copy.ndjson").read_bytes() == ev(0) + ev(1) + ev(2)[:15] + b"\n" + ev(3) + ev(4) + ev(5)
 
 
-def test_print_reads_a_fifo_even_with_follow_and_save(tmp_path):
-    """A FIFO is read once, live, until its writer closes it: --follow cannot re-read it
-    (that hung), and --save may record it like standard input."""
+def _write_fifo(path, data: bytes, timeout: float = 10.0) -> None:
+    """Write ``data`` to the FIFO once a reader has it open, then close it (bounded: never hang
+    the suite)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:
+            assert time.monotonic() < deadline, "the viewer never opened the FIFO"
+            time.sleep(0.05)
+    os.set_blocking(fd, True)
+    os.write(fd, data)
+    os.close(fd)
+
+
+def test_print_reads_a_fifo_until_its_writer_closes_it_and_saves_it(tmp_path):
+    """A FIFO is read live until its writer closes it, and --save may record it like standard
+    input."""
     fifo = tmp_path / "run.fifo"
     os.mkfifo(fifo)
     copy = tmp_path / "copy.ndjson"
     data = ev(0) + ev(1)
     viewer = subprocess.Popen(
-        [sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json", "--follow",
-         "--save", str(copy), str(fifo)],
+        [sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json", "--save", str(copy), str(fifo)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:
-        with open(fifo, "wb") as f:  # waits for the viewer to open it
-            f.write(data)
+        _write_fifo(fifo, data)
         out, err = viewer.communicate(timeout=20)
     finally:
         viewer.kill()
     assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == ["m0", "m1"], err
     assert copy.read_bytes() == data
+
+
+def test_follow_reads_a_named_fifo_one_writer_after_another(tmp_path):
+    """(From a fourth new-user trial.)  With --follow, a named FIFO was read for its first
+    writer only: the second one hung, as nothing opened it again.  Now each next writer goes
+    on with the stream, printing or in the app, as tail -F goes on with a file."""
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    proc = viewer_process("--print", "--output-format", "stream-json", "--follow", str(fifo))
+    try:
+        _write_fifo(fifo, ev(0))
+        time.sleep(0.3)  # (the first writer is gone before the second comes)
+        _write_fifo(fifo, ev(1))
+        out = ChildOutput(proc).until(lambda out: out.count(b"\n") >= 2)
+        assert proc.poll() is None  # still there for the next one
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == ["m0", "m1"]
+
+    feed = PipeFeed(None, label=str(fifo), path=str(fifo), reopen=True)  # (the app's, with --follow)
+    feed.start()
+    try:
+        _write_fifo(fifo, ev(2))
+        got = collect(feed, 1)
+        deadline = time.monotonic() + 5
+        while "waiting for the next" not in (feed.error or "") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert feed.error == "run.fifo: its writer closed it; waiting for the next (--follow)"  # (the header says it)
+        _write_fifo(fifo, ev(3))
+        got += collect(feed, 1)
+        assert texts(got) == ["m2", "m3"] and not feed.finished
+    finally:
+        feed.stop()
 
 
 def test_replay_refuses_a_pipe_with_a_clear_message(tmp_path):

@@ -18,8 +18,10 @@ from viewer.core.sources import (
     SourceError,
     check_not_compressed,
     check_readable,
+    fifo_chunks,
     follow_file,
     is_stream_path,
+    reopenable_fifo,
 )
 
 EXIT_USAGE = 2
@@ -57,7 +59,11 @@ def _read_chunks(fd: int):
 
 
 def _follow_chunks(path: str):
-    """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced."""
+    """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced (a named FIFO:
+    one writer after another)."""
+    if is_stream_path(path):
+        return fifo_chunks(path)
+
     def waiting(message: str) -> None:
         click.echo(f"{PROG}: {message}", err=True)
 
@@ -204,7 +210,9 @@ def cli(
     if stream and stdin_is_data and _reads_from(file, None):
         file = None  # `producer | agent-viewer /dev/stdin`: standard input, read as such
     if stream:
-        follow = False  # a pipe is read live until its writer closes it anyway
+        # A pipe is read live until its writer closes it; --follow goes on with the next writer
+        # of a named FIFO (other pipes end with theirs).
+        follow = follow and reopenable_fifo(file)
     if replay:
         if file is None:
             raise click.UsageError("--replay needs a FILE")

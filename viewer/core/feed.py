@@ -367,9 +367,10 @@ class PipeFeed(Feed):
     live = True
 
     def __init__(self, fd: int | None, label: str = "stdin", clock: Clock | None = None,
-                 tee: Callable[[bytes], None] | None = None, path: str | None = None) -> None:
+                 tee: Callable[[bytes], None] | None = None, path: str | None = None,
+                 reopen: bool = False) -> None:
         """Read ``fd``, or (fd None) ``path``: a FIFO opened in the reader thread, so the UI
-        is up while it waits for a writer."""
+        is up while it waits for a writer (``reopen``, --follow: and for each next writer)."""
         super().__init__(clock=clock or time.monotonic)
         # A pipe gives at most 64 KB a read: a batch each.  Room for 16 MB of them, so that a
         # finished run piped in is not read 16 batches per frame (see the app's CATCH_UP).
@@ -378,7 +379,7 @@ class PipeFeed(Feed):
         self._named = path is not None  # (else a descriptor: standard input)
         self.store = SpoolStore()
         self._tee = tee
-        self._reader = PipeReader(fd, self._on_chunk, self._eof, path=path, on_error=self._on_error)
+        self._reader = PipeReader(fd, self._on_chunk, self._eof, path=path, on_error=self._on_error, reopen=reopen)
 
     @property
     def source(self) -> str:

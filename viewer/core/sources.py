@@ -248,6 +248,30 @@ def is_stream_path(path: str) -> bool:
         return False
 
 
+def reopenable_fifo(path: str) -> bool:
+    """Is ``path`` a named FIFO that a next writer can open again (``--follow``)?  Not the
+    pipes behind /dev/stdin, /dev/fd/N or /proc (``<(producer)``): they end with their writer,
+    and opening them again would only read their end over and over."""
+    if path.startswith(("/dev/", "/proc/")):
+        return False
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode) and not os.path.realpath(path).startswith(("/dev/", "/proc/"))
+    except OSError:
+        return False
+
+
+def fifo_chunks(path: str) -> Iterator[bytes]:
+    """Chunks of a named FIFO, one writer after another (``--print --follow``): each open
+    waits for the next writer."""
+    while True:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            while chunk := os.read(fd, CHUNK):
+                yield chunk
+        finally:
+            os.close(fd)
+
+
 def iter_file_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:
     while True:
         chunk = f.read(size)
@@ -305,18 +329,24 @@ class PipeReader(_ReaderThread):
         poll_interval: float = 0.1,
         path: str | None = None,
         on_error: Callable[[str | None], None] | None = None,
+        reopen: bool = False,
     ) -> None:
+        """``reopen`` (a named FIFO, ``--follow``): when a writer closes it, wait for the next
+        one, rather than end."""
         self.fd = fd
         self.path = path  # with fd None: opened in the thread (a FIFO waits there for a writer)
+        self.reopen = reopen and fd is None and path is not None
         self._on_chunk = on_chunk
         self._on_eof = on_eof
         self._on_error = on_error or (lambda message: None)
         self._poll = poll_interval
         super().__init__()
 
-    def _open(self) -> bool:
+    def _open(self, next_writer: bool = False) -> bool:
         assert self.path is not None
-        self._on_error(f"waiting for a writer to open {os.path.basename(self.path)}")
+        name = os.path.basename(self.path)
+        self._on_error(f"{name}: its writer closed it; waiting for the next (--follow)" if next_writer
+                       else f"waiting for a writer to open {name}")
         try:
             self.fd = os.open(self.path, os.O_RDONLY)  # blocks until a writer opens it
         except OSError as exc:
@@ -330,6 +360,21 @@ class PipeReader(_ReaderThread):
         owned = self.fd is None
         if owned and not self._open():
             return
+        while True:
+            writer_closed = self._read_all()
+            if owned:
+                os.close(self.fd)  # type: ignore[arg-type]
+            if not (writer_closed and self.reopen) or self._stop.is_set():
+                break
+            # --follow on a named FIFO: the next writer goes on with the stream (this open
+            # waits for it, as the first did).
+            if not self._open(next_writer=True):
+                return
+        if not self._stop.is_set():
+            self._on_eof()
+
+    def _read_all(self) -> bool:
+        """Read until the end of input (True) or a stop or read error (False)."""
         assert self.fd is not None
         sel = selectors.DefaultSelector()
         try:
@@ -348,16 +393,13 @@ class PipeReader(_ReaderThread):
                 except OSError as exc:
                     if exc.errno == errno.EAGAIN:
                         continue
-                    break
+                    return False
                 if not chunk:
-                    break
+                    return True
                 self._on_chunk(chunk)
+            return False
         finally:
             sel.close()
-            if owned:
-                os.close(self.fd)
-            if not self._stop.is_set():
-                self._on_eof()
 
 
 def follow_file(

@@ -44,8 +44,9 @@ def make_feed(path: str | None, follow: bool, tee: Callable[[bytes], None] | Non
         if fd is None:  # pragma: no cover - the CLI opens the demo instead
             raise SourceError("nothing to read: stdin is a terminal")
         return stdin_feed(fd, tee)
-    if is_stream_path(path):  # a FIFO, /dev/stdin, <(producer): read once, live, spooled
-        return PipeFeed(None, label=path, tee=tee, path=path)
+    if is_stream_path(path):  # a FIFO, /dev/stdin, <(producer): read live, spooled
+        # (--follow: a named FIFO is opened again for each next writer; the CLI says when)
+        return PipeFeed(None, label=path, tee=tee, path=path, reopen=follow)
     if follow:
         return FollowFeed(path, tee=tee, on_restart=on_restart)
     return FileFeed(path)
