@@ -2570,7 +2570,7 @@ async def test_enter_with_no_tool_call_says_so():
     app = make_app(data)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot)
-        assert app.focused is app.timeline  # Enter there, as a user first presses it
+        app.timeline.focus()  # (a run without calls starts in the transcript: Enter in the list too)
         await pilot.press("enter")
         await pilot.pause()
         assert any("No tool call to open" in n.message for n in app._notifications)
@@ -2986,3 +2986,26 @@ async def test_a_loading_file_is_not_said_to_have_succeeded_before_its_panes_sho
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert "SUCCEEDED" in app.header.render_line(0).text
+
+
+async def test_the_keys_start_in_the_transcript_when_the_run_has_no_call_to_move_through():
+    """(From a fourth new-user trial.)  In a Claude Code stream the keys started in the empty
+    tool list: g, j and PgUp did nothing, and the transcript was two Tabs away."""
+    from tests.conftest import REAL_CURSOR_DIR
+
+    path = REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    for data, where in [(path.read_bytes(), "transcript"),
+                        (sample("demo_session.ndjson"), "timeline"),  # a run with calls: the list
+                        (sample("demo_session.ndjson").split(b'"type":"tool_call"')[0].rsplit(b"\n", 1)[0] + b"\n",
+                         "transcript")]:  # a finished run without a call
+        app = make_app(data)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert app.focused is getattr(app, where), (where, app.focused)
+            if where == "transcript":
+                before = app.transcript.scroll_y
+                await pilot.press("g")  # the start of the run
+                await pilot.pause()
+                assert app.transcript.scroll_y < before or before == 0

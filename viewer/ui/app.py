@@ -183,6 +183,7 @@ class AgentViewerApp(App[int]):
         self._gc_paused = False  # collector off while a saved file loads
         self._switch_before: float | None = None  # the GIL switch interval before the load
         self._chained = False  # a pump is scheduled right after the current one (bulk load)
+        self._focus_placed = False  # (see _place_focus)
         self._catching_up = False  # a live source far behind (see CATCH_UP)
         self._first_paint_at: float | None = None  # the first run was shown, its frame not yet painted
         self._detail_at = 0.0  # when the detail view was last brought up to date
@@ -442,6 +443,8 @@ class AgentViewerApp(App[int]):
             if self.view_index < 0:  # no run at all: the detail pane says so too
                 self._show_detail()
             self._tell_if_still_written()
+        if not self._focus_placed and changed:
+            self._place_focus()
         self._update_loading(redraw)
         self._sync_layout()
         self._check_feed_error()
@@ -454,6 +457,19 @@ class AgentViewerApp(App[int]):
             # reader had nothing ready (a FIFO, a slow disk), wait for the tick: no busy loop.
             self._chained = True
             asyncio.get_running_loop().call_soon(self._pump_chained)
+
+    def _place_focus(self) -> None:
+        """The keys start in the tool list; where a run has no call to move through, they go to
+        the transcript, once (another agent's stream, whose calls are not read; a finished run
+        without calls): j, k, g and PgUp did nothing there.  Not if the user moved first."""
+        s, m = self.session, self.model
+        if s is None:
+            return
+        if s.tools or self.focused is not self.timeline:
+            self._focus_placed = True
+        elif m.foreign or m.other_agent or self._ended:
+            self._focus_placed = True
+            self.transcript.focus()
 
     def _tell_if_still_written(self) -> None:
         """A saved file whose run ended without a result, and that changed moments ago, is
