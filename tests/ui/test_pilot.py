@@ -2437,12 +2437,20 @@ async def test_a_search_says_what_the_other_sessions_hold():
         await pilot.press("slash", *"columns does", "enter")  # only in session 1's prompt
         await pilot.pause()
         said = [n.message for n in app._notifications]
-        assert any(m.startswith("No match for 'columns does' in this session (session 1 has 1: < > go")
+        assert any(m.startswith("No match for 'columns does' in this session (session 1 has 1: < goes there)")
                    for m in said), said
         await pilot.press("slash", *"csv", "enter")  # in both
         await pilot.pause()
         said = [n.message for n in app._notifications]
         assert any(m.startswith("Block 1 of ") and "(session 1 has " in m for m in said), said
+        # (From a fourth trial.)  The key named is the one that goes there.
+        app.clear_notifications()
+        await pilot.press("escape")
+        await pilot.press("less_than_sign")
+        await pilot.press("slash", *"VAT number", "enter")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert any("(session 2 has 2: > goes there)" in m for m in said), said
 
 
 async def test_another_agents_events_can_be_read_in_full_in_the_transcript():

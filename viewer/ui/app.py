@@ -970,12 +970,18 @@ class AgentViewerApp(App[int]):
         return self._hits_in(s, q)
 
     def _elsewhere(self, s: Session, q: str) -> str:
-        """" (session 2 has 3: < > go there)": the search covers the session on show only."""
+        """" (session 2 has 3: > goes there)": the search covers the session on show only; the
+        key named is the one toward the first session with hits (both, when they are on both
+        sides)."""
         if len(self.model.sessions) < 2:
             return ""
-        others = [f"session {o.index + 1} has {n:,}" for o in self.model.sessions
-                  if o is not s and (n := len(self._hits_in(o, q)))]
-        return f" ({', '.join(others[:3])}: < > go there)" if others else ""
+        found = [(o.index, n) for o in self.model.sessions if o is not s and (n := len(self._hits_in(o, q)))]
+        if not found:
+            return ""
+        others = [f"session {i + 1} has {n:,}" for i, n in found[:3]]
+        sides = {i < s.index for i, _ in found}
+        keys = "< > go" if len(sides) == 2 else ("< goes" if True in sides else "> goes")
+        return f" ({', '.join(others)}: {keys} there)"
 
     def _hits_in(self, s: Session, q: str) -> list[int]:
         hits = []
