@@ -3017,3 +3017,22 @@ async def test_the_keys_start_in_the_transcript_when_the_run_has_no_call_to_move
                 await pilot.press("g")  # the start of the run
                 await pilot.pause()
                 assert app.transcript.scroll_y < before or before == 0
+
+
+async def test_a_search_hit_far_down_a_long_message_is_brought_into_view():
+    """(From a fourth new-user trial.)  A word at the end of a 100 KB message: the view went
+    to the message's start, thousands of lines above the marked word."""
+    words = " ".join(f"word{i}" for i in range(6000))
+    events = [
+        {"type": "system", "subtype": "init", "session_id": "s", "model": "m", "cwd": "/w"},
+        {"type": "assistant", "session_id": "s", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": f"BIGMSG start {words} BIGMSG end"}]}},
+        {"type": "result", "subtype": "success", "is_error": False, "result": "", "session_id": "s"},
+    ]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"BIGMSG end", "enter")
+        await pilot.pause()
+        shown = _plain(app, app.transcript)
+        assert "BIGMSG end" in shown, shown

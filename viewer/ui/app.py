@@ -1032,6 +1032,7 @@ class AgentViewerApp(App[int]):
         tr.follow = False
         tr.update_blocks({bi, old} - {-1})
         tr.scroll_to_block(bi, top=False)
+        tr.scroll_to_text(bi, self.timeline.search)
         b = s.blocks[bi]
         if b.kind == "tool":
             self.timeline.follow = False

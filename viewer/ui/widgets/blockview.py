@@ -280,6 +280,23 @@ class BlockView(ScrollView, can_focus=True):
         if 0 <= index < len(self._heights):
             self.scroll_to(y=self._starts[index] - (0 if top else 2), animate=False, immediate=True, force=True)
 
+    def scroll_to_text(self, index: int, text: str) -> None:
+        """After :meth:`scroll_to_block` (``top=False``): when block ``index``'s first line that
+        shows ``text`` (any case) is below the view, to that line, two lines down (a hit at the
+        end of a 100 KB message was thousands of lines below the view)."""
+        if not 0 <= index < len(self._heights) or not text:
+            return
+        strips = self._render_strips(index, self._content_width())
+        room = self.size.height - 2  # (the block starts two lines down)
+        if len(strips) <= room:
+            return
+        q = text.casefold()
+        for k, strip in enumerate(strips):
+            if q in strip.text.casefold():
+                if k >= room:
+                    self.scroll_to(y=self._starts[index] + k - 2, animate=False, immediate=True, force=True)
+                return
+
     def action_scroll_home(self) -> None:
         """To the top at once (an animation over a long transcript took most of a second)."""
         if not self.allow_vertical_scroll:
