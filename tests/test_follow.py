@@ -282,18 +282,28 @@ def test_follow_reads_a_named_fifo_one_writer_after_another(tmp_path):
     on with the stream, printing or in the app, as tail -F goes on with a file."""
     fifo = tmp_path / "run.fifo"
     os.mkfifo(fifo)
-    proc = viewer_process("--print", "--output-format", "stream-json", "--follow", str(fifo))
+    copy = tmp_path / "copy.ndjson"
+    proc = viewer_process("--print", "--output-format", "stream-json", "--follow", "--save", str(copy), str(fifo))
     try:
-        _write_fifo(fifo, ev(0))
+        _write_fifo(fifo, ev(0) + ev(9).rstrip(b"\n"))  # (its last line unfinished: it ends with it)
         time.sleep(0.3)  # (the first writer is gone before the second comes)
         _write_fifo(fifo, ev(1))
-        out = ChildOutput(proc).until(lambda out: out.count(b"\n") >= 2)
+        out = ChildOutput(proc).until(lambda out: out.count(b"\n") >= 3)
         assert proc.poll() is None  # still there for the next one
+        # A writer that leaves a file in the FIFO's place: not read again and again.
+        os.unlink(fifo)
+        fifo.write_bytes(ev(2))
+        _, err = proc.communicate(timeout=10)
     finally:
-        proc.terminate()
-        proc.communicate(timeout=10)
-    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == ["m0", "m1"]
+        proc.kill()
+    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == ["m0", "m9", "m1"]
+    # (which of "deleted while waiting", "No such file" or "no longer a FIFO" it says depends
+    # on when it looks; it stops, with a line on stderr)
+    assert proc.returncode == 2 and b"agent-viewer: error: " + str(fifo).encode() in err, err
+    assert copy.read_bytes() == ev(0) + ev(9) + ev(1)
 
+    fifo.unlink()
+    os.mkfifo(fifo)
     feed = PipeFeed(None, label=str(fifo), path=str(fifo), reopen=True)  # (the app's, with --follow)
     feed.start()
     try:
@@ -337,6 +347,15 @@ def test_print_text_lists_the_calls_a_restart_cut_off_at_once():
     printer.feed_lines(LineSplitter().feed(ev(1)))
     printer.finish()
     assert out.getvalue().count("make build") == 1  # not listed a second time at the end
+
+
+def test_follow_on_dev_stdin_reads_standard_input_once():
+    """(Review.)  `producer | agent-viewer --print --follow /dev/stdin` ended in a traceback:
+    standard input, a pipe, is read until its writer closes it."""
+    r = subprocess.run([sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json", "--follow",
+                        "/dev/stdin"], input=ev(0), capture_output=True, timeout=20)
+    assert r.returncode == 1 and b"Traceback" not in r.stderr, r.stderr  # (1: a run without a result)
+    assert [orjson.loads(x)["message"]["content"][0]["text"] for x in r.stdout.splitlines()] == ["m0"]
 
 
 def test_print_follow_reads_a_fifo_made_at_the_path_after_it_started(tmp_path):

@@ -1011,8 +1011,9 @@ def test_unknown_content_shows_a_token_by_its_length_and_leaves_text_as_it_is():
     tool result, its base64 data.  Paths, URLs, long names and text are not tokens."""
     from viewer.core.formats.cursor import message_text
 
-    sig = "EpACCokBCBAYAipA/nFPT4Wqj6COofjp9O+5cZ+kMb411TBNyLoWRobq3kkqm2nn9ZZZTv/3ue2uvdWNLcs+k4dXY1a7"
-    image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    sig = "EpACCokBCBAYAipA/nFPT4Wqj6COofjp9O+5cZ+kMb411TBNyLoWRobq3kkqm2nn9ZZZTv/3ue2uvdWNLcs+k4dXY1a7" * 2
+    image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" * 2
+    sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"  # (a hash is kept)
     kept = {"path": "/home/maya/code/invoice-tool/src/invoice_tool/very/deep/module/totals_and_taxes.py",
             "url": "https://example.com/" + "a" * 50,
             "name": "a_really_long_but_perfectly_readable_identifier_that_goes_on_and_on",
@@ -1022,8 +1023,10 @@ def test_unknown_content_shows_a_token_by_its_length_and_leaves_text_as_it_is():
         {"type": "thinking", "thinking": "", "signature": sig},
         {"type": "tool_result", "content": [{"type": "image", "source": {"type": "base64", "data": image}}]},
         {"type": "tool_use", "input": kept},
+        {"type": "hash", "sha256": sha},
     ]}, unknown)
-    thinking, result, use = unknown
+    thinking, result, use, digest = unknown
+    assert sha in digest, digest
     assert f'"signature": "{sig[:12]}… ({len(sig)} characters)"' in thinking and sig[:20] not in thinking
     assert f'"data": "{image[:12]}… ({len(image)} characters)"' in result and image[:20] not in result
     for value in kept.values():

@@ -61,11 +61,11 @@ def _read_chunks(fd: int):
 def _follow_chunks(path: str):
     """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced (a named FIFO:
     one writer after another)."""
-    if is_stream_path(path):
-        return fifo_chunks(path)
-
     def waiting(message: str) -> None:
         click.echo(f"{PROG}: {message}", err=True)
+
+    if is_stream_path(path):
+        return fifo_chunks(path, on_wait=waiting)
 
     return follow_file(path, threading.Event(), poll_interval=0.2, on_error=waiting)
 
@@ -212,7 +212,7 @@ def cli(
     if stream:
         # A pipe is read live until its writer closes it; --follow goes on with the next writer
         # of a named FIFO (other pipes end with theirs).
-        follow = follow and reopenable_fifo(file)
+        follow = follow and file is not None and reopenable_fifo(file)
     if replay:
         if file is None:
             raise click.UsageError("--replay needs a FILE")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import select
 import selectors
 import shlex
 import stat
@@ -248,28 +249,89 @@ def is_stream_path(path: str) -> bool:
         return False
 
 
+_PROCESS_PIPES = ("/dev/stdin", "/dev/fd/", "/proc/")
+
+
 def reopenable_fifo(path: str) -> bool:
     """Is ``path`` a named FIFO that a next writer can open again (``--follow``)?  Not the
     pipes behind /dev/stdin, /dev/fd/N or /proc (``<(producer)``): they end with their writer,
     and opening them again would only read their end over and over."""
-    if path.startswith(("/dev/", "/proc/")):
+    if path.startswith(_PROCESS_PIPES):
         return False
     try:
-        return stat.S_ISFIFO(os.stat(path).st_mode) and not os.path.realpath(path).startswith(("/dev/", "/proc/"))
+        return stat.S_ISFIFO(os.stat(path).st_mode) and not os.path.realpath(path).startswith(_PROCESS_PIPES)
     except OSError:
         return False
 
 
-def fifo_chunks(path: str) -> Iterator[bytes]:
-    """Chunks of a named FIFO, one writer after another (``--print --follow``): each open
-    waits for the next writer."""
+def _is_fifo(fd: int) -> bool:
+    try:
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
+def open_next_writer(path: str, stopped: Callable[[], bool], interval: float = 0.2) -> int | None:
+    """A named FIFO opened again for its next writer (``--follow``): its descriptor, blocking,
+    once that writer has come; None when ``stopped()``.  The wait does not block in ``open``
+    (a FIFO deleted meanwhile would hold it for ever): it looks again every ``interval``, and
+    opens the path anew if it was replaced.  :class:`SourceError` when it is gone or no longer a
+    FIFO (read again, a file would repeat for ever)."""
     while True:
-        fd = os.open(path, os.O_RDONLY)
         try:
-            while chunk := os.read(fd, CHUNK):
-                yield chunk
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            raise SourceError(f"{path}: {exc.strerror}") from None
+        try:
+            if not _is_fifo(fd):
+                raise SourceError(f"{path}: no longer a FIFO; not read again")
+            inode = os.fstat(fd).st_ino
+            while not stopped():
+                if select.select([fd], [], [], interval)[0]:  # (a writer came: data, or its close)
+                    os.set_blocking(fd, True)
+                    fd, opened = -1, fd
+                    return opened
+                try:
+                    if os.stat(path).st_ino != inode:
+                        break  # replaced: open the new one
+                except OSError:
+                    raise SourceError(f"{path}: deleted while waiting for its next writer") from None
+            else:
+                return None
+        finally:
+            if fd >= 0:
+                os.close(fd)
+
+
+def fifo_chunks(path: str, on_wait: Callable[[str], None] | None = None) -> Iterator[bytes]:
+    """Chunks of a named FIFO, one writer after another (``--print --follow``): the first
+    open waits for a writer, then :func:`open_next_writer` for each next one (``on_wait`` says
+    so); a line a writer left unfinished ends with it.  :class:`SourceError` when the FIFO
+    cannot be read on."""
+    first = True
+    while True:
+        if first:
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except OSError as exc:
+                raise SourceError(f"{path}: {exc.strerror}") from None
+        else:
+            if on_wait is not None:
+                on_wait(f"{os.path.basename(path)}: its writer closed it; waiting for the next")
+            fd = open_next_writer(path, lambda: False)  # type: ignore[assignment]
+        try:
+            last = b""
+            try:
+                while chunk := os.read(fd, CHUNK):
+                    last = chunk
+                    yield chunk
+            except OSError as exc:
+                raise SourceError(f"{path}: {exc.strerror}") from None
+            if last and not last.endswith(b"\n"):
+                yield b"\n"  # (not glued to the next writer's first line)
         finally:
             os.close(fd)
+        first = False
 
 
 def iter_file_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:
@@ -340,38 +402,56 @@ class PipeReader(_ReaderThread):
         self._on_eof = on_eof
         self._on_error = on_error or (lambda message: None)
         self._poll = poll_interval
+        self._last = b""  # the end of the last chunk read
         super().__init__()
 
+    def _on_writer_closed(self) -> None:
+        if self._last and not self._last.endswith(b"\n"):
+            self._on_chunk(b"\n")  # (not glued to the next writer's first line)
+        self._last = b""
+
     def _open(self, next_writer: bool = False) -> bool:
+        """Open the path (a FIFO: once a writer opens it; a next writer: see
+        :func:`open_next_writer`); False, said, when it cannot be (or the app stopped)."""
         assert self.path is not None
         name = os.path.basename(self.path)
         self._on_error(f"{name}: its writer closed it; waiting for the next (--follow)" if next_writer
                        else f"waiting for a writer to open {name}")
         try:
-            self.fd = os.open(self.path, os.O_RDONLY)  # blocks until a writer opens it
-        except OSError as exc:
-            self._on_error(f"{self.path}: {exc.strerror}")
-            self._on_eof()
+            if next_writer:
+                fd = open_next_writer(self.path, self._stop.is_set)
+                if fd is None:
+                    return False
+                self.fd = fd
+            else:
+                self.fd = os.open(self.path, os.O_RDONLY)  # blocks until a writer opens it
+        except (OSError, SourceError) as exc:
+            self._on_error(str(exc) if isinstance(exc, SourceError) else f"{self.path}: {exc.strerror}")
             return False
         self._on_error(None)
         return True
 
     def _run(self) -> None:
         owned = self.fd is None
-        if owned and not self._open():
-            return
-        while True:
-            writer_closed = self._read_all()
-            if owned:
-                os.close(self.fd)  # type: ignore[arg-type]
-            if not (writer_closed and self.reopen) or self._stop.is_set():
-                break
-            # --follow on a named FIFO: the next writer goes on with the stream (this open
-            # waits for it, as the first did).
-            if not self._open(next_writer=True):
+        try:
+            if owned and not self._open():
                 return
-        if not self._stop.is_set():
-            self._on_eof()
+            while True:
+                try:
+                    writer_closed = self._read_all()
+                finally:
+                    if owned:
+                        os.close(self.fd)  # type: ignore[arg-type]
+                if not (writer_closed and self.reopen) or self._stop.is_set():
+                    return
+                # --follow on a named FIFO: the next writer goes on with the stream (this open
+                # waits for it, as the first did); a line the last one left unfinished ends.
+                self._on_writer_closed()
+                if not self._open(next_writer=True):
+                    return
+        finally:  # (also when a chunk's handling failed: the stream ends, it does not hang)
+            if not self._stop.is_set():
+                self._on_eof()
 
     def _read_all(self) -> bool:
         """Read until the end of input (True) or a stop or read error (False)."""
@@ -396,6 +476,7 @@ class PipeReader(_ReaderThread):
                     return False
                 if not chunk:
                     return True
+                self._last = chunk
                 self._on_chunk(chunk)
             return False
         finally:

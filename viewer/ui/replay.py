@@ -191,6 +191,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._show_going_to()
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
+        if deltas and not self._focus_placed:
+            self._place_focus()
         if self.model.ended and not ended and not deltas:
             # The file was read to its end while the replay waited at the last record read.
             self._refresh_all(self._end_flags(), None, None)

@@ -121,9 +121,9 @@ def _describe_item(item: Any) -> str:
 
 
 #: A string this long of base64 or hex characters only, digits among them, is a token (a
-#: signature, image data), not text: not a path (it starts with "/" or has a dot), a URL, nor
-#: a long readable name (no digit).
-OPAQUE_CHARS = 64
+#: signature, image data), not text: not a path (it starts with "/" or has a dot), a URL, a
+#: long readable name (no digit), nor a hash (a SHA-256 is 64 hex digits).
+OPAQUE_CHARS = 100
 _TOKEN = re.compile(r"[A-Za-z0-9+=_-][A-Za-z0-9+/=_-]*")
 _DIGIT = re.compile(r"[0-9]")
 
