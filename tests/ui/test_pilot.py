@@ -1595,9 +1595,15 @@ async def test_the_palette_offers_search_open_and_help():
         await settle(pilot)
         commands = {c.title: c for c in app.get_system_commands(app.screen)}
         assert {"Search", "Open the selected tool call", "Help: keys"} <= set(commands)
+        assert not any(t.startswith("Session ") for t in commands)  # (from a fourth trial: one run, nowhere to go)
         commands["Open the selected tool call"].callback()
         await pilot.pause()
         assert type(app.screen).__name__ == "DetailScreen"
+    app = make_app(sample("two_sessions.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Session 1", "Session 2"} <= set(commands)
 
 
 async def test_the_footer_is_rebuilt_only_when_its_keys_change():

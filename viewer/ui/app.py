@@ -1071,7 +1071,7 @@ class AgentViewerApp(App[int]):
             yield SystemCommand(
                 f"Filter: kind {name}", f"Only {name} calls", lambda k=kind: self._set_kind_filter(k)
             )
-        for s2 in self.model.sessions:
+        for s2 in self.model.sessions if len(self.model.sessions) > 1 else ():  # (one: nowhere to go)
             yield SystemCommand(
                 f"Session {s2.index + 1}", f"{s2.state}, {len(s2.tools):,} tool call{'' if len(s2.tools) == 1 else 's'}",
                 lambda i=s2.index: self.show_session(i),
