@@ -364,17 +364,7 @@ def test_print_follow_reads_a_fifo_made_at_the_path_after_it_started(tmp_path):
     try:
         time.sleep(0.8)
         os.mkfifo(path)
-        deadline = time.monotonic() + 10
-        while True:  # until the viewer has it open for reading (bounded: never hang the suite)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the viewer never opened the FIFO"
-                time.sleep(0.05)
-        os.set_blocking(fd, True)
-        os.write(fd, ev(0) + ev(1))
-        os.close(fd)
+        _write_fifo(path, ev(0) + ev(1))  # once the viewer has it open for reading
         out = ChildOutput(proc).until(lambda out: out.count(b"\n") >= 2)
     finally:
         proc.terminate()

@@ -48,6 +48,19 @@ def _plain(app, widget) -> str:
     return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
 
 
+def _transcript_words(app) -> str:
+    """The transcript on screen as one line of words (borders and wrapping left out)."""
+    return " ".join(_plain(app, app.transcript).replace("│", " ").split())
+
+
+async def _transcript_from_top(app, pilot) -> str:
+    """The transcript's first screen (Home in it), as :func:`_transcript_words`."""
+    app.set_focus(app.transcript)
+    await pilot.press("home")
+    await pilot.pause()
+    return _transcript_words(app)
+
+
 async def test_arrow_keys_move_the_selection_and_the_detail_follows():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -2471,11 +2484,7 @@ async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
     app = make_app(path.read_bytes())
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
-        tr = app.transcript
-        app.set_focus(tr)
-        await pilot.press("home")
-        await pilot.pause()
-        shown = " ".join(_plain(app, tr).replace("│", " ").split())
+        shown = await _transcript_from_top(app, pilot)
         assert "◆ unknown event message:" in shown
         assert " ".join(first.split()) in shown, shown[:600]
 
@@ -2619,12 +2628,9 @@ async def test_a_line_that_is_not_an_event_shows_where_it_came_in_the_transcript
         kinds = [b.kind for b in app.session.blocks]
         # The line before the run's first event opens its transcript; the others where they came.
         assert kinds.count("malformed") == 3 and kinds[0] == kinds[-1] == "malformed", kinds
-        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        shown = _transcript_words(app)
         assert f"⚠ line {len(lines) + 3} is not an event (h): Error: something odd" in shown, shown
-        app.set_focus(app.transcript)
-        await pilot.press("home")
-        await pilot.pause()
-        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        shown = await _transcript_from_top(app, pilot)
         assert shown.startswith("⚠ line 1 is not an event (h): Warning: update available"), shown
 
 
@@ -2690,7 +2696,7 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path, monkeypatch)
             assert (f"⚠ still being written? {command}" in header) == told, header
             if name == "codex":
                 continue
-            end = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+            end = _transcript_words(app)
             assert ("The file ends here for now, without a result: it may still be written" in end) == told, end
             assert ("the agent may have been stopped" in end) == (not told and name != "done"), end
 
@@ -2800,7 +2806,7 @@ async def test_an_agents_coloured_stderr_reads_without_its_colour_codes():
     app = make_app(sample("reference_example.ndjson") + red)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        shown = _transcript_words(app)
         assert "is not an event (h): Error: bad token\\x1b[2K" in shown, shown
         assert "[1;31m" not in shown and "\x1b" not in shown
     app = make_app(red)
@@ -2823,10 +2829,7 @@ async def test_a_claude_code_thinking_part_shows_its_signature_by_length_not_its
     app = make_app(path.read_bytes())
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        app.set_focus(app.transcript)
-        await pilot.press("home")
-        await pilot.pause()
-        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        shown = await _transcript_from_top(app, pilot)
         assert f'"signature": "{signature[:12]}… ({len(signature):,} characters)"' in shown, shown[:2000]
         assert signature[:40] not in shown
 
@@ -2867,7 +2870,7 @@ async def test_a_run_cut_short_by_the_next_says_so_not_that_the_stream_ended():
         assert len(app.model.sessions) == 2 and app.view_index == 1
         await pilot.press("less_than_sign")
         await pilot.pause()
-        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        shown = _transcript_words(app)
         assert ("◌ The next run began here (the same session, resumed): this run ended without a result."
                 in shown), shown
         assert "stream ended" not in shown and "stopped" not in shown, shown
@@ -2977,10 +2980,7 @@ async def test_an_unknown_events_lists_are_shown_and_its_json_breaks_between_val
     app = make_app(path.read_bytes())
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
-        app.set_focus(app.transcript)
-        await pilot.press("home")
-        await pilot.pause()
-        shown = " ".join(_plain(app, app.transcript).replace("│", " ").split())
+        shown = await _transcript_from_top(app, pilot)
         assert ('item.changes=[{"path": "/private/tmp/codex-research-test/hello.txt", "kind": "add"}]'
                 in shown), shown[:3000]
 
