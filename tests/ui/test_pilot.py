@@ -550,6 +550,25 @@ def _big_read(lines: int = 3000) -> bytes:
     return b"".join(orjson.dumps(e) + b"\n" for e in events)
 
 
+async def test_quick_page_keys_each_move_a_whole_page():
+    """(Noticed in a new-user trial.)  PgUp pressed again while the last one's scroll still ran
+    went on from where that scroll had got to: four quick presses moved about 52 lines, not 92."""
+    app = make_app(_big_read())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.detail
+        view.focus()
+        await pilot.press("home")
+        for action, step in ((view.action_page_down, 1), (view.action_page_up, -1)):
+            start, page = view.scroll_y, view.scrollable_content_region.height
+            for _ in range(4):  # each before the last one's scroll has finished
+                action()
+                await pilot.pause(0.02)
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause()
+            assert view.scroll_y == start + step * 4 * page
+
+
 async def test_end_in_a_long_detail_lands_on_its_real_last_line():
     """Heights below the screen are estimates; End must still show the very end (the closing
     brace of the raw JSON), not where the estimate said the end was."""

@@ -312,6 +312,22 @@ class BlockView(ScrollView, can_focus=True):
             return
         self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
+    def action_page_up(self) -> None:
+        self._page(-1)
+
+    def action_page_down(self) -> None:
+        self._page(1)
+
+    def _page(self, pages: int) -> None:
+        """A page from where a scroll under way is going, not from where it has got to:
+        Textual pages from the animated position, so PgUp pressed again before the last one
+        had finished went part of a page (four quick presses: 51 lines of 92)."""
+        if not self.allow_vertical_scroll:
+            return
+        animating = self.app.animator.is_being_animated(self, "scroll_y")
+        base = self.scroll_target_y if animating else self.scroll_y
+        self.scroll_to(y=base + pages * self.scrollable_content_region.height)
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self._pinned = new_value >= self.max_scroll_y
