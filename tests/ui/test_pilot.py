@@ -1241,6 +1241,28 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
         assert row().rstrip().endswith("1m12s…"), row()
 
 
+async def test_a_live_runs_clock_stops_where_it_was_when_its_input_ends():
+    """A live run cut off (its pipe closed, no result) kept counting to 01:35, then stepped back
+    to the span of its events' own timestamps (00:02) when the pipe closed."""
+    now = [1000.0]
+    lines, feed, app = live_demo(clock=lambda: now[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, up_to_first_call(lines))
+        await settle(pilot)
+        now[0] += 95
+        await pilot.pause(0.4)
+        assert "01:35" in _plain(app, app.header)
+        now[0] += 2
+        feed._queue.put(feed.ingest.close())
+        feed._queue.put(None)  # the producer ends, 97 s after the first event came
+        await settle(pilot)
+        header = _plain(app, app.header)
+        assert "ENDED" in header and "01:37" in header, header
+        now[0] += 60
+        await pilot.pause(0.4)
+        assert "01:37" in _plain(app, app.header)  # stopped
+
+
 async def test_the_replay_bar_keeps_its_length_as_the_counter_grows():
     app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:

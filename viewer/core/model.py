@@ -223,6 +223,8 @@ class Session:
         self.last_ms: int | None = None
         self.first_arrival: float | None = None
         self.last_arrival: float | None = None
+        #: When the input ended, by the arrival clock (a live source's end; None otherwise).
+        self.end_arrival: float | None = None
         self.ended = False  # the input ended (or a new session started after this one)
         self.status_counts: Counter[str] = Counter()  # tool calls per status
         self.empty_deltas = 0
@@ -598,10 +600,13 @@ class StreamModel:
         delta.session = session.index
         return delta
 
-    def end(self) -> Delta:
-        """The input ended: open calls become unfinished, open text closes."""
+    def end(self, arrival: float | None = None) -> Delta:
+        """The input ended (at ``arrival``, a live source's clock): open calls become
+        unfinished, open text closes."""
         self.ended = True
         for s in self.sessions:
+            if not s.ended:
+                s.end_arrival = arrival
             self._finish(s)
         return Delta(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, self._current.index if self._current else -1)
 

@@ -437,7 +437,7 @@ class AgentViewerApp(App[int]):
         if self.feed.finished and not self._pending and not self._ended and self._batch is None:
             self._ended = True
             self._resume_gc()
-            self.model.end()
+            self.model.end(self.clock() if self.feed.live else None)
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
             if self.view_index < 0:  # no run at all: the detail pane says so too

@@ -84,6 +84,8 @@ class SessionHeader(Widget):
             return fmt_duration(s.result.duration_ms)
         if s.state == "live" and self.live_source and s.first_arrival is not None:
             return fmt_clock(self.clock() - s.first_arrival)
+        if s.state == "ended" and s.end_arrival is not None and s.first_arrival is not None:
+            return fmt_clock(s.end_arrival - s.first_arrival)  # where the live clock stopped
         if s.state == "live" and self.run_now is not None and s.first_ms is not None:
             now = self.run_now()
             if now is not None:
