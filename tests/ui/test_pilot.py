@@ -2471,6 +2471,44 @@ async def test_a_new_theme_redraws_the_panes_in_its_colours():
         assert now != old and zoom.rich_style.bgcolor in now, (old, now)
 
 
+def _contrast(fg, bg) -> float:
+    """WCAG contrast ratio of two Rich colours (1 to 21)."""
+
+    def luminance(color) -> float:
+        def channel(c: int) -> float:
+            c /= 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = color.get_truecolor()
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+    hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
+async def test_highlighted_code_is_readable_in_every_theme(theme):
+    """(From a new-user trial.)  In a light theme (palette: Theme) the detail's code kept the
+    dark theme's colours: plain code and names near white on a white pane."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.theme = theme
+        read = next(t for t in app.session.tools if t.kind_key == "readToolCall" and "totals.py" in t.target)
+        app.timeline.select_tool(read.index)
+        await settle(pilot)
+        pane = app.detail.rich_style.bgcolor
+        segments = [seg for y in range(app.detail.size.height) for seg in app.detail.render_line(y)
+                    if seg.text.strip() and seg.style is not None and seg.style.color is not None]
+        assert any("import" in seg.text for seg in segments)  # the file's code is on screen
+        def background(style):  # ("default": the pane's, when Textual draws the line)
+            return pane if style.bgcolor is None or style.bgcolor.is_default else style.bgcolor
+
+        poor = {(seg.text, seg.style.color.name) for seg in segments
+                if _contrast(seg.style.color, background(seg.style)) < 3}
+        assert not poor, poor
+
+
 async def test_a_replay_seeking_back_closes_a_full_screen_detail_under_the_help_too():
     """(From a code review.)  Detail, then help over it, then Space at the end (the replay
     starts over): the detail of the old state stayed under the help."""

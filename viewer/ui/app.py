@@ -29,7 +29,7 @@ from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import one_line
-from viewer.ui.render import StillWritten, under_cwd
+from viewer.ui.render import StillWritten, under_cwd, use_code_theme
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
@@ -239,7 +239,11 @@ class AgentViewerApp(App[int]):
             and (self._ended or not self.feed.finished) and self.feed._queue.empty()
         )
 
+    def watch_theme(self) -> None:
+        use_code_theme(self.current_theme.dark)  # (before the panes are redrawn in the theme)
+
     def on_mount(self) -> None:
+        use_code_theme(self.current_theme.dark)  # (not another app's: the styles are the module's)
         self._panes = {
             "header": self.query_one(SessionHeader),
             "transcript": self.query_one(Transcript),

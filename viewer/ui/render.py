@@ -39,7 +39,10 @@ CHUNK_CHARS = 2_048
 LONG_LINE = 16_384
 #: Longest body the detail view shows at all; the rest is summarised.
 MAX_DETAIL_CHARS = 32 << 20
-CODE_THEME = "monokai"
+#: Pygments styles for code, in a dark and in a light theme (palette: Theme): monokai's plain
+#: text is near white, unreadable on a light pane; every colour of xcode's is readable there.
+CODE_THEMES = {True: "monokai", False: "xcode"}
+CODE_THEME = CODE_THEMES[True]
 #: A search match, drawn over whatever style the text had.
 MATCH_STYLE = Style(color="black", bgcolor="yellow", bold=True)
 
@@ -91,6 +94,15 @@ def fmt_clock(seconds: float) -> str:
     h, rem = divmod(seconds, 3600)
     m, s = divmod(rem, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def use_code_theme(dark: bool) -> None:
+    """Code is highlighted from now on for a dark (or a light) theme; drawn lines are not
+    redrawn here (the panes clear their caches when the theme changes)."""
+    global CODE_THEME
+    if CODE_THEME != CODE_THEMES[dark]:
+        CODE_THEME = CODE_THEMES[dark]
+        _SharedParser.template = None
 
 
 class StillWritten(NamedTuple):
