@@ -2509,6 +2509,21 @@ async def test_highlighted_code_is_readable_in_every_theme(theme):
         assert not poor, poor
 
 
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
+async def test_the_panes_borders_show_in_every_theme(theme):
+    """(From a new-user trial.)  In a light theme the borders of the panes not focused were
+    drawn lighter than the panes: white on white, the panes ran into each other."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.theme = theme
+        await settle(pilot)
+        assert app.focused is app.timeline  # (its border: the theme's accent)
+        for pane in (app.transcript, app.detail):
+            border = pane.styles.border_top[1].rich_color
+            assert _contrast(border, pane.rich_style.bgcolor) >= 1.5, (pane, border)
+
+
 async def test_a_replay_seeking_back_closes_a_full_screen_detail_under_the_help_too():
     """(From a code review.)  Detail, then help over it, then Space at the end (the replay
     starts over): the detail of the old state stayed under the help."""
