@@ -498,9 +498,9 @@ def test_help_and_version(capsys):
     assert code == 0 and "agent-viewer" in out
 
 
-def _read_head_then_close(h, path) -> subprocess.Popen:
+def _read_head_then_close(h, path, fmt: str = "stream-json") -> subprocess.Popen:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "viewer", "--output-format", "stream-json", str(path)],
+        [sys.executable, "-m", "viewer", "--output-format", fmt, str(path)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=h.cli_env(),
         cwd=h.repo,
     )
@@ -531,6 +531,41 @@ def test_closed_stdout_is_quiet(h, big_stream):
 def test_closed_stdout_exits_zero(h, big_stream):
     proc = _read_head_then_close(h, big_stream)
     assert proc.returncode == 0
+
+
+@pytest.mark.parametrize("fmt", ["text", "stream-json"])
+def test_a_cut_output_still_exits_with_how_the_run_went(h, tmp_path, fmt):
+    """(From a new-user trial.)  `agent-viewer --print failed.ndjson | head -1` exited 0, so
+    under `set -o pipefail` a failed run looked successful once the reader stopped early.  The
+    input is still read to its end, quietly, and the exit status is the run's."""
+    big = tmp_path / "failed.ndjson"
+    big.write_bytes((SAMPLES_DIR / "failed_run.ndjson").read_bytes() * 40)  # > a pipe buffer
+    proc = _read_head_then_close(h, big, fmt)
+    assert proc.returncode == 1
+    assert b"Traceback" not in proc.err and b"the run failed" in proc.err, proc.err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback(h, fmt):
+    """(From a new-user trial.)  `--print ... > /dev/full` ended in a traceback (OSError: No
+    space left on device)."""
+    with open("/dev/full", "w") as full:
+        cp = subprocess.run([sys.executable, "-m", "viewer", "--print", "--output-format", fmt,
+                             str(SAMPLES_DIR / "demo_session.ndjson")], stdout=full, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=h.cli_env(), cwd=h.repo, timeout=20)
+    err = cp.stderr.decode()
+    assert cp.returncode == 2, err
+    assert err.strip().splitlines() == ["agent-viewer: error: cannot write the output (No space left on device)"], err
+
+
+def test_a_closed_standard_output_is_one_line_not_a_traceback(h):
+    """(From a new-user trial.)  `agent-viewer --print run.ndjson >&-` ended in a traceback."""
+    cp = subprocess.run(["sh", "-c", 'exec "$0" -m viewer --print "$1" >&-', sys.executable,
+                         str(SAMPLES_DIR / "demo_session.ndjson")], stderr=subprocess.PIPE,
+                        stdin=subprocess.DEVNULL, env=h.cli_env(), cwd=h.repo, timeout=20)
+    err = cp.stderr.decode()
+    assert cp.returncode == 2, err
+    assert err.strip().splitlines() == ["agent-viewer: error: standard output is closed: nothing to print to"], err
 
 
 # -- untrusted text reaching the terminal (stream-json.md 7.17) ------------------------

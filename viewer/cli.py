@@ -70,8 +70,59 @@ def _follow_chunks(path: str):
     return follow_file(path, threading.Event(), poll_interval=0.2, on_error=waiting)
 
 
+class Output:
+    """Standard output for ``--print``, whose writes never raise.
+
+    When the reader goes away (``| head``), what follows is dropped and :attr:`cut` says so:
+    the input is still read to its end, quietly, so that the exit status says how the run
+    went (a failed run exited 0 under ``set -o pipefail``).  Any other failure (a full disk)
+    is kept in :attr:`error`, and the caller stops."""
+
+    def __init__(self, stream) -> None:
+        self.cut = False
+        self.error = ""
+        self.text = _Writer(stream, self)
+        self.text.buffer = _Writer(stream.buffer, self)  # (stream-json writes bytes)
+
+    @property
+    def stopped(self) -> bool:
+        return self.cut or bool(self.error)
+
+    def flush(self) -> None:
+        self.text.flush()
+
+    def failed(self, exc: OSError) -> None:
+        if isinstance(exc, BrokenPipeError):
+            self.cut = True
+        elif not self.error:
+            self.error = exc.strerror or str(exc)
+        _silence_stdout()  # (what is still buffered goes nowhere, not to a traceback at exit)
+
+
+class _Writer:
+    def __init__(self, stream, out: Output) -> None:
+        self.stream, self.out = stream, out
+        self.buffer: _Writer | None = None
+
+    def write(self, data):
+        if not self.out.stopped:
+            try:
+                self.stream.write(data)
+            except OSError as exc:
+                self.out.failed(exc)
+        return len(data)
+
+    def flush(self) -> None:
+        if not self.out.stopped:
+            try:
+                self.stream.flush()
+            except OSError as exc:
+                self.out.failed(exc)
+
+
 def run_print(path: str | None, output_format: str, follow: bool, save: str | None = None) -> int:
-    printer = make_printer(output_format, follow=follow)
+    out = Output(sys.stdout)
+    printer = make_printer(output_format, out_text=out.text, follow=follow)
     splitter = LineSplitter()
     recorder = open_recorder(save)
     try:  # --follow reads the path itself (and waits for it to appear)
@@ -82,13 +133,14 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
         if (output_format == "json" and path is not None and recorder is None and not follow
                 and print_file_with_workers(printer, fd)):  # a big file: read on every core
             code = printer.finish()
-            sys.stdout.flush()
-            return code
-        return _print_loop(printer, splitter, fd, path, follow, recorder)
-    except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, like other Unix filters.
-        _silence_stdout()
-        return 0
+        else:
+            code = _print_loop(printer, splitter, fd, path, follow, recorder, out)
+        out.flush()
+        if out.error:
+            raise SourceError(f"cannot write the output ({out.error})")
+        # The reader went away (`| head`): quiet, like other Unix filters.  The whole input was
+        # read, so the status is still the run's; --follow stops there (its input has no end).
+        return 0 if out.cut and follow else code
     finally:
         if fd > 0:
             os.close(fd)
@@ -105,9 +157,11 @@ def _silence_stdout() -> None:
         pass
 
 
-def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
+def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output) -> int:
     warned = False
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd):
+        if out.error or (out.cut and follow):
+            return 0
         if chunk is None:  # --follow: the file was truncated or replaced
             if recorder is not None:
                 recorder.restarted(path)
@@ -125,11 +179,9 @@ def _print_loop(printer, splitter, fd, path, follow, recorder) -> int:
                 warned = True
                 click.echo(f"{PROG}: {recorder.error}", err=True)
         printer.feed_lines(splitter.feed(chunk))
-        sys.stdout.flush()
+        out.flush()
     printer.feed_lines(splitter.flush())
-    code = printer.finish()
-    sys.stdout.flush()
-    return code
+    return printer.finish()
 
 
 def open_recorder(save: str | None):
@@ -233,6 +285,8 @@ def cli(
         # Opening PATH for writing would empty the very file being read.
         raise click.UsageError(f"--save {save} is the file being read; save to another path")
 
+    if sys.stdout is None:  # (`>&-`: Python has no sys.stdout at all)
+        raise SourceError("standard output is closed: nothing to print to")
     if print_mode or output_format is not None or not sys.stdout.isatty():
         if replay:
             why = "" if print_mode or output_format else " and standard output is not a terminal"
