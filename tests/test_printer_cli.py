@@ -963,6 +963,28 @@ def test_text_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
     assert err.startswith("agent-viewer: session 1 of 2: the run failed: ConnectError")
 
 
+def test_text_mode_starts_with_its_first_line_and_sets_the_text_off_by_one_blank_line(capsys, real_dir):
+    """(From a new-user trial.)  A run without calls printed a blank line before its answer, and
+    a text that began with blank lines was two or three lines below the last call."""
+    code, out, err = run_main(capsys, str(real_dir / "maestro__01_simple_no_tool.ndjson"))
+    assert out.splitlines()[0].strip(), out
+    code, out, err = run_main(capsys, str(real_dir / "agentic-automation__tail.ndjson"))
+    lines = out.splitlines()
+    assert lines[0].startswith("Searched files") and lines[1] == "" and lines[2].strip(), lines[:3]
+
+
+def test_json_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
+    """(From a new-user trial.)  json mode writes the last run's result object; a failed run
+    before it was dropped without a word (text mode names it on stderr)."""
+    p = tmp_path / "two.ndjson"
+    p.write_bytes((SAMPLES_DIR / "failed_run.ndjson").read_bytes() + (SAMPLES_DIR / "reference_example.ndjson").read_bytes())
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code == 0
+    assert [o["is_error"] for o in map(json.loads, out.splitlines())] == [False]  # the last run's, as before
+    sid = raw_events((SAMPLES_DIR / "failed_run.ndjson").read_bytes())[0]["session_id"]
+    assert err.startswith(f"agent-viewer: an earlier run (session {sid[:8]}) failed: ConnectError"), err
+
+
 @pytest.mark.parametrize("mode", ["text", "stream-json", "json"])
 def test_a_file_that_is_not_ndjson_is_told_in_a_few_lines_not_one_per_line(capsys, tmp_path, mode):
     """40 MB of something else wrote 40 MB of messages: the first malformed lines are listed,

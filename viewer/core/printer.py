@@ -150,6 +150,7 @@ class TextPrinter(Printer):
         self.each_result = each_result
         self._told: set[int] = set()  # sessions whose failure was told as their result came
         self._headed = 0  # the session the last "--- session N ---" heading named
+        self._said = False  # a line was written (the output does not start with a blank one)
 
     def handle(self, rec: Record) -> None:
         m = self.model
@@ -169,7 +170,7 @@ class TextPrinter(Printer):
             t = s.tools[delta.tool]
             if t.done:
                 self._heading(s)
-                print(tool_line(t), file=self.out)
+                self._say(tool_line(t))
         if delta.flags & Change.RESULT:
             self._finish(s)
             why = session_problem(s) if self.each_result else ""
@@ -181,7 +182,7 @@ class TextPrinter(Printer):
             b = s.blocks[delta.block] if 0 <= delta.block < len(s.blocks) else None
             what = b.text if b is not None and b.kind == "unknown" else rec.type or "(no type)"
             self._heading(s)
-            print(f"(unknown at line {rec.line}: {one_line(what, 160)})", file=self.out)
+            self._say(f"(unknown at line {rec.line}: {one_line(what, 160)})")
         self.out.flush()
 
     def _heading(self, s: Session) -> None:
@@ -189,23 +190,29 @@ class TextPrinter(Printer):
         than one and the lines before were another's (runs can be interleaved in one file)."""
         if s.index != self._headed and len(self.model.sessions) > 1:
             self._headed = s.index
-            print(f"--- session {s.index + 1} ---", file=self.out)
+            self._say(f"--- session {s.index + 1} ---")
 
     def _list_unfinished(self, sessions: list[Session]) -> None:
         for s in sessions:
             for t in s.tools:
                 if t.status == "unfinished":
                     self._heading(s)
-                    print(tool_line(t), file=self.out)
+                    self._say(tool_line(t))
 
     def _finish(self, s: Session) -> None:
         final = s.final_text()
         if not final and not s.said_anything and s.result is not None and not s.result.is_error:
             final = s.result_text  # a run whose answer is only in its result
+        final = clean(final).strip("\n")  # (blank lines around it only pushed it apart)
         if final:
             self._heading(s)
-            print(file=self.out)
-            print(clean(final), file=self.out)
+            if self._said:
+                self._say("")  # a blank line between the calls and the text
+            self._say(final)
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.out)
+        self._said = True
 
     def close(self) -> int:
         m = self.model
@@ -309,6 +316,11 @@ class JsonPrinter(Printer):
         if last is not None and not self.each_result:
             # The run's result object, also when it failed (is_error true: what a CI job parses).
             self._write_result(last)
+        if not self.each_result:  # (--follow wrote each run's result)
+            for sid, why, data in self.runs.failures:  # earlier runs' failures: a CI log must not hide them
+                if data is not last:
+                    where = f" (session {sid[:8]})" if sid else ""
+                    print(f"agent-viewer: an earlier run{where} failed: {one_line(why, 300)}", file=self.err)
         if problem:
             why = "" if self.written else "; no JSON written"  # no result at all to write
             print(f"agent-viewer: {problem}{why}", file=self.err)
@@ -330,6 +342,8 @@ class RunOutcome:
         self.format = get_format()
         self.current: str | None = None  # session id of the latest event that had one
         self.results: dict[str | None, dict] = {}  # session id -> result of its latest run
+        #: (session id, why, result) of every run that failed, in the input's order.
+        self.failures: list[tuple[str | None, str, dict]] = []
         self.events = 0
         self.unknown = 0  # events of a type the format does not know
         self.other_agent = ""  # see formats.sniff_agent
@@ -352,6 +366,9 @@ class RunOutcome:
         if marker:
             if marker == "result":
                 self.results[self.current] = data
+                why = self.format.result_problem(data) if type(data) is dict else ""
+                if why:
+                    self.failures.append((self.current, why, data))
             else:
                 if marker == "init":
                     self.results.pop(self.current, None)
