@@ -1340,6 +1340,43 @@ async def test_an_unknown_format_says_whether_it_is_still_coming():
         assert "LIVE" not in _plain(app, app.header)
 
 
+async def test_back_on_the_newest_run_its_tool_list_follows_again():
+    """(From a new-user trial.)  < then > on a stream of two runs: the newest run's list had
+    stopped following (its title lost "· following") and sat on its first call."""
+    app = make_app(sample("two_sessions.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.timeline.border_title.endswith("· following")
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+        assert not app.timeline.follow  # an earlier run: nothing new comes there
+        await pilot.press("greater_than_sign")
+        await settle(pilot)
+        assert app.timeline.border_title.endswith("· following")
+        assert app.timeline.selected_index() == len(app.session.tools) - 1
+        app.timeline.focus()
+        await pilot.press("home")  # the user stops it following ...
+        await pilot.press("less_than_sign", "greater_than_sign")
+        await settle(pilot)
+        assert not app.timeline.follow  # ... and it stays stopped
+
+
+async def test_the_footer_offers_open_and_raw_only_once_there_is_a_call():
+    """(From a new-user trial.)  A stream with no tool call (another agent's; a run that has not
+    called one yet) offered ⏎ Open and r Raw in the footer, and they did nothing."""
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        first_call = len(up_to_first_call(lines)) - 1
+        push(feed, lines[:first_call])
+        await settle(pilot)
+        footer = _screen_rows(app).splitlines()[-1]
+        assert "Quit" in footer and "Open" not in footer and "Raw" not in footer, footer
+        push(feed, lines[first_call:first_call + 1])
+        await settle(pilot)
+        footer = _screen_rows(app).splitlines()[-1]
+        assert "⏎ Open" in footer and "r Raw" in footer, footer
+
+
 async def test_the_transcript_title_says_whether_it_follows():
     """Scrolling up stops the transcript following new text; its title says so, as the tool
     list's does, and f (or End) brings it back."""
@@ -2262,6 +2299,9 @@ async def test_the_footer_leaves_out_whole_keys_that_do_not_fit(replay, size):
     app = (make_replay_app if replay else make_app)(sample("demo_session.ndjson"))
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
+        if replay:
+            await pilot.press("end")  # (at its start the run has no call yet: no Enter, no r)
+            await settle(pilot)
         footer = app.screen.query_one("KeysFooter")
         keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
         shown = [k.display for k in keys]

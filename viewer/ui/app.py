@@ -148,6 +148,9 @@ class AgentViewerApp(App[int]):
         Binding("x", "clear_filters", "Clear filters", show=False),
         Binding("h", "health", "Health"),
         Binding("enter", "open_selected", "Open"),  # from the transcript or detail pane (see check_action)
+        # Enter and r are not offered while the run has no call (see check_action); pressed,
+        # they say so.
+        Binding("enter,r", "no_call", show=False),
         Binding("less_than_sign", "session(-1)", "Prev session", show=False),
         Binding("greater_than_sign", "session(1)", "Next session", show=False),
     ]
@@ -184,6 +187,8 @@ class AgentViewerApp(App[int]):
         self._switch_before: float | None = None  # the GIL switch interval before the load
         self._chained = False  # a pump is scheduled right after the current one (bulk load)
         self._focus_placed = False  # (see _place_focus)
+        self._offered_calls = True  # the footer offers Enter and r (see _has_calls)
+        self._newest_followed = True  # whether the newest run's list followed when it was left
         self._catching_up = False  # a live source far behind (see CATCH_UP)
         self._first_paint_at: float | None = None  # the first run was shown, its frame not yet painted
         self._detail_at = 0.0  # when the detail view was last brought up to date
@@ -505,6 +510,9 @@ class AgentViewerApp(App[int]):
         """After a resize: the detail pane catches up if it was hidden while the selection
         moved; below 100 columns the footer is compact and has no palette key, so every key
         stays in view (it is rebuilt only when that changes)."""
+        if self._has_calls() != self._offered_calls:  # Enter and r are offered once there is a call
+            self._offered_calls = not self._offered_calls
+            self.refresh_bindings()
         shown = self.detail.display
         if self._detail_stale and shown:
             self._show_detail()
@@ -647,7 +655,11 @@ class AgentViewerApp(App[int]):
             return
         target = max(0, min(self.view_index + step, n - 1))
         if target != self.view_index:
-            self.timeline.follow = target == n - 1 and self.timeline.follow
+            # Only the newest run's list follows new calls; back to it, it follows again if it
+            # did when it was left (it stayed on its first call, "following" gone).
+            if self.view_index == n - 1 or self.view_index < 0:
+                self._newest_followed = self.timeline.follow
+            self.timeline.follow = target == n - 1 and self._newest_followed
             self.show_session(target)
         else:
             self.notify(f"This is the {'first' if step < 0 else 'last'} of the {n:,} sessions.", timeout=2)
@@ -750,6 +762,10 @@ class AgentViewerApp(App[int]):
         if s is not None and idx >= 0:
             self._open_full_screen(s, idx)
         else:
+            self._nothing_to_open()
+
+    def action_no_call(self) -> None:
+        if self.screen is self.screen_stack[0]:
             self._nothing_to_open()
 
     def _nothing_to_open(self) -> None:
@@ -898,11 +914,21 @@ class AgentViewerApp(App[int]):
             stack = self.screen_stack
             box = getattr(self, "_panes", {}).get("search")
             return len(stack) == 1 and box is not None and self.focused is not box
+        if action in ("open_selected", "toggle_raw") and not self._has_calls():
+            return False  # (not offered in the footer: with no call they did nothing; no_call says so)
+        if action == "no_call":
+            return not self._has_calls()
         if action == "open_selected":
             # The tool list has its own Enter (and footer entry); the search box submits.
             panes = getattr(self, "_panes", {})
             return self.focused is not panes.get("timeline") and self.focused is not panes.get("search")
         return True
+
+    def _has_calls(self) -> bool:
+        """The run on show has a call to open (another agent's stream has none, a run may have
+        none yet)."""
+        s = self.session if getattr(self, "model", None) is not None else None
+        return bool(s is not None and s.tool_count)
 
     def action_search(self) -> None:
         box = self._panes["search"]

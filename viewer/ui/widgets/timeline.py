@@ -281,6 +281,11 @@ class Timeline(ScrollView, can_focus=True):
             self.cursor = self.row_count - 1
             self.scroll_to(y=max(0, self.row_count - self.scrollable_content_region.height), animate=False, immediate=True, force=True)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # (A run with no call to open: not offered in the footer; the app refreshes the
+        # bindings when its first call comes.)
+        return action != "open" or bool(self.session is not None and self.session.tool_count)
+
     def action_open(self) -> None:
         self.post_message(self.Opened(self.selected_index()))  # (-1: none; the app says why)
 
