@@ -254,6 +254,27 @@ def test_jump_to_next_tool_and_next_error():
     assert r.next_marked(ERROR, fmt.interpret) == 4  # the shell exited 1
 
 
+def test_jump_to_previous_tool_and_previous_error():
+    """[ and { (from a new-user trial: only ] and } went anywhere, and back was one event at a
+    time): the last marked record before the one the replay is on, from a list of records and
+    from a file index alike."""
+    data = timed_run() + line({"type": "result", "subtype": "success", "is_error": False, "session_id": "s-2"})
+    index = _file_index(data)
+    index.read()
+    fmt = StreamModel().format
+    for r in (Replay(records_of(data), schedule(records_of(data))), Replay(index=index, playing=False)):
+        r.seek(r.total)
+        assert r.prev_marked(TOOL_START, fmt.interpret) == 3
+        assert r.prev_marked(ERROR, fmt.interpret) == 4  # the shell exited 1
+        r.seek(5)  # on that error: none before it
+        assert r.prev_marked(ERROR, fmt.interpret) is None
+        r.seek(4)  # on the call's start: no call before it
+        assert r.prev_marked(TOOL_START, fmt.interpret) is None
+        assert r.prev_marked(ERROR, fmt.interpret) is None
+        r.seek(0)
+        assert r.prev_marked(TOOL_START, fmt.interpret) is None
+
+
 def test_start_at_accepts_events_and_times():
     times = [0.0, 1.0, 2.0, 65.0, 91.0]
     assert parse_start_at("3", times) == 3

@@ -1990,6 +1990,30 @@ async def test_next_error_in_a_replay_goes_to_the_run_it_is_in_and_next_tool_kee
         assert app.timeline.selected_index() == 0 and app.session.tools[0].status == "failed"
 
 
+async def test_previous_call_and_previous_error_in_a_replay():
+    """(From a new-user trial.)  [ and { did nothing in a replay: back was one event at a time.
+    And } pressed again at the last error stacked one toast per press."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("end", "left_square_bracket")
+        await settle(pilot)
+        s = app.session
+        last = s.tools[-1]
+        assert last.status == "running" and app.timeline.selected_index() == last.index  # its start
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert len(app.session.tools) == last.index and app.session.tools[-1].status == "running"
+        await pilot.press("end", "left_curly_bracket")
+        await settle(pilot)
+        failed = [t for t in app.session.tools if t.status == "failed"]
+        assert failed and app.timeline.selected_index() == failed[-1].index
+        await pilot.press("home", "left_curly_bracket", "left_curly_bracket", "left_curly_bracket")
+        await pilot.pause(0.1)
+        said = [n.message for n in app._notifications]
+        assert said == ["No error before this point"], said
+
+
 async def test_next_error_in_a_replay_selects_the_call_that_failed_not_the_newest():
     """(From a new-user trial.)  With calls running side by side, } stopped at a failure but
     the list (following) selected the newest call, still running."""

@@ -17,6 +17,7 @@ goes on.
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +28,20 @@ TIMING_HEADER = "# agent-viewer timing v1\n"
 
 def timing_path(path: str) -> str:
     return path + TIMING_SUFFIX
+
+
+#: Signals held while a chunk and its time are written (see _hold_signals).
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+def _hold_signals() -> bool:
+    """Hold Ctrl+C and a kill until a chunk's bytes and its time are both written: one that
+    came between the two left bytes with no time.  (Only the main thread can hold them for the
+    process: ``--print``; the TUI's reading thread cannot.)"""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        return False
+    signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    return True
 
 
 class Recorder:
@@ -58,6 +73,7 @@ class Recorder:
             now = self.clock()
             if self._t0 is None:
                 self._t0 = now
+            held = _hold_signals()
             try:
                 view = memoryview(chunk)
                 while view:
@@ -71,6 +87,9 @@ class Recorder:
                 self._timing.flush()
             except OSError as exc:
                 self._fail(exc)
+            finally:
+                if held:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
 
     def restarted(self, followed: str) -> None:
         """The followed file was truncated or replaced, and is read again from its start.

@@ -712,6 +712,21 @@ class Replay:
         return None
 
 
+    def prev_marked(self, mark: int, interpret: Callable[[Event], A.Action]) -> int | None:
+        """Index of the last record with ``mark`` before the record the position is on (the
+        last one applied), or None."""
+        end = self.position - 1
+        if self.index is not None:
+            marks = self.index.marks
+            found = max(marks.rfind(bytes([v]), 0, max(0, end)) for v in range(4) if v & mark)
+            return found if found >= 0 else None
+        for i in range(min(end, self.total) - 1, -1, -1):
+            rec = self.records[i]
+            if marks_of(rec, interpret(rec) if isinstance(rec, Event) else None) & mark:
+                return i
+        return None
+
+
 def is_tool_start(rec: Record, action: A.Action | None) -> bool:
     return isinstance(action, A.ToolStarted)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from rich.text import Text
@@ -90,6 +91,7 @@ REPLAY_HELP = [
     ("+ -", "faster / slower (0.25× to 64×)"),
     (". →  ←", "one event forward / back"),
     ("] }", "next tool call / next error"),
+    ("[ {", "previous tool call / previous error"),
     ("Home End", "start / end of the run (in the full-screen detail: its top and bottom)"),
     ("click the bar", "seek (any move pauses the replay; Space plays on from there)"),
     ("", "the bar's clock is play time: pauses longer than --idle-limit (3 s) are shortened; "
@@ -117,6 +119,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         Binding("left", "step(-1)", "Back", show=False, priority=True),
         Binding("right_square_bracket", "next_tool", "Next tool", show=False),
         Binding("right_curly_bracket", "next_error", "Next error", show=False),
+        Binding("left_square_bracket", "prev_tool", "Previous tool", show=False),
+        Binding("left_curly_bracket", "prev_error", "Previous error", show=False),
         Binding("home", "seek_start", "Start", show=False, priority=True),
         Binding("end", "seek_end", "End", show=False, priority=True),
         # Then the app's (not inherited: the footer lists the replay's keys first, so a narrow
@@ -138,6 +142,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._drawn = None  # what the bar showed last
         self._elapsed_drawn = ""  # and the header's clock
         self._told_changed = False
+        self._last_notice, self._last_notice_at = "", 0.0  # (see _notify_once)
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -329,11 +334,12 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def action_seek_end(self) -> None:
         self._seek(self.replay.total)
 
-    def _jump(self, mark: int, what: str) -> None:
-        i = self.replay.next_marked(mark, self.model.format.interpret)
+    def _jump(self, mark: int, what: str, back: bool = False) -> None:
+        find = self.replay.prev_marked if back else self.replay.next_marked
+        i = find(mark, self.model.format.interpret)
         if i is None:
-            more = "" if self.replay.input_ended else " yet (the file is still being read)"
-            self.notify(f"No {what} after this point{more}", timeout=2)
+            more = "" if back or self.replay.input_ended else " yet (the file is still being read)"
+            self._notify_once(f"No {what} {'before' if back else 'after'} this point{more}", timeout=2)
             return
         self._seek(i + 1)
         # Show the run that record went to, and select the call it is of: with calls running
@@ -356,6 +362,21 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_next_error(self) -> None:
         self._jump(ERROR, "error")
+
+    def action_prev_tool(self) -> None:
+        self._jump(TOOL_START, "tool call", back=True)
+
+    def action_prev_error(self) -> None:
+        self._jump(ERROR, "error", back=True)
+
+    def _notify_once(self, message: str, timeout: float) -> None:
+        """A notice, unless the same one is still on screen (} pressed again at the last error
+        stacked one toast per press)."""
+        now = time.monotonic()
+        if message == self._last_notice and now - self._last_notice_at < timeout:
+            return
+        self._last_notice, self._last_notice_at = message, now
+        self.notify(message, timeout=timeout)
 
     def on_replay_bar_seek(self, message: ReplayBar.Seek) -> None:
         self._seek(int(round(message.fraction * self.replay.total)))
