@@ -1377,6 +1377,21 @@ async def test_the_footer_offers_open_and_raw_only_once_there_is_a_call():
         assert "⏎ Open" in footer and "r Raw" in footer, footer
 
 
+async def test_a_maximized_pane_says_how_to_restore_the_layout():
+    """(From a new-user trial.)  Palette → Maximize: nothing on screen said that Esc brings the
+    other panes back."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        app.screen.action_maximize()
+        await pilot.pause()
+        assert app.screen.maximized is app.timeline
+        assert any("Esc restores the layout" in n.message for n in app._notifications)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None
+
+
 async def test_the_transcript_title_says_whether_it_follows():
     """Scrolling up stops the transcript following new text; its title says so, as the tool
     list's does, and f (or End) brings it back."""

@@ -23,6 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.markup import escape
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Input
 
 from viewer.core.decode import Record, parse_span
@@ -257,6 +258,7 @@ class AgentViewerApp(App[int]):
             "search": self.query_one("#search", Input),
         }
         self._footer = self.query_one(Footer)
+        self.watch(self.screen, "maximized", self._maximized, init=False)
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
         if self.feed.live:  # (what it waits on, and since when, until the first event)
@@ -763,6 +765,11 @@ class AgentViewerApp(App[int]):
             self._open_full_screen(s, idx)
         else:
             self._nothing_to_open()
+
+    def _maximized(self, widget: Widget | None) -> None:
+        """(Palette: Maximize.)  Nothing on screen said how to get the other panes back."""
+        if widget is not None:
+            self.notify("Esc restores the layout.", title="Maximized", timeout=4)
 
     def action_no_call(self) -> None:
         if self.screen is self.screen_stack[0]:
