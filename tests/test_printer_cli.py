@@ -545,12 +545,34 @@ def test_a_cut_output_still_exits_with_how_the_run_went(h, tmp_path, fmt):
     assert b"Traceback" not in proc.err and b"the run failed" in proc.err, proc.err
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
-def test_output_that_cannot_be_written_is_one_line_not_a_traceback(h, fmt):
+def test_a_cut_output_of_a_pipe_that_never_ends_stops_reading(h):
+    """(From a code review.)  Only a saved file is read to its end once the reader has gone:
+    `tail -f run | agent-viewer --print | head` must end with head."""
+    producer = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nwhile True:\n    sys.stdout.write('{\"type\":\"thinking\",\"text\":\"x\"}\\n')\n"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    viewer = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", "stream-json"],
+                              stdin=producer.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=h.cli_env(), cwd=h.repo)
+    producer.stdout.close()
+    try:
+        assert viewer.stdout.read(60)
+        viewer.stdout.close()
+        _, err = viewer.communicate(timeout=15)
+        assert viewer.returncode == 0 and b"Traceback" not in err, err
+    finally:
+        for p in (viewer, producer):
+            p.kill()
+            p.wait()
+
+
+@pytest.mark.parametrize("fmt,follow", [("text", False), ("json", False), ("stream-json", False), ("text", True)])
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback(h, fmt, follow):
     """(From a new-user trial.)  `--print ... > /dev/full` ended in a traceback (OSError: No
-    space left on device)."""
+    space left on device).  (From a code review.)  With --follow it then waited for ever."""
     with open("/dev/full", "w") as full:
         cp = subprocess.run([sys.executable, "-m", "viewer", "--print", "--output-format", fmt,
+                             *(["--follow"] if follow else []),
                              str(SAMPLES_DIR / "demo_session.ndjson")], stdout=full, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, env=h.cli_env(), cwd=h.repo, timeout=20)
     err = cp.stderr.decode()
@@ -963,14 +985,17 @@ def test_text_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
     assert err.startswith("agent-viewer: session 1 of 2: the run failed: ConnectError")
 
 
-def test_text_mode_starts_with_its_first_line_and_sets_the_text_off_by_one_blank_line(capsys, real_dir):
+def test_text_mode_starts_with_its_first_line_and_sets_the_text_off_by_one_blank_line(capsys, tmp_path):
     """(From a new-user trial.)  A run without calls printed a blank line before its answer, and
     a text that began with blank lines was two or three lines below the last call."""
-    code, out, err = run_main(capsys, str(real_dir / "maestro__01_simple_no_tool.ndjson"))
-    assert out.splitlines()[0].strip(), out
-    code, out, err = run_main(capsys, str(real_dir / "agentic-automation__tail.ndjson"))
-    lines = out.splitlines()
-    assert lines[0].startswith("Searched files") and lines[1] == "" and lines[2].strip(), lines[:3]
+    p = tmp_path / "run.ndjson"
+    p.write_bytes(_run("\n\nPONG"))
+    code, out, err = run_main(capsys, str(p))
+    assert out == "PONG\n", out
+    p.write_bytes(_run("\n\nPONG").replace(b'{"type":"assistant"', _tool_pair(
+        "shellToolCall", {"command": "ls"}, {"success": {"exitCode": 0}}) + b'{"type":"assistant"', 1))
+    code, out, err = run_main(capsys, str(p))
+    assert out.splitlines() == ["Ran terminal command ls (exit 0)", "", "PONG"], out
 
 
 def test_json_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
@@ -982,7 +1007,13 @@ def test_json_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
     assert code == 0
     assert [o["is_error"] for o in map(json.loads, out.splitlines())] == [False]  # the last run's, as before
     sid = raw_events((SAMPLES_DIR / "failed_run.ndjson").read_bytes())[0]["session_id"]
-    assert err.startswith(f"agent-viewer: an earlier run (session {sid[:8]}) failed: ConnectError"), err
+    assert err.startswith(f"agent-viewer: an earlier run (session {sid[:8]}): the run failed: ConnectError"), err
+    # (From a code review.)  And one that ended without a result, as text mode names it.
+    p.write_bytes((SAMPLES_DIR / "truncated_run.ndjson").read_bytes() + (SAMPLES_DIR / "reference_example.ndjson").read_bytes())
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code == 0 and "an earlier run (session " in err and "): the run ended without a result" in err, err
+    code, out, err = run_main(capsys, "--output-format", "json", str(SAMPLES_DIR / "reference_example.ndjson"))
+    assert code == 0 and err == ""  # one run: nothing earlier to name
 
 
 @pytest.mark.parametrize("mode", ["text", "stream-json", "json"])

@@ -74,15 +74,17 @@ class Output:
     """Standard output for ``--print``, whose writes never raise.
 
     When the reader goes away (``| head``), what follows is dropped and :attr:`cut` says so:
-    the input is still read to its end, quietly, so that the exit status says how the run
-    went (a failed run exited 0 under ``set -o pipefail``).  Any other failure (a full disk)
-    is kept in :attr:`error`, and the caller stops."""
+    a saved file is still read to its end, quietly, so that the exit status says how the run
+    went (a failed run exited 0 under ``set -o pipefail``); a pipe or a followed file, which
+    may never end, is not.  Any other failure (a full disk) is kept in :attr:`error`, and the
+    caller stops."""
 
     def __init__(self, stream) -> None:
         self.cut = False
         self.error = ""
         self.text = _Writer(stream, self)
-        self.text.buffer = _Writer(stream.buffer, self)  # (stream-json writes bytes)
+        binary = getattr(stream, "buffer", None)  # (stream-json writes bytes)
+        self.text.buffer = _Writer(binary, self) if binary is not None else None
 
     @property
     def stopped(self) -> bool:
@@ -138,9 +140,9 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
         out.flush()
         if out.error:
             raise SourceError(f"cannot write the output ({out.error})")
-        # The reader went away (`| head`): quiet, like other Unix filters.  The whole input was
-        # read, so the status is still the run's; --follow stops there (its input has no end).
-        return 0 if out.cut and follow else code
+        # The reader went away (`| head`): quiet, like other Unix filters.  A saved file was
+        # read to its end, so the status is still the run's; other input stopped there.
+        return code if not out.cut or _drains(fd, follow) else 0
     finally:
         if fd > 0:
             os.close(fd)
@@ -157,11 +159,19 @@ def _silence_stdout() -> None:
         pass
 
 
+def _drains(fd: int, follow: bool) -> bool:
+    """Whether the input is read to its end once the output is cut: a saved file (a pipe or a
+    followed file may never end)."""
+    try:
+        return not follow and fd >= 0 and stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
 def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output) -> int:
     warned = False
+    drains = _drains(fd, follow)
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd):
-        if out.error or (out.cut and follow):
-            return 0
         if chunk is None:  # --follow: the file was truncated or replaced
             if recorder is not None:
                 recorder.restarted(path)
@@ -180,6 +190,8 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output) -> i
                 click.echo(f"{PROG}: {recorder.error}", err=True)
         printer.feed_lines(splitter.feed(chunk))
         out.flush()
+        if out.error or (out.cut and not drains):
+            return 0  # (checked here, not when a next chunk comes: it may never come)
     printer.feed_lines(splitter.flush())
     return printer.finish()
 

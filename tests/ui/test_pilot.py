@@ -1263,6 +1263,25 @@ async def test_a_live_runs_clock_stops_where_it_was_when_its_input_ends():
         assert "01:37" in _plain(app, app.header)  # stopped
 
 
+async def test_a_live_runs_clock_stops_where_it_was_when_the_next_run_begins():
+    """(From a code review.)  A run cut off by the next one (the same session resumed) stepped
+    back from 01:35 to the span of its events' timestamps, as one cut off by the input's end
+    did."""
+    now = [1000.0]
+    lines, feed, app = live_demo(clock=lambda: now[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, up_to_first_call(lines))
+        await settle(pilot)
+        now[0] += 95
+        push(feed, lines[:1])  # the init again: the next run begins
+        await settle(pilot)
+        assert len(app.model.sessions) == 2
+        app.show_session(0)
+        await pilot.pause()
+        header = _plain(app, app.header)
+        assert "ENDED" in header and "01:35" in header, header
+
+
 async def test_the_replay_bar_keeps_its_length_as_the_counter_grows():
     app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -1359,6 +1378,27 @@ async def test_back_on_the_newest_run_its_tool_list_follows_again():
         await pilot.press("less_than_sign", "greater_than_sign")
         await settle(pilot)
         assert not app.timeline.follow  # ... and it stays stopped
+
+
+async def test_a_run_newer_than_the_one_left_follows():
+    """(From a code review.)  Home in the newest run's list, <, a third run arrives, > >: the
+    third run, never touched, did not follow (the second's choice was applied to it)."""
+    lines, feed, app = live_demo()
+    second = [orjson.dumps({**orjson.loads(ln), "session_id": "second"}) + b"\n"
+              if b'"session_id"' in ln else ln for ln in lines]
+    third = [ln.replace(b'"second"', b'"third"') for ln in second]
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, lines + second)
+        await settle(pilot)
+        assert len(app.model.sessions) == 2 and app.view_index == 1
+        app.timeline.focus()
+        await pilot.press("home", "less_than_sign")
+        push(feed, third)
+        await settle(pilot)
+        await pilot.press("greater_than_sign", "greater_than_sign")
+        await settle(pilot)
+        assert app.view_index == 2 and app.timeline.follow
+        assert app.timeline.selected_index() == len(app.session.tools) - 1
 
 
 async def test_the_footer_offers_open_and_raw_only_once_there_is_a_call():
@@ -2566,18 +2606,29 @@ def _contrast(fg, bg) -> float:
 
 
 @pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
-async def test_highlighted_code_is_readable_in_every_theme(theme):
+@pytest.mark.parametrize("order", ["theme, then call", "call, then theme", "full screen, then theme"])
+async def test_highlighted_code_is_readable_in_every_theme(theme, order):
     """(From a new-user trial.)  In a light theme (palette: Theme) the detail's code kept the
-    dark theme's colours: plain code and names near white on a white pane."""
+    dark theme's colours: plain code and names near white on a white pane.  (From a code
+    review.)  Also code already on screen when the theme changes, in the pane or full screen."""
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.theme = theme
+        if order == "theme, then call":
+            app.theme = theme
         read = next(t for t in app.session.tools if t.kind_key == "readToolCall" and "totals.py" in t.target)
         app.timeline.select_tool(read.index)
         await settle(pilot)
-        pane = app.detail.rich_style.bgcolor
-        segments = [seg for y in range(app.detail.size.height) for seg in app.detail.render_line(y)
+        view = app.detail
+        if order == "full screen, then theme":
+            await pilot.press("enter")
+            await settle(pilot)
+            view = app.screen.query_one("#zoom-detail")
+        if order != "theme, then call":
+            app.theme = theme
+            await settle(pilot)
+        pane = view.rich_style.bgcolor
+        segments = [seg for y in range(view.size.height) for seg in view.render_line(y)
                     if seg.text.strip() and seg.style is not None and seg.style.color is not None]
         assert any("import" in seg.text for seg in segments)  # the file's code is on screen
         def background(style):  # ("default": the pane's, when Textual draws the line)

@@ -546,7 +546,11 @@ class StreamModel:
                 return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
         action = self._interpret(ev) if ev.action is None else ev.action  # (a worker may have done it)
         self.event_types[ev.type or "(no type)"] += 1
+        cur = self._current
+        going = cur is not None and not cur.ended
         session, created = self._route(action.session_id, type(action) is A.Init)
+        if created and going and cur.ended:  # the run on before ended with this one's start
+            cur.end_arrival = ev.arrival
         session.events += 1
         if not session.first_line:
             session.first_line = ev.line

@@ -260,7 +260,8 @@ class JsonPrinter(Printer):
     def __init__(self, out: TextIO, err: TextIO, each_result: bool = False) -> None:
         super().__init__()
         self.out, self.err = out, err
-        self.runs = RunOutcome()
+        #: (Earlier runs are told at the end, unless each result is written as it comes.)
+        self.runs = RunOutcome(keep_runs=not each_result)
         #: --follow has no end of input to wait for: write each run's result object as it comes.
         self.each_result = each_result
         self.written = 0  # result objects written
@@ -316,11 +317,8 @@ class JsonPrinter(Printer):
         if last is not None and not self.each_result:
             # The run's result object, also when it failed (is_error true: what a CI job parses).
             self._write_result(last)
-        if not self.each_result:  # (--follow wrote each run's result)
-            for sid, why, data in self.runs.failures:  # earlier runs' failures: a CI log must not hide them
-                if data is not last:
-                    where = f" (session {sid[:8]})" if sid else ""
-                    print(f"agent-viewer: an earlier run{where} failed: {one_line(why, 300)}", file=self.err)
+        for why in self.runs.earlier_problems():
+            print(f"agent-viewer: {why}", file=self.err)
         if problem:
             why = "" if self.written else "; no JSON written"  # no result at all to write
             print(f"agent-viewer: {problem}{why}", file=self.err)
@@ -338,12 +336,15 @@ class RunOutcome:
     """How the run an input ends in went, from raw events read cheaply: which session the
     input ends in, that session's latest result, and whether there were events at all."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_runs: bool = False) -> None:
         self.format = get_format()
         self.current: str | None = None  # session id of the latest event that had one
         self.results: dict[str | None, dict] = {}  # session id -> result of its latest run
-        #: (session id, why, result) of every run that failed, in the input's order.
-        self.failures: list[tuple[str | None, str, dict]] = []
+        #: With ``keep_runs``: every run (an init begins one) as [session id, its result or
+        #: None], in the input's order, and each session's latest.
+        self.keep_runs = keep_runs
+        self.history: list[list] = []
+        self._latest: dict[str | None, list] = {}
         self.events = 0
         self.unknown = 0  # events of a type the format does not know
         self.other_agent = ""  # see formats.sniff_agent
@@ -366,12 +367,16 @@ class RunOutcome:
         if marker:
             if marker == "result":
                 self.results[self.current] = data
-                why = self.format.result_problem(data) if type(data) is dict else ""
-                if why:
-                    self.failures.append((self.current, why, data))
+                if self.keep_runs:
+                    run = self._latest.get(self.current)
+                    if run is None or run[1] is not None:  # (a result with no init before it)
+                        run = self._begin()
+                    run[1] = data
             else:
                 if marker == "init":
                     self.results.pop(self.current, None)
+                    if self.keep_runs:
+                        self._begin()
                 else:
                     self.unknown += 1
                 if not self.other_agent:  # every init and unknown type is looked at
@@ -380,6 +385,29 @@ class RunOutcome:
             # And the first events: a stream joined mid-way starts with messages.
             self.other_agent = sniff_agent(data) if agent is None else agent
         return marker
+
+    def _begin(self) -> list:
+        run = self._latest[self.current] = [self.current, None]
+        self.history.append(run)
+        return run
+
+    def earlier_problems(self) -> list[str]:
+        """What went wrong with each run before the last (``keep_runs``): the exit status is
+        the last run's, but a CI log must not hide them."""
+        last = self._latest.get(self.current)
+        out = []
+        for run in self.history:
+            why = "" if run is last else self.why(run[1])
+            if why:
+                out.append(f"an earlier run{f' (session {run[0][:8]})' if run[0] else ''}: {why}")
+        return out
+
+    def why(self, result: dict | None) -> str:
+        """Why a run with this result did not succeed ("" when it did)."""
+        if result is None:
+            return "the run ended without a result"
+        problem = self.format.result_problem(result)
+        return f"the run failed: {one_line(problem, 300)}" if problem else ""
 
     def last_result(self) -> dict | None:
         return self.results.get(self.current)
@@ -392,15 +420,11 @@ class RunOutcome:
     def problem(self, malformed: int = 0) -> str:
         """Why the run did not succeed ("" when it did); ``malformed``: lines that were not
         events."""
-        data = self.last_result()
         if not self.events:
             return no_events(malformed)
         if self.unknown == self.events:
             return foreign_problem(self.events, self.format, self.other_agent)
-        if data is None:
-            return "the run ended without a result"
-        problem = self.format.result_problem(data)
-        return f"the run failed: {one_line(problem, 300)}" if problem else ""
+        return self.why(self.last_result())
 
 
 class StreamJsonPrinter(Printer):
@@ -441,7 +465,7 @@ def make_printer(fmt: str, out_text: TextIO | None = None, err: TextIO | None = 
     if fmt == "json":
         return JsonPrinter(out_text, err, each_result=follow)
     if fmt == "stream-json":
-        return StreamJsonPrinter(out_text.buffer if hasattr(out_text, "buffer") else out_text, err)
+        return StreamJsonPrinter(getattr(out_text, "buffer", None) or out_text, err)
     raise ValueError(f"unknown output format {fmt!r}")
 
 

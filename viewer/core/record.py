@@ -34,14 +34,14 @@ def timing_path(path: str) -> str:
 _HELD = {signal.SIGINT, signal.SIGTERM}
 
 
-def _hold_signals() -> bool:
+def _hold_signals() -> set[signal.Signals] | None:
     """Hold Ctrl+C and a kill until a chunk's bytes and its time are both written: one that
-    came between the two left bytes with no time.  (Only the main thread can hold them for the
-    process: ``--print``; the TUI's reading thread cannot.)"""
+    came between the two left bytes with no time.  Returns the mask to restore (None: not
+    held; only the main thread can hold them for the process: ``--print``, not the TUI's
+    reading thread)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        return False
-    signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
-    return True
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
 
 
 class Recorder:
@@ -73,7 +73,7 @@ class Recorder:
             now = self.clock()
             if self._t0 is None:
                 self._t0 = now
-            held = _hold_signals()
+            mask = _hold_signals()
             try:
                 view = memoryview(chunk)
                 while view:
@@ -88,8 +88,8 @@ class Recorder:
             except OSError as exc:
                 self._fail(exc)
             finally:
-                if held:
-                    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+                if mask is not None:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def restarted(self, followed: str) -> None:
         """The followed file was truncated or replaced, and is read again from its start.

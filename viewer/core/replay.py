@@ -282,7 +282,9 @@ TOOL_START = 1
 ERROR = 2
 
 
-_MARK_SEARCH = {m: re.compile(b"[" + bytes([v for v in range(4) if v & m]) + b"]") for m in (TOOL_START, ERROR)}
+#: The values of ``marks`` that have each mark.
+_MARKED = {m: bytes(v for v in range(4) if v & m) for m in (TOOL_START, ERROR)}
+_MARK_SEARCH = {m: re.compile(b"[" + values + b"]") for m, values in _MARKED.items()}
 
 
 def marks_of(rec: Record, action: A.Action | None) -> int:
@@ -711,14 +713,13 @@ class Replay:
                 return i
         return None
 
-
     def prev_marked(self, mark: int, interpret: Callable[[Event], A.Action]) -> int | None:
         """Index of the last record with ``mark`` before the record the position is on (the
         last one applied), or None."""
         end = self.position - 1
         if self.index is not None:
             marks = self.index.marks
-            found = max(marks.rfind(bytes([v]), 0, max(0, end)) for v in range(4) if v & mark)
+            found = max(marks.rfind(bytes([v]), 0, max(0, end)) for v in _MARKED[mark])
             return found if found >= 0 else None
         for i in range(min(end, self.total) - 1, -1, -1):
             rec = self.records[i]

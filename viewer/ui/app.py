@@ -189,7 +189,7 @@ class AgentViewerApp(App[int]):
         self._chained = False  # a pump is scheduled right after the current one (bulk load)
         self._focus_placed = False  # (see _place_focus)
         self._offered_calls = True  # the footer offers Enter and r (see _has_calls)
-        self._newest_followed = True  # whether the newest run's list followed when it was left
+        self._left_newest = (-1, True)  # the newest run when it was left, and whether it followed
         self._catching_up = False  # a live source far behind (see CATCH_UP)
         self._first_paint_at: float | None = None  # the first run was shown, its frame not yet painted
         self._detail_at = 0.0  # when the detail view was last brought up to date
@@ -657,11 +657,13 @@ class AgentViewerApp(App[int]):
             return
         target = max(0, min(self.view_index + step, n - 1))
         if target != self.view_index:
-            # Only the newest run's list follows new calls; back to it, it follows again if it
-            # did when it was left (it stayed on its first call, "following" gone).
-            if self.view_index == n - 1 or self.view_index < 0:
-                self._newest_followed = self.timeline.follow
-            self.timeline.follow = target == n - 1 and self._newest_followed
+            # Only the newest run's list follows new calls; back to it, it follows again
+            # unless it had stopped when it was left (it stayed on its first call, "following"
+            # gone).  A run newer than the one left follows.
+            if self.view_index == n - 1:
+                self._left_newest = (self.view_index, self.timeline.follow)
+            left, followed = self._left_newest
+            self.timeline.follow = target == n - 1 and (followed or left != target)
             self.show_session(target)
         else:
             self.notify(f"This is the {'first' if step < 0 else 'last'} of the {n:,} sessions.", timeout=2)

@@ -15,6 +15,7 @@ from itertools import accumulate
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.style import Style
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -323,7 +324,7 @@ class BlockView(ScrollView, can_focus=True):
         Textual pages from the animated position, so PgUp pressed again before the last one
         had finished went part of a page (four quick presses: 51 lines of 92)."""
         if not self.allow_vertical_scroll:
-            return
+            raise SkipAction()  # (as Textual's own: the key goes on to the bindings above)
         animating = self.app.animator.is_being_animated(self, "scroll_y")
         base = self.scroll_target_y if animating else self.scroll_y
         self.scroll_to(y=base + pages * self.scrollable_content_region.height)

@@ -121,6 +121,7 @@ class DetailView(BlockView):
         self._key: Hashable = None
         self._rests: list[int] = []  # indices of the _Rest blocks
         self._generation = 0
+        self._shown: tuple | None = None  # show()'s arguments, for a new theme
 
     @property
     def pane_title(self) -> str:
@@ -142,6 +143,7 @@ class DetailView(BlockView):
         # raw view toggled: start at the top.
         same_call = self._key is not None and self._key[:2] == key[:2] and self._key[-1] == key[-1]
         self._key = key
+        self._shown = (session, tool, loader, sections_fn, empty)
         self.session, self.tool = session, tool
         self._generation += 1
         self._cache.clear()
@@ -229,6 +231,16 @@ class DetailView(BlockView):
 
     def block_version(self, index: int) -> Hashable:
         return self._generation
+
+    def _theme_changed(self, theme) -> None:
+        """A small body is highlighted when the call is shown: in a new theme it is built
+        again, in its code colours (it kept monokai's near white on a light pane)."""
+        if self._shown is not None:
+            y = self.scroll_y
+            self._key = None
+            self.show(*self._shown)
+            self.scroll_to(y=y, animate=False, immediate=True, force=True)
+        super()._theme_changed(theme)
 
     def render_block(self, index: int, width: int) -> RenderableType:
         block = self._blocks[index]
