@@ -985,6 +985,23 @@ def test_text_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
     assert err.startswith("agent-viewer: session 1 of 2: the run failed: ConnectError")
 
 
+def test_messages_on_stderr_show_names_and_ids_escaped(h, tmp_path):
+    """(From an adversarial trial.)  A file's name, a --save path and a session id reached
+    stderr raw: `agent-viewer $'run\\e]0;PWN\\a.ndjson'` set the window's title."""
+    bad = "\x1b]0;PWN\x07\x1b[2J\u202e"
+    missing = run_cli(h, "--print", str(tmp_path / f"nope{bad}.ndjson"))
+    (tmp_path / f"dir{bad}").mkdir()
+    directory = run_cli(h, "--print", str(tmp_path / f"dir{bad}"))
+    run = tmp_path / "two.ndjson"
+    run.write_bytes(_run("first", sid="\x1b]0;PWN\x07", result=False) + _run("second"))
+    json_mode = run_cli(h, "--print", "--output-format", "json", str(run))
+    saved = run_cli(h, "--print", "--save", str(tmp_path / f"dir{bad}"), input=_run("x"))
+    for cp in (missing, directory, json_mode, saved):
+        err = cp.stderr.decode()
+        assert err and "\x1b" not in err and "\x07" not in err and "\u202e" not in err, err
+        assert "\\x1b" in err, err  # shown, escaped
+
+
 def test_text_mode_starts_with_its_first_line_and_sets_the_text_off_by_one_blank_line(capsys, tmp_path):
     """(From a new-user trial.)  A run without calls printed a blank line before its answer, and
     a text that began with blank lines was two or three lines below the last call."""

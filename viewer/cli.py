@@ -12,6 +12,7 @@ import click
 
 from viewer import __version__
 from viewer.core.printer import make_printer, print_file_with_workers
+from viewer.core.sanitize import one_line
 from viewer.core.sources import (
     CHUNK,
     LineSplitter,
@@ -35,8 +36,14 @@ def demo_path() -> str:
     return str(resources.files("viewer") / "demo" / "demo_session.ndjson")
 
 
+def say(message: str) -> None:
+    """One line on stderr.  Messages name files, and a file's name may hold escape sequences
+    (``agent-viewer $'run\\e]0;title\\a.ndjson'`` set the window's title): shown escaped."""
+    click.echo(f"{PROG}: {one_line(message)}", err=True)
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> None:
-    click.echo(f"{PROG}: error: {message}", err=True)
+    say(f"error: {message}")
     sys.exit(code)
 
 
@@ -62,7 +69,7 @@ def _follow_chunks(path: str):
     """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced (a named FIFO:
     one writer after another)."""
     def waiting(message: str) -> None:
-        click.echo(f"{PROG}: {message}", err=True)
+        say(message)
 
     if is_stream_path(path):
         return fifo_chunks(path, on_wait=waiting)
@@ -177,17 +184,16 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output) -> i
                 recorder.restarted(path)
                 if recorder.error and not warned:
                     warned = True
-                    click.echo(f"{PROG}: {recorder.error}", err=True)
+                    say(recorder.error)
             printer.feed_lines(splitter.flush())
             printer.restart()
-            click.echo(f"{PROG}: {path} was truncated or replaced: reading it again from its start",
-                       err=True)
+            say(f"{path} was truncated or replaced: reading it again from its start")
             continue
         if recorder is not None:
             recorder.write(chunk)
             if recorder.error and not warned:
                 warned = True
-                click.echo(f"{PROG}: {recorder.error}", err=True)
+                say(recorder.error)
         printer.feed_lines(splitter.feed(chunk))
         out.flush()
         if out.error or (out.cut and not drains):

@@ -2925,6 +2925,23 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path, monkeypatch)
             assert ("the agent may have been stopped" in end) == (not told and name != "done"), end
 
 
+async def test_notices_show_a_files_name_escaped(tmp_path, monkeypatch):
+    """(From an adversarial trial.)  A run's file named with escape sequences, still being
+    written: its notice set the window's title, cleared the screen and wrote the clipboard."""
+    from viewer.core.feed import FileFeed
+    from viewer.core.sanitize import clean
+
+    monkeypatch.chdir(tmp_path)
+    name = "evil\x1b]0;PWN\x07\x1b[2J\x1b]52;c;cHduZWQ=\x07[@click=app.quit]q[b]\u202e.ndjson"
+    (tmp_path / name).write_bytes(b"".join(sample("demo_session.ndjson").splitlines(keepends=True)[:40]))
+    app = AgentViewerApp(FileFeed(name, workers=0))
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        notes = [n.message for n in app._notifications]
+        assert any("keeps reading it" in n for n in notes), notes
+        assert all(clean(n) == n for n in notes) and any("\\x1b]0;PWN" in n for n in notes), notes
+
+
 async def test_a_failed_runs_result_text_shows_even_when_it_repeats_the_transcript():
     """A result that repeats the transcript is kept once (in the transcript); a failed one is
     shown under "Run failed" in red, so it must be kept whole (review of that change)."""

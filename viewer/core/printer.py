@@ -399,7 +399,7 @@ class RunOutcome:
         for run in self.history:
             why = "" if run is last else self.why(run[1])
             if why:
-                out.append(f"an earlier run{f' (session {run[0][:8]})' if run[0] else ''}: {why}")
+                out.append(f"an earlier run{f' (session {one_line(run[0][:8])})' if run[0] else ''}: {why}")
         return out
 
     def why(self, result: dict | None) -> str:

@@ -21,6 +21,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.markup import escape
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -29,7 +30,7 @@ from textual.widgets import Footer, Input
 from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
-from viewer.core.sanitize import one_line
+from viewer.core.sanitize import clean, one_line
 from viewer.ui.render import StillWritten, under_cwd, use_code_theme
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
@@ -767,6 +768,13 @@ class AgentViewerApp(App[int]):
             self._open_full_screen(s, idx)
         else:
             self._nothing_to_open()
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notice, cleaned: they name files, and a file's name may hold escape sequences
+        (a "still being written" notice of one set the window's title and cleared the screen).
+        (Stream or file text in a notice is also never markup: those give markup=False.)"""
+        super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=markup)
 
     def _maximized(self, widget: Widget | None) -> None:
         """(Palette: Maximize.)  Nothing on screen said how to get the other panes back."""

@@ -156,8 +156,24 @@ class _SharedParser:
         md = copy.copy(cls.template)
         md.markup = markup
         md.parsed = cls.parser.parse(markup)  # type: ignore[union-attr]
+        if "%" in markup or "&" in markup:  # (what markdown-it decodes: see _clean_tokens)
+            _clean_tokens(md.parsed)
         md.style = style
         return md
+
+
+def _clean_tokens(tokens) -> None:
+    """The text of parsed Markdown, cleaned again: markdown-it decodes what the text held
+    encoded, after :func:`clean` had seen it.  An autolink shows its address percent-decoded
+    (``<http://x/%1b]0;title%07>`` gave a real ESC: the window's title was set, the screen
+    cleared, the clipboard written), and an entity (``&#x202E;``) gives the character."""
+    for tok in tokens:
+        if tok.content:
+            tok.content = clean(tok.content)
+        if tok.attrs:
+            tok.attrs = {k: clean(v) if isinstance(v, str) else v for k, v in tok.attrs.items()}
+        if tok.children:
+            _clean_tokens(tok.children)
 
 
 def markdown(text: str, style: str = "none") -> Markdown:
