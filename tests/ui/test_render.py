@@ -363,3 +363,40 @@ def test_markdown_never_gives_back_what_was_cleaned(text):
     console = Console(width=70, file=open(os.devnull, "w"), color_system="truecolor")
     drawn = "".join(seg.text for line in console.render_lines(markdown(text), console.options) for seg in line)
     assert clean(drawn) == drawn, [c for c in drawn if clean(c) != c]
+
+
+@pytest.mark.parametrize("shape", ["lines", "one line", "escapes", "wide"])
+def test_a_huge_text_is_drawn_in_bounded_lines_with_what_is_left_counted(shape):
+    """(From an adversarial trial.)  One assistant message of 1.5 MB froze the app for 16 s, one
+    of 7.7 MB for minutes: it was drawn whole, as Markdown.  Past BIG_TEXT it is plain text, at
+    most PLAIN_LINES more lines, and what is past them is counted."""
+    from rich.console import Console
+
+    from viewer.ui.render import BIG_TEXT, PLAIN_LINES, prose
+
+    unit = {"lines": "line of text with words\n", "one line": "abcdefghij", "escapes": "\x1b]0;T\x07[b]",
+            "wide": "漢字テキスト"}[shape]
+    text = unit * (4_000_000 // len(unit))
+    console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
+    lines = console.render_lines(prose(text), console.options)
+    drawn = ["".join(seg.text for seg in line).rstrip() for line in lines]
+    assert len(drawn) < BIG_TEXT // 10 + PLAIN_LINES + 10  # (Markdown's head, then the plain lines)
+    notes = [d for d in drawn if d.startswith("(the rest, ") or d.startswith("… ")]
+    assert notes[0].startswith("(the rest, ") and notes[0].endswith(" characters, as plain text)")
+    left = int(notes[-1].split()[1].replace(",", ""))
+    assert notes[-1] == f"… {left:,} more characters, not drawn here" and 0 < left < len(text)
+    assert all(clean(d) == d for d in drawn)
+    # Nothing between the head and what is left out is lost: the plain lines hold the text as it is.
+    plain = drawn[drawn.index(notes[0]) + 1: drawn.index(notes[-1])]
+    assert "".join(plain).replace(" ", "") in clean(text).replace("\n", "").replace(" ", "")
+
+
+def test_a_text_under_big_text_is_drawn_as_markdown():
+    from rich.console import Console
+
+    from viewer.ui.render import BIG_TEXT, prose
+
+    text = "# Title\n\n" + "word " * ((BIG_TEXT - 20) // 5)
+    console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
+    drawn = ["".join(seg.text for seg in line) for line in console.render_lines(prose(text), console.options)]
+    assert not any("as plain text" in d for d in drawn) and "#" not in drawn[0] and "Title" in drawn[0]

@@ -19,7 +19,8 @@ import re
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
-from rich.cells import cell_len
+from rich.cells import cell_len, chop_cells
+from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
@@ -178,6 +179,77 @@ def _clean_tokens(tokens) -> None:
 
 def markdown(text: str, style: str = "none") -> Markdown:
     return _SharedParser.markdown(clean(text), style)
+
+
+#: A transcript text longer than this (a message, a prompt, thinking) is drawn as Markdown up
+#: to here, and the rest as plain text (see :func:`prose`) ...
+BIG_TEXT = 64 * 1024
+#: ... up to this many more lines or characters: a block is drawn whole to be measured, and
+#: 600,000 lines took 12 s.  What is past them is counted, not drawn.
+PLAIN_LINES, PLAIN_CHARS = 10_000, 512 * 1024
+
+
+def prose(text: str, style: str = "none", as_markdown: bool = True) -> RenderableType:
+    """Text of the transcript: Markdown (or plain), and past BIG_TEXT plain and cheaply
+    wrapped.  (From an adversarial trial.)  One message of 1.5 MB froze the app for 16 s, one
+    of 7.7 MB for minutes: Rich's Markdown and its wrapping of a very long line cost seconds a
+    MB (escapes cost ten times more), and the block is drawn whole to be measured."""
+    if len(text) <= BIG_TEXT:
+        return markdown(text, style) if as_markdown else safe_text(text, style="" if style == "none" else style)
+    head_end = _cut(text, 0, BIG_TEXT)
+    rest_end = _cut(text, head_end, PLAIN_CHARS, PLAIN_LINES)
+    plain = "" if style == "none" else style
+    parts: list[RenderableType] = [
+        prose(text[:head_end], style, as_markdown),
+        Text(f"(the rest, {len(text) - head_end:,} characters, as plain text)", style="dim italic"),
+        _Wrapped(clean(text[head_end:rest_end]), plain),
+    ]
+    if rest_end < len(text):
+        parts.append(Text(f"… {len(text) - rest_end:,} more characters, not drawn here", style="bold yellow"))
+    return Group(*parts)
+
+
+def _cut(text: str, start: int, chars: int, lines: int | None = None) -> int:
+    """Where a piece of ``text`` from ``start`` ends: after at most ``chars`` characters (and
+    ``lines`` lines), at the end of a line if one ends in its second half."""
+    end = min(len(text), start + chars)
+    if lines is not None:
+        at = start
+        for _ in range(lines):
+            at = text.find("\n", at, end) + 1
+            if not at:
+                break
+        else:
+            end = at
+    if end == len(text):
+        return end
+    nl = text.rfind("\n", start + (end - start) // 2, end)
+    return end if nl < 0 else nl + 1
+
+
+class _Wrapped:
+    """Plain text cut at the width (its words too): a line of megabytes (minified code, base64)
+    takes Rich's word wrap seconds; here it is sliced."""
+
+    def __init__(self, text: str, style: str = "") -> None:
+        self.text, self.style = text, style
+
+    def __rich_console__(self, console, options):
+        width = max(1, options.max_width)
+        style = console.get_style(self.style) if self.style else None
+        new_line = Segment.line()
+        lines = self.text.split("\n")
+        if len(lines) > 1 and not lines[-1]:
+            lines.pop()  # (a last newline ends the last line: no empty one after it)
+        for line in lines:
+            line = line.expandtabs(8) if "\t" in line else line
+            if line.isascii():
+                pieces = [line[i : i + width] for i in range(0, len(line), width)] or [""]
+            else:
+                pieces = chop_cells(line, width) or [""]
+            for piece in pieces:
+                yield Segment(piece, style)
+                yield new_line
 
 
 def truncate_body(body: str) -> tuple[str, str]:

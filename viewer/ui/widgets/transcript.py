@@ -23,9 +23,8 @@ from viewer.ui.render import (
     MATCH_STYLE,
     StillWritten,
     mark_matches,
-    markdown,
+    prose,
     safe_line,
-    safe_text,
     status_glyph,
     under_cwd,
 )
@@ -226,7 +225,7 @@ class Transcript(BlockView):
     def _render(self, s: Session, b: Block) -> RenderableType:
         kind = b.kind
         if kind == "assistant":
-            body = markdown(b.text)
+            body = prose(b.text)
             if b.cut:
                 return Padding(Group(body, Text("… (cut off: the stream ended here)", style="italic yellow")),
                                (0, 0, 1, 0))
@@ -255,7 +254,7 @@ class Transcript(BlockView):
             return line
         if kind == "prompt":
             head = Text("› You", style="bold blue")
-            return Padding(Group(head, safe_text(b.text)), (0, 0, 1, 0))
+            return Padding(Group(head, prose(b.text, as_markdown=False)), (0, 0, 1, 0))
         if kind == "thinking":
             if not self.show_thinking:
                 words = len(b.text.split())
@@ -268,7 +267,7 @@ class Transcript(BlockView):
                     label = "  ✻ Thought (no text)"
                 return Text(label, style="italic dim", no_wrap=True, overflow="ellipsis")
             body = b.text.strip()  # the model writes its thinking in Markdown too
-            text = markdown(body, style="italic dim") if body else Text("(no thinking text)", style="italic dim")
+            text = prose(body, style="italic dim") if body else Text("(no thinking text)", style="italic dim")
             parts = [Text("✻ Thinking", style="italic dim"), text]
             if b.cut:
                 parts.append(Text("… (cut off: the stream ended here)", style="italic yellow"))
@@ -298,7 +297,7 @@ class Transcript(BlockView):
                             f"({one_line(why, 300)}).", style="bold yellow")
             return Text("◌ The stream ended without a result (the agent may have been stopped).",
                         style="bold yellow")
-        return safe_text(b.text)  # pragma: no cover - all kinds handled
+        return prose(b.text, as_markdown=False)  # pragma: no cover - all kinds handled
 
     @staticmethod
     def _malformed(b: Block) -> RenderableType:
@@ -326,7 +325,7 @@ class Transcript(BlockView):
         if s.state == "failed":
             head = Text(f"✗ Run failed ({one_line(r.subtype or 'error', 80)})", style="bold red")
             if r.text:
-                return Group(head, safe_text(r.text, style="red"))
+                return Group(head, prose(r.text, style="red", as_markdown=False))
             return head
         parts = ["✓ Run succeeded"]
         if r.duration_ms is not None:
@@ -334,7 +333,7 @@ class Transcript(BlockView):
         line = Text(" · ".join(parts), style="bold green")
         if text:  # the result's text says something the transcript does not: show it
             return Group(line, Text("Its result also says (not in the transcript):", style="dim"),
-                         markdown(text))
+                         prose(text))
         return line
 
 
