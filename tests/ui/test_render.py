@@ -400,3 +400,15 @@ def test_a_text_under_big_text_is_drawn_as_markdown():
     console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
     drawn = ["".join(seg.text for seg in line) for line in console.render_lines(prose(text), console.options)]
     assert not any("as plain text" in d for d in drawn) and "#" not in drawn[0] and "Title" in drawn[0]
+
+
+def test_a_commands_output_cannot_hide_or_blink_its_text():
+    """(From an adversarial trial.)  A command's colour codes become styles, but SGR 8 (conceal)
+    hid text from the reader in the detail pane, and 5 made it blink."""
+    from viewer.ui.render import terminal_text
+
+    text = terminal_text("ok \x1b[8mhidden\x1b[0m \x1b[5;31mblinking\x1b[0m \x1b[1;32mgreen\x1b[0m")
+    assert text.plain == "ok hidden blinking green"
+    styles = {text.plain[s.start:s.end]: s.style for s in text.spans}
+    assert not styles["hidden"].conceal and not styles["blinking"].blink
+    assert styles["blinking"].color.number == 1 and styles["green"].bold  # colours stay

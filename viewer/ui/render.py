@@ -132,7 +132,15 @@ def terminal_text(text: str) -> Text:
         pos = m.end()
     pieces.append(clean(text[pos:]))
     # Only SGR sequences are left unescaped: the decoder turns them into styles.
-    return Text.from_ansi("".join(pieces), end="")
+    out = Text.from_ansi("".join(pieces), end="")
+    for i, span in enumerate(out.spans):  # (shown, never hidden nor blinking: SGR 8 hid text)
+        style = span.style
+        if isinstance(style, Style) and (style.conceal or style.blink or style.blink2):
+            out.spans[i] = span._replace(style=style + _SHOWN)
+    return out
+
+
+_SHOWN = Style(conceal=False, blink=False, blink2=False)
 
 
 def safe_line(text: str, limit: int | None = None, style: str = "") -> Text:
