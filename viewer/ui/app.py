@@ -189,6 +189,7 @@ class AgentViewerApp(App[int]):
         self._switch_before: float | None = None  # the GIL switch interval before the load
         self._chained = False  # a pump is scheduled right after the current one (bulk load)
         self._focus_placed = False  # (see _place_focus)
+        self._last_notice, self._last_notice_at = "", 0.0  # (see notify_once)
         self._offered_calls = True  # the footer offers Enter and r (see _has_calls)
         self._left_newest = (-1, True)  # the newest run when it was left, and whether it followed
         self._catching_up = False  # a live source far behind (see CATCH_UP)
@@ -775,6 +776,15 @@ class AgentViewerApp(App[int]):
         (a "still being written" notice of one set the window's title and cleared the screen).
         (Stream or file text in a notice is also never markup: those give markup=False.)"""
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=markup)
+
+    def notify_once(self, message: str, timeout: float) -> None:
+        """A notice, unless the same one is still on screen: a key pressed again where it
+        cannot go (} at the last error, ] at the last call) stacked one toast per press."""
+        now = time.monotonic()
+        if message == self._last_notice and now - self._last_notice_at < timeout:
+            return
+        self._last_notice, self._last_notice_at = message, now
+        self.notify(message, timeout=timeout)
 
     def _maximized(self, widget: Widget | None) -> None:
         """(Palette: Maximize.)  Nothing on screen said how to get the other panes back."""

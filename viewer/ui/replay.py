@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from rich.text import Text
@@ -142,7 +141,6 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._drawn = None  # what the bar showed last
         self._elapsed_drawn = ""  # and the header's clock
         self._told_changed = False
-        self._last_notice, self._last_notice_at = "", 0.0  # (see _notify_once)
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -339,7 +337,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         i = find(mark, self.model.format.interpret)
         if i is None:
             more = "" if back or self.replay.input_ended else " yet (the file is still being read)"
-            self._notify_once(f"No {what} {'before' if back else 'after'} this point{more}", timeout=2)
+            self.notify_once(f"No {what} {'before' if back else 'after'} this point{more}", timeout=2)
             return
         self._seek(i + 1)
         # Show the run that record went to, and select the call it is of: with calls running
@@ -368,15 +366,6 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_prev_error(self) -> None:
         self._jump(ERROR, "error", back=True)
-
-    def _notify_once(self, message: str, timeout: float) -> None:
-        """A notice, unless the same one is still on screen (} pressed again at the last error
-        stacked one toast per press)."""
-        now = time.monotonic()
-        if message == self._last_notice and now - self._last_notice_at < timeout:
-            return
-        self._last_notice, self._last_notice_at = message, now
-        self.notify(message, timeout=timeout)
 
     def on_replay_bar_seek(self, message: ReplayBar.Seek) -> None:
         self._seek(int(round(message.fraction * self.replay.total)))

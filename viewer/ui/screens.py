@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from bisect import bisect_left
 from collections.abc import Callable
 
@@ -226,7 +225,6 @@ class DetailScreen(ModalScreen[int]):
         self._session, self._index, self._loader, self._sections = session, tool.index, loader, sections_fn
         self._raw = raw  # as the pane shows it (r toggles here too)
         self._shown = shown or (lambda: None)
-        self._notice, self._notice_at = "", 0.0  # the last "first/last call" notice, and when
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
@@ -302,10 +300,7 @@ class DetailScreen(ModalScreen[int]):
             shown = " the filter shows" if rows is not None else ""
             so_far = " so far" if step > 0 and not ended else ""
             notice = f"This is the {which} call{shown}{so_far}."
-            now = time.monotonic()
-            if self._notice != notice or now - self._notice_at > NOTICE_S:  # one, not a stack of them
-                self._notice, self._notice_at = notice, now
-                self.notify(notice, timeout=NOTICE_S)
+            self.app.notify_once(notice, timeout=NOTICE_S)  # type: ignore[attr-defined]
             return
         self._index = i
         self._show()
