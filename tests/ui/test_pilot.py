@@ -2045,6 +2045,38 @@ async def test_next_error_in_a_replay_goes_to_the_run_it_is_in_and_next_tool_kee
         assert app.timeline.selected_index() == 0 and app.session.tools[0].status == "failed"
 
 
+async def test_a_replays_clock_shows_from_its_first_event():
+    """(From a new-user trial.)  The replay's header had no clock at events 1 and 2 (the init and
+    the prompt carry no time) and showed 00:00 from event 3.  A stream with no times at all
+    still shows none."""
+    import re
+
+    def clock_at(app) -> str:
+        m = re.search(r"PAUSED  (\d\d:\d\d)", _plain(app, app.header))
+        return m.group(1) if m else ""
+
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            await pilot.press("full_stop")
+            await settle(pilot)
+            assert clock_at(app) == "00:00", _plain(app, app.header)
+    def strip_times(v):
+        if isinstance(v, dict):
+            return {k: strip_times(x) for k, x in v.items() if k not in ("timestamp_ms", "startedAtMs", "completedAtMs")}
+        return v
+
+    untimed = b"".join(orjson.dumps(strip_times(orjson.loads(ln))) + b"\n"
+                       for ln in sample("demo_session.ndjson").splitlines())
+    app = make_replay_app(untimed)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("full_stop", "full_stop", "full_stop")
+        await settle(pilot)
+        assert clock_at(app) == "", _plain(app, app.header)
+
+
 async def test_previous_call_and_previous_error_in_a_replay():
     """(From a new-user trial.)  [ and { did nothing in a replay: back was one event at a time.
     And } pressed again at the last error stacked one toast per press."""

@@ -115,6 +115,7 @@ class Scheduler:
         #: its offset from the stream's time (set by the first timed record).
         self._event_ms = math.nan
         self._offset_ms: float | None = None
+        self.first_event_ms: float | None = None  # the events' clock at the first record with a time
 
     def time(self, rec: Record, action: A.Action | None = None) -> float:
         """Play time of ``rec``, the record after the ones given so far (``action``: what the
@@ -149,9 +150,11 @@ class Scheduler:
         # events' timestamps).  (Inline: this runs for every record of a replayed file.)
         if self._offset_ms is None and nat is not None:
             self._offset_ms = nat - t * 1000
+            self.first_event_ms = float(nat)
         if self._offset_ms is not None:
             self._event_ms = t * 1000 + self._offset_ms
         return self._now
+
 
     @property
     def event_ms(self) -> float:
@@ -415,6 +418,11 @@ class FileIndex:
             self.checkpoints.add(n, self._model.clone())
             self._next = next_checkpoint(n, self._every)
 
+    @property
+    def first_event_ms(self) -> float | None:
+        """The events' clock at the first record with a time, once one is read."""
+        return self._scheduler.first_event_ms
+
     def read(self, until: Callable[[], bool] | None = None) -> None:
         """Read in this thread: to the end, or until ``until()`` holds."""
         with self._lock:
@@ -553,7 +561,9 @@ class Replay:
             into, length, start, span = g
             return start + span * into / length
         e = et[p - 1]
-        return None if math.isnan(e) else e
+        if math.isnan(e):  # before the first record with a time: that time, once it is known
+            return self.index.first_event_ms if self.index is not None else None
+        return e
 
     def shortened_pause(self) -> float | None:
         """The run's own length of the pause being played (seconds), when it is played

@@ -86,10 +86,10 @@ class SessionHeader(Widget):
             return fmt_clock(self.clock() - s.first_arrival)
         if s.state == "ended" and s.end_arrival is not None and s.first_arrival is not None:
             return fmt_clock(s.end_arrival - s.first_arrival)  # where the live clock stopped
-        if s.state == "live" and self.run_now is not None and s.first_ms is not None:
+        if s.state == "live" and self.run_now is not None:
             now = self.run_now()
-            if now is not None:
-                return fmt_clock(max(0.0, now - s.first_ms) / 1000)
+            if now is not None:  # (before the run's first time: its clock has not started)
+                return fmt_clock(max(0.0, now - s.first_ms) / 1000 if s.first_ms is not None else 0.0)
         if s.first_ms is not None and s.last_ms is not None:
             return fmt_clock((s.last_ms - s.first_ms) / 1000)
         return ""
