@@ -7,6 +7,10 @@
   detail pane shows the huge call (it is the newest call, selected by
   follow mode) - see b2_open.py for how the app is timed.
 
+And the headless app on one huge assistant message (an eighth of the line's size: of many
+short lines, and of one line dense with escapes), which the transcript draws as Markdown to
+64 KB, then as plain text, then counts: it must finish (a 7.7 MB message took minutes).
+
 Reported: time and peak RSS of each.  Target: no hang, peak RSS <= 4x the
 line size.
 
@@ -81,6 +85,26 @@ def main(argv: list[str] | None = None) -> int:
         res.get("first_paint_s"), res.get("first_paint_from_spawn_s"),
         round(res["rss_mb"], 1), round(res["rss_mb"] - base, 1), verdict(ok_run and ok_rss),
     ])
+    # And one huge assistant message (the transcript draws Markdown to 64 KB, then plain text,
+    # then counts what is left): of many short lines, and of one line dense with escapes.
+    for shape, unit in (("lines", "line of text with words\n"), ("escapes", "\x1b]0;T\x07[b]")):
+        msg = _message_stream(f"message-{tag}mb-{shape}.ndjson", unit * int(ns.mb / 8 * (1 << 20) / len(unit)))
+        log(f"B5 headless app on {msg.name}")
+        try:
+            res = run_one(msg, ns.timeout)
+            ok_run, timed_out = bool(res.get("ok")), False
+        except RuntimeError as exc:
+            res, ok_run, timed_out = {"rss_mb": float("nan")}, False, True
+            log(f"B5 app run failed: {exc}")
+        print(json.dumps(res), flush=True)
+        all_ok &= ok_run
+        rows.append([
+            f"headless app: one {mb(msg.stat().st_size):.0f} MB assistant message ({shape})",
+            "ok" if ok_run else ("hung (killed)" if timed_out else "did not finish"),
+            None if res.get("settled_s") is None else round(res["settled_s"], 2),
+            res.get("first_paint_s"), res.get("first_paint_from_spawn_s"),
+            round(res["rss_mb"], 1), round(res["rss_mb"] - base, 1), verdict(ok_run) + " (finishes)",
+        ])
     headers = ["run", "result", "time s", "first paint s (app)", "first paint s (from spawn)",
                "peak RSS MB", "RSS − same run on a 5-event file", f"finishes, RSS ≤ {RSS_FACTOR:g}× line ({bound:.0f} MB)"]
     notes = [
@@ -91,6 +115,25 @@ def main(argv: list[str] | None = None) -> int:
         f"App fully indexed (model) after {res.get('index_s') or float('nan'):.2f} s.",
     ]
     return report(ns, "B5", f"B5 · one {ns.mb:g} MB line", headers, rows, notes, all_ok)
+
+
+def _message_stream(name: str, text: str):
+    """``bench/data/<name>``: a run whose one assistant message is ``text`` (cached)."""
+    import orjson
+    from common import DATA
+
+    path = DATA / name
+    if not path.exists():
+        sid = "bench-message"
+        events = [
+            {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
+            {"type": "user", "session_id": sid, "message": {"role": "user", "content": [{"type": "text", "text": "go"}]}},
+            {"type": "assistant", "session_id": sid,
+             "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}},
+            {"type": "result", "subtype": "success", "is_error": False, "result": "done", "session_id": sid},
+        ]
+        path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    return path
 
 
 if __name__ == "__main__":
