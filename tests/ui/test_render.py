@@ -350,6 +350,9 @@ def test_a_long_path_in_the_detail_heading_breaks_after_a_slash_not_mid_name():
     "&#x202E;gpj.exe&#x202C; hid&#xE0041;&#xE0042;den z&#x200B;w &#27; &#x9b;",
     "`&#x202E;code` and\n\n```&#x202E;\n&#x202E;fenced\n```\n",
     "| a | b |\n|---|---|\n| &#x202E; | <http://x/%1b> |\n",
+    # (From a code review.)  An autolink's host is decoded from punycode: no % nor & needed.
+    "<http://xn--zvg/> <http://xn--1a/> <http://xn--0m-lca/> <http://xn--v626e/> <mailto:a@xn--zvg>",
+    "<http://xn--ib9b/> and <https://ok.xn--zvg.example/>",  # (a lone surrogate, a bidi override)
 ])
 def test_markdown_never_gives_back_what_was_cleaned(text):
     """(From an adversarial trial.)  markdown-it decodes what stream text held encoded after
@@ -412,3 +415,52 @@ def test_a_commands_output_cannot_hide_or_blink_its_text():
     styles = {text.plain[s.start:s.end]: s.style for s in text.spans}
     assert not styles["hidden"].conceal and not styles["blinking"].blink
     assert styles["blinking"].color.number == 1 and styles["green"].bold  # colours stay
+    # (From a code review.)  Nor the same colour on the same colour.
+    text = terminal_text("\x1b[30;40mblack\x1b[0m \x1b[38;2;1;2;3;48;2;1;2;3mrgb\x1b[0m \x1b[31;42mred\x1b[0m")
+    styles = {text.plain[s.start:s.end]: s.style for s in text.spans}
+    assert styles["black"].bgcolor.is_default and styles["rgb"].bgcolor.is_default
+    assert styles["red"].bgcolor.number == 2  # a background of another colour stays
+
+
+def test_a_long_name_is_not_taken_for_a_language():
+    """(From a code review.)  A 5 MB "path" with no / nor . was looked up as a Pygments
+    language: a second each time the call was drawn."""
+    from viewer.ui.render import lexer_for
+
+    assert lexer_for("python") == "python" and lexer_for("x" * 5_000_000) == "text"
+
+
+@pytest.mark.parametrize("text,shown", [
+    ("Traceback: in <module>, a Vec<String> and an Option<Box<T>>; press <Enter> to go on",
+     "in <module>, a Vec<String> and an Option<Box<T>>; press <Enter> to go on"),
+    ("before\n\n<!-- a hidden note -->\n\nafter", "<!-- a hidden note -->"),
+    ("<details>\nsecret inside\n</details>", "secret inside"),
+    ("".join("  " * i + f"- x{i}\n" for i in range(12)) + "\nafter the list\n\n# a heading", "after the list"),
+    ("> " * 30 + "deep quote", "deep quote"),
+])
+def test_markdown_shows_all_of_its_text(text, shown):
+    """(From a code review.)  Rich draws no HTML: "in <module>" read "in", and an HTML comment or
+    a <details> block hid its text; nesting past 20 levels dropped the rest of the message."""
+    from rich.console import Console
+
+    from viewer.ui.render import markdown
+
+    console = Console(width=200, file=open(os.devnull, "w"), color_system="truecolor")
+    drawn = " ".join("".join(seg.text for seg in line).strip()
+                     for line in console.render_lines(markdown(text), console.options))
+    assert shown in " ".join(drawn.split()), drawn
+
+
+def test_a_text_of_many_short_lines_is_markdown_only_for_its_first_lines():
+    """(From a code review.)  Within 64 KB, 16,000 one-line headings took a second to draw as
+    Markdown (at each streamed piece of an open block): past MARKDOWN_LINES, plain text."""
+    from rich.console import Console
+
+    from viewer.ui.render import MARKDOWN_LINES, PLAIN_LINES, prose
+
+    text = "# h\n" * 16_000
+    console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
+    drawn = ["".join(seg.text for seg in line).rstrip() for line in console.render_lines(prose(text), console.options)]
+    note = next(i for i, d in enumerate(drawn) if d.startswith("(the rest, "))
+    assert drawn[note + 1:] == ["# h"] * PLAIN_LINES + [  # the rest, as it is, then counted
+        f"… {(16_000 - MARKDOWN_LINES - PLAIN_LINES) * 4:,} more characters, not drawn here"]

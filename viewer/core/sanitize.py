@@ -25,6 +25,7 @@ _INVISIBLE = [
     0x00AD, 0x034F, 0x115F, 0x1160, 0x180E, 0x3164, 0xFFA0,  # soft hyphen, fillers, blanks
     *range(0xFFF9, 0xFFFC),  # interlinear annotation
     0xE0001, *range(0xE0020, 0xE0080),  # tags: text hidden in plain sight ("ASCII smuggling")
+    *range(0xD800, 0xE000),  # lone surrogates (a punycode host decodes to one): no character at all
 ]
 
 _TABLE: dict[int, str] = {c: f"\\x{c:02x}" for c in _CONTROLS}

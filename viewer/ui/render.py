@@ -135,12 +135,19 @@ def terminal_text(text: str) -> Text:
     out = Text.from_ansi("".join(pieces), end="")
     for i, span in enumerate(out.spans):  # (shown, never hidden nor blinking: SGR 8 hid text)
         style = span.style
-        if isinstance(style, Style) and (style.conceal or style.blink or style.blink2):
-            out.spans[i] = span._replace(style=style + _SHOWN)
+        if not isinstance(style, Style):
+            continue
+        if style.conceal or style.blink or style.blink2:
+            style = style + _SHOWN
+        if style.color is not None and style.color == style.bgcolor:  # (black on black)
+            style = style + _DEFAULT_BACKGROUND
+        if style is not span.style:
+            out.spans[i] = span._replace(style=style)
     return out
 
 
 _SHOWN = Style(conceal=False, blink=False, blink2=False)
+_DEFAULT_BACKGROUND = Style(bgcolor="default")
 
 
 def safe_line(text: str, limit: int | None = None, style: str = "") -> Text:
@@ -161,12 +168,15 @@ class _SharedParser:
     def markdown(cls, markup: str, style: str) -> Markdown:
         if cls.template is None:
             cls.template = Markdown("", code_theme=CODE_THEME, hyperlinks=False, inline_code_theme=CODE_THEME)
-            cls.parser = MarkdownIt().enable("strikethrough").enable("table")
+            # No HTML: Rich draws none of it, so "in <module>" read "in", and a <details> or
+            # <!-- --> block hid its text.  Nesting deeper than markdown-it's 20 levels dropped
+            # the rest of the message.
+            cls.parser = MarkdownIt("commonmark", {"html": False, "maxNesting": 100}).enable(
+                "strikethrough").enable("table")
         md = copy.copy(cls.template)
         md.markup = markup
         md.parsed = cls.parser.parse(markup)  # type: ignore[union-attr]
-        if "%" in markup or "&" in markup:  # (what markdown-it decodes: see _clean_tokens)
-            _clean_tokens(md.parsed)
+        _clean_tokens(md.parsed)
         md.style = style
         return md
 
@@ -175,7 +185,9 @@ def _clean_tokens(tokens) -> None:
     """The text of parsed Markdown, cleaned again: markdown-it decodes what the text held
     encoded, after :func:`clean` had seen it.  An autolink shows its address percent-decoded
     (``<http://x/%1b]0;title%07>`` gave a real ESC: the window's title was set, the screen
-    cleared, the clipboard written), and an entity (``&#x202E;``) gives the character."""
+    cleared, the clipboard written), an autolink's host is decoded from punycode
+    (``<http://xn--zvg/>`` gives U+202E, ``xn--1a`` a C1 CSI), and an entity (``&#x202E;``)
+    gives the character."""
     for tok in tokens:
         if tok.content:
             tok.content = clean(tok.content)
@@ -192,6 +204,8 @@ def markdown(text: str, style: str = "none") -> Markdown:
 #: A transcript text longer than this (a message, a prompt, thinking) is drawn as Markdown up
 #: to here, and the rest as plain text (see :func:`prose`) ...
 BIG_TEXT = 64 * 1024
+#: ... or this many lines (16,000 one-line headings within 64 KB took 1 s to draw).
+MARKDOWN_LINES = 2_000
 #: ... up to this many more lines or characters: a block is drawn whole to be measured, and
 #: 600,000 lines took 12 s.  What is past them is counted, not drawn.
 PLAIN_LINES, PLAIN_CHARS = 10_000, 512 * 1024
@@ -202,9 +216,9 @@ def prose(text: str, style: str = "none", as_markdown: bool = True) -> Renderabl
     wrapped.  (From an adversarial trial.)  One message of 1.5 MB froze the app for 16 s, one
     of 7.7 MB for minutes: Rich's Markdown and its wrapping of a very long line cost seconds a
     MB (escapes cost ten times more), and the block is drawn whole to be measured."""
-    if len(text) <= BIG_TEXT:
+    if len(text) <= BIG_TEXT and text.count("\n", 0, BIG_TEXT) <= MARKDOWN_LINES:
         return markdown(text, style) if as_markdown else safe_text(text, style="" if style == "none" else style)
-    head_end = _cut(text, 0, BIG_TEXT)
+    head_end = _cut(text, 0, BIG_TEXT, MARKDOWN_LINES)
     rest_end = _cut(text, head_end, PLAIN_CHARS, PLAIN_LINES)
     plain = "" if style == "none" else style
     parts: list[RenderableType] = [
@@ -324,7 +338,9 @@ def lexer_for(name: str, code: str = "") -> str:
     if not name:
         return "text"
     if "/" not in name and "." not in name and name not in _lexer_table()[0]:
-        return name  # a language name ("python"), not a file name like "Makefile"
+        # A language name ("python"), not a file name like "Makefile".  (A long one is no
+        # language: Pygments took a second to look up a 5 MB "path".)
+        return name if len(name) <= 40 else "text"
     return _lexer_for_file(name.rsplit("/", 1)[-1])
 
 
