@@ -2974,6 +2974,24 @@ async def test_notices_show_a_files_name_escaped(tmp_path, monkeypatch):
         assert all(clean(n) == n for n in notes) and any("\\x1b]0;PWN" in n for n in notes), notes
 
 
+async def test_search_finds_only_what_a_huge_message_draws():
+    """(From a code review.)  Past 64 KB a message is plain text, and past 512 KB more it is only
+    counted: a word there was "Block 1 of 1", and could not be shown."""
+    text = "word " * 20_000 + "NEEDLEONE " + "word " * 100_000 + "NEEDLETWO " + "word " * 200_000
+    events = [{"type": "system", "subtype": "init", "session_id": "s", "model": "m", "cwd": "/w"},
+              {"type": "assistant", "session_id": "s", "message": {"content": [{"type": "text", "text": text}]}}]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        app.run_search("needleone")
+        await pilot.pause()
+        assert app.transcript.highlight_block >= 0 and "NEEDLEONE" in _plain(app, app.transcript)
+        app.clear_notifications()
+        app.run_search("needletwo")
+        await pilot.pause()
+        assert any("No match for 'needletwo'" in n.message for n in app._notifications)
+
+
 async def test_a_failed_runs_result_text_shows_even_when_it_repeats_the_transcript():
     """A result that repeats the transcript is kept once (in the transcript); a failed one is
     shown under "Run failed" in red, so it must be kept whole (review of that change)."""

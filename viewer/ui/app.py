@@ -31,7 +31,7 @@ from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
-from viewer.ui.render import StillWritten, under_cwd, use_code_theme
+from viewer.ui.render import StillWritten, drawn, under_cwd, use_code_theme
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
@@ -1051,7 +1051,7 @@ class AgentViewerApp(App[int]):
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue
             else:
-                hay = b.text
+                hay = drawn(b.text)  # (not what a huge text leaves undrawn)
             hay = hay.casefold()
             if q in hay or (b.kind in ("assistant", "thinking", "result") and q in _as_shown(hay)):
                 hits.append(i)

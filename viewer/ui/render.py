@@ -216,10 +216,9 @@ def prose(text: str, style: str = "none", as_markdown: bool = True) -> Renderabl
     wrapped.  (From an adversarial trial.)  One message of 1.5 MB froze the app for 16 s, one
     of 7.7 MB for minutes: Rich's Markdown and its wrapping of a very long line cost seconds a
     MB (escapes cost ten times more), and the block is drawn whole to be measured."""
-    if len(text) <= BIG_TEXT and text.count("\n", 0, BIG_TEXT) <= MARKDOWN_LINES:
+    head_end, rest_end = _parts(text)
+    if head_end == len(text):
         return markdown(text, style) if as_markdown else safe_text(text, style="" if style == "none" else style)
-    head_end = _cut(text, 0, BIG_TEXT, MARKDOWN_LINES)
-    rest_end = _cut(text, head_end, PLAIN_CHARS, PLAIN_LINES)
     plain = "" if style == "none" else style
     parts: list[RenderableType] = [
         prose(text[:head_end], style, as_markdown),
@@ -229,6 +228,20 @@ def prose(text: str, style: str = "none", as_markdown: bool = True) -> Renderabl
     if rest_end < len(text):
         parts.append(Text(f"… {len(text) - rest_end:,} more characters, not drawn here", style="bold yellow"))
     return Group(*parts)
+
+
+def drawn(text: str) -> str:
+    """What :func:`prose` draws of ``text`` (search finds only that: a hit past it was said,
+    and could not be shown)."""
+    return text[: _parts(text)[1]]
+
+
+def _parts(text: str) -> tuple[int, int]:
+    """Where :func:`prose` ends its Markdown, and its plain text."""
+    if len(text) <= BIG_TEXT and text.count("\n", 0, BIG_TEXT) <= MARKDOWN_LINES:
+        return len(text), len(text)
+    head_end = _cut(text, 0, BIG_TEXT, MARKDOWN_LINES)
+    return head_end, _cut(text, head_end, PLAIN_CHARS, PLAIN_LINES)
 
 
 def _cut(text: str, start: int, chars: int, lines: int | None = None) -> int:
