@@ -2099,6 +2099,10 @@ async def test_previous_call_and_previous_error_in_a_replay():
         await pilot.pause(0.1)
         said = [n.message for n in app._notifications]
         assert said == ["No error before this point"], said
+        app.clear_notifications()  # (a search step clears them): pressed again, it is said again
+        await pilot.press("left_curly_bracket")
+        await pilot.pause(0.1)
+        assert [n.message for n in app._notifications] == ["No error before this point"]
 
 
 async def test_next_error_in_a_replay_selects_the_call_that_failed_not_the_newest():

@@ -788,6 +788,10 @@ class AgentViewerApp(App[int]):
         self._last_notice, self._last_notice_at = message, now
         self.notify(message, timeout=timeout)
 
+    def clear_notifications(self) -> None:
+        super().clear_notifications()
+        self._last_notice = ""  # (gone: the same notice again is shown again)
+
     def _maximized(self, widget: Widget | None) -> None:
         """(Palette: Maximize.)  Nothing on screen said how to get the other panes back."""
         if widget is not None:
