@@ -2996,6 +2996,19 @@ async def test_search_finds_only_what_a_huge_message_draws():
         assert any("No match for 'needletwo'" in n.message for n in app._notifications)
 
 
+async def test_an_input_with_no_run_shows_its_lines_in_the_transcript():
+    """(From a new-user trial.)  A file of text showed an empty transcript: its lines that are
+    not events were only in the header (the last one) and the health screen."""
+    app = make_app(b"".join(b"garbage line %d\n" % i for i in range(1, 1001)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        words = _transcript_words(app)
+        assert "1,000 lines are not events (h):" in words, words
+        assert "line 1: garbage line 1 " in words and "line 1,000: garbage line 1000" in words, words
+        assert "… 995 more" in words, words
+        assert app.view_index < 0 and not app.model.sessions  # (not a run)
+
+
 async def test_a_failed_runs_result_text_shows_even_when_it_repeats_the_transcript():
     """A result that repeats the transcript is kept once (in the transcript); a failed one is
     shown under "Run failed" in red, so it must be kept whole (review of that change)."""

@@ -517,6 +517,21 @@ class StreamModel:
         s.blocks[idx].append_kept(f"{rec.line}:{rec.preview}\n", MALFORMED_HEAD, MALFORMED_TAIL)
         return idx
 
+    def unplaced_view(self) -> Session | None:
+        """For an input that held no run at all: its lines that are not events, as a run's
+        transcript shows them (a file of text showed an empty transcript).  The first of them,
+        the last one, and the count of all.  Not a run: no session is added."""
+        if self.sessions or not self._unplaced:
+            return None
+        s = Session(-1, None)
+        for rec in self._unplaced:
+            self._show_malformed(s, rec)
+        last = self.last_malformed
+        if last is not None and last is not self._unplaced[-1]:
+            self._show_malformed(s, last)
+        s.blocks[0].ref = self.malformed_lines  # (one block: nothing came between them)
+        return s
+
     def restart(self, line: int = 0) -> Delta:
         """The source started over: every run read so far has ended (open calls become
         unfinished), and the next event begins a new run even if its id was seen before."""

@@ -455,8 +455,9 @@ class AgentViewerApp(App[int]):
             self.model.end(self.clock() if self.feed.live else None)
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
-            if self.view_index < 0:  # no run at all: the detail pane says so too
-                self._show_detail()
+            if self.view_index < 0:  # no run at all: the detail pane says so too, and the
+                self._show_detail()  # transcript shows the lines that are not events
+                self.transcript.set_session(self.model.unplaced_view())
             self._tell_if_still_written()
         if not self._focus_placed and changed:
             self._place_focus()
