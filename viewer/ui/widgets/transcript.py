@@ -22,6 +22,7 @@ from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
     MATCH_STYLE,
     StillWritten,
+    drawn,
     mark_matches,
     prose,
     safe_line,
@@ -196,7 +197,7 @@ class Transcript(BlockView):
         if known is not None and known[0] == b.version and known[1] == width:
             lines = known[2]  # toggling thinking re-estimates every block: only new text is split
         else:
-            text = b.text
+            text = drawn(b.text)  # (a huge text is drawn in part: 45,000 rows estimated for 6,000)
             w = max(1, width - 2)
             lines = sum(len(line) // w + 1 for line in text.split("\n")) if text else 1
             self._estimates[index] = (b.version, width, lines)
