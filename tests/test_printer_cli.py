@@ -1031,6 +1031,10 @@ def test_json_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
     assert code == 0 and "an earlier run (session " in err and "): the run ended without a result" in err, err
     code, out, err = run_main(capsys, "--output-format", "json", str(SAMPLES_DIR / "reference_example.ndjson"))
     assert code == 0 and err == ""  # one run: nothing earlier to name
+    # (From a code review.)  Every event twice (2>&1) is one run, as the model tells it.
+    p.write_bytes(b"".join(ln + ln for ln in (SAMPLES_DIR / "reference_example.ndjson").read_bytes().splitlines(True)))
+    code, out, err = run_main(capsys, "--output-format", "json", str(p))
+    assert code == 0 and err == "", err
 
 
 @pytest.mark.parametrize("mode", ["text", "stream-json", "json"])

@@ -1282,6 +1282,27 @@ async def test_a_live_runs_clock_stops_where_it_was_when_the_next_run_begins():
         assert "ENDED" in header and "01:35" in header, header
 
 
+async def test_a_live_runs_clock_stops_at_its_last_event_when_the_followed_file_starts_over():
+    """(From a code review.)  A run cut off by a --follow restart stepped back too."""
+    now = [1000.0]
+    lines, feed, app = live_demo(clock=lambda: now[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        first = up_to_first_call(lines)
+        push(feed, first[:3])
+        await settle(pilot)
+        now[0] += 30
+        push(feed, first[3:])  # its last event, 30 s after its first
+        await settle(pilot)
+        now[0] += 95
+        feed._queue.put(feed.ingest.close(restart=True))
+        push(feed, lines[:3])
+        await settle(pilot)
+        app.show_session(0)
+        await pilot.pause()
+        header = _plain(app, app.header)
+        assert "ENDED" in header and "00:30" in header, header
+
+
 async def test_the_replay_bar_keeps_its_length_as_the_counter_grows():
     app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -1378,6 +1399,17 @@ async def test_back_on_the_newest_run_its_tool_list_follows_again():
         await pilot.press("less_than_sign", "greater_than_sign")
         await settle(pilot)
         assert not app.timeline.follow  # ... and it stays stopped
+
+
+async def test_a_key_pressed_again_where_it_cannot_go_says_so_once():
+    """(From a code review.)  > three times on the last session stacked three identical toasts,
+    as Enter did with no call to open."""
+    app = make_app(sample("two_sessions.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("greater_than_sign", "greater_than_sign", "greater_than_sign")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == ["This is the last of the 2 sessions."]
 
 
 async def test_a_run_newer_than_the_one_left_follows():
@@ -2999,6 +3031,17 @@ async def test_search_finds_only_what_a_huge_message_draws():
         block = next(i for i, b in enumerate(app.session.blocks) if b.kind == "assistant")
         drawn_rows = len(app.transcript.strips_of(app.transcript.render_block(block, 100), 100))
         assert abs(app.transcript.estimate_height(block, 100) - drawn_rows) < drawn_rows // 10
+    # (From a code review.)  Hidden thinking: "t shows it" only for a word t would show.
+    events[1] = {"type": "thinking", "subtype": "delta", "session_id": "s", "text": text}
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        for word, hinted in (("needleone", True), ("needletwo", False)):
+            app.clear_notifications()
+            app.run_search(word)
+            await pilot.pause()
+            said = " ".join(n.message for n in app._notifications)
+            assert ("it is in the hidden thinking: t shows it" in said) == hinted, said
 
 
 async def test_an_input_with_no_run_shows_its_lines_in_the_transcript():
@@ -3012,6 +3055,13 @@ async def test_an_input_with_no_run_shows_its_lines_in_the_transcript():
         assert "line 1: garbage line 1 " in words and "line 1,000: garbage line 1000" in words, words
         assert "… 995 more" in words, words
         assert app.view_index < 0 and not app.model.sessions  # (not a run)
+    # (From a code review.)  A replay of it too.
+    app = make_replay_app(b"".join(b"garbage line %d\n" % i for i in range(1, 1001)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        assert "1,000 lines are not events (h):" in _transcript_words(app)
 
 
 async def test_a_failed_runs_result_text_shows_even_when_it_repeats_the_transcript():

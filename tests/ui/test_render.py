@@ -464,3 +464,20 @@ def test_a_text_of_many_short_lines_is_markdown_only_for_its_first_lines():
     note = next(i for i, d in enumerate(drawn) if d.startswith("(the rest, "))
     assert drawn[note + 1:] == ["# h"] * PLAIN_LINES + [  # the rest, as it is, then counted
         f"… {(16_000 - MARKDOWN_LINES - PLAIN_LINES) * 4:,} more characters, not drawn here"]
+
+
+def test_plain_text_is_not_cut_by_markdowns_line_limit():
+    """(From a code review.)  A prompt of 3,000 short lines (24 KB), drawn as plain text, was
+    cut halfway by the line limit meant for Markdown, and wrapped differently after it."""
+    from rich.console import Console
+
+    from viewer.ui.render import drawn, prose
+
+    text = "log line\n" * 3000
+    console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
+    lines = ["".join(seg.text for seg in line).rstrip()
+             for line in console.render_lines(prose(text, as_markdown=False), console.options)]
+    assert not any("as plain text" in x for x in lines) and lines.count("log line") == 3000
+    assert drawn(text, as_markdown=False) == text
+    markdown_lines = ["".join(seg.text for seg in line) for line in console.render_lines(prose(text), console.options)]
+    assert any("as plain text" in x for x in markdown_lines)  # (as Markdown, past its line limit)

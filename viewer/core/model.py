@@ -223,7 +223,8 @@ class Session:
         self.last_ms: int | None = None
         self.first_arrival: float | None = None
         self.last_arrival: float | None = None
-        #: When the input ended, by the arrival clock (a live source's end; None otherwise).
+        #: When the run ended, by the arrival clock: the input's end, the next run's start, or
+        #: its last event when the followed file started over (a live source's; None otherwise).
         self.end_arrival: float | None = None
         self.ended = False  # the input ended (or a new session started after this one)
         self.status_counts: Counter[str] = Counter()  # tool calls per status
@@ -536,6 +537,8 @@ class StreamModel:
         """The source started over: every run read so far has ended (open calls become
         unfinished), and the next event begins a new run even if its id was seen before."""
         for s in self.sessions:
+            if not s.ended:  # (its clock stops at its last event: when the file changed is not known)
+                s.end_arrival = s.last_arrival
             self._finish(s, why="The file started over here (truncated or replaced)")
         self._current = None
         self._restarted_at = len(self.sessions)

@@ -290,9 +290,7 @@ class JsonPrinter(Printer):
         for item in items:
             n = len(item)
             if n == 2:  # (how many plain events, the last session id among them)
-                runs.events += item[0]
-                if item[1] is not None:
-                    runs.current = item[1]
+                runs.plain(*item)
             elif n == 5:
                 line, offset, length, reason, preview = item
                 self.tell_malformed(Malformed(before + line, offset, length, reason, preview), self.err)
@@ -345,6 +343,7 @@ class RunOutcome:
         self.keep_runs = keep_runs
         self.history: list[list] = []
         self._latest: dict[str | None, list] = {}
+        self._prev: tuple | None = None  # (marker, session id, object) of the event before
         self.events = 0
         self.unknown = 0  # events of a type the format does not know
         self.other_agent = ""  # see formats.sniff_agent
@@ -365,9 +364,12 @@ class RunOutcome:
         if sid is not None:
             self.current = sid
         if marker:
+            # The same init or result twice in a row is stderr merged into stdout (2>&1: every
+            # event comes twice), as the model tells it, not a run that ended without a result.
+            again, self._prev = self._prev == (marker, self.current, data), (marker, self.current, data)
             if marker == "result":
                 self.results[self.current] = data
-                if self.keep_runs:
+                if self.keep_runs and not again:
                     run = self._latest.get(self.current)
                     if run is None or run[1] is not None:  # (a result with no init before it)
                         run = self._begin()
@@ -375,16 +377,26 @@ class RunOutcome:
             else:
                 if marker == "init":
                     self.results.pop(self.current, None)
-                    if self.keep_runs:
+                    if self.keep_runs and not again:
                         self._begin()
                 else:
                     self.unknown += 1
                 if not self.other_agent:  # every init and unknown type is looked at
                     self.other_agent = sniff_agent(data) if agent is None else agent
-        elif self.events <= SNIFF_EVENTS and not self.other_agent:
-            # And the first events: a stream joined mid-way starts with messages.
-            self.other_agent = sniff_agent(data) if agent is None else agent
+        else:
+            self._prev = None
+            if self.events <= SNIFF_EVENTS and not self.other_agent:
+                # And the first events: a stream joined mid-way starts with messages.
+                self.other_agent = sniff_agent(data) if agent is None else agent
         return marker
+
+    def plain(self, count: int, sid: str | None) -> None:
+        """``count`` events that are neither an init, a result nor unknown (a worker counted
+        them), the last session id among them ``sid``."""
+        self.events += count
+        self._prev = None
+        if sid is not None:
+            self.current = sid
 
     def _begin(self) -> list:
         run = self._latest[self.current] = [self.current, None]

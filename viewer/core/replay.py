@@ -155,7 +155,6 @@ class Scheduler:
             self._event_ms = t * 1000 + self._offset_ms
         return self._now
 
-
     @property
     def event_ms(self) -> float:
         """The events' own clock at the last record given (ms since the epoch; NaN before the

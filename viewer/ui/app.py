@@ -31,7 +31,7 @@ from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
-from viewer.ui.render import StillWritten, drawn, under_cwd, use_code_theme
+from viewer.ui.render import StillWritten, under_cwd, use_code_theme
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
@@ -455,9 +455,8 @@ class AgentViewerApp(App[int]):
             self.model.end(self.clock() if self.feed.live else None)
             changed = True
             self._refresh_all(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, None, None)
-            if self.view_index < 0:  # no run at all: the detail pane says so too, and the
-                self._show_detail()  # transcript shows the lines that are not events
-                self.transcript.set_session(self.model.unplaced_view())
+            if self.view_index < 0:
+                self._show_no_run()
             self._tell_if_still_written()
         if not self._focus_placed and changed:
             self._place_focus()
@@ -473,6 +472,12 @@ class AgentViewerApp(App[int]):
             # reader had nothing ready (a FIFO, a slow disk), wait for the tick: no busy loop.
             self._chained = True
             asyncio.get_running_loop().call_soon(self._pump_chained)
+
+    def _show_no_run(self) -> None:
+        """The input ended without a run: the detail pane says so, and the transcript lists its
+        lines that are not events."""
+        self._show_detail()
+        self.transcript.set_session(self.model.unplaced_view())
 
     def _place_focus(self) -> None:
         """The keys start in the tool list; where a run has no call to move through, they go to
@@ -514,9 +519,10 @@ class AgentViewerApp(App[int]):
         return len(got), self.feed.bytes_read != before
 
     def _sync_layout(self) -> None:
-        """After a resize: the detail pane catches up if it was hidden while the selection
-        moved; below 100 columns the footer is compact and has no palette key, so every key
-        stays in view (it is rebuilt only when that changes)."""
+        """At every pump: Enter and r are offered once the run on show has a call.  After a
+        resize: the detail pane catches up if it was hidden while the selection moved; below
+        100 columns the footer is compact and has no palette key, so every key stays in view
+        (it is rebuilt only when that changes)."""
         if self._has_calls() != self._offered_calls:  # Enter and r are offered once there is a call
             self._offered_calls = not self._offered_calls
             self.refresh_bindings()
@@ -658,7 +664,7 @@ class AgentViewerApp(App[int]):
     def action_session(self, step: int) -> None:
         n = len(self.model.sessions)
         if n < 2:
-            self.notify("This stream holds one session." if n else "No session yet.", timeout=2)
+            self.notify_once("This stream holds one session." if n else "No session yet.", timeout=2)
             return
         target = max(0, min(self.view_index + step, n - 1))
         if target != self.view_index:
@@ -671,7 +677,7 @@ class AgentViewerApp(App[int]):
             self.timeline.follow = target == n - 1 and (followed or left != target)
             self.show_session(target)
         else:
-            self.notify(f"This is the {'first' if step < 0 else 'last'} of the {n:,} sessions.", timeout=2)
+            self.notify_once(f"This is the {'first' if step < 0 else 'last'} of the {n:,} sessions.", timeout=2)
 
     # -- detail -----------------------------------------------------------------------------
     def load_event(self, ref: int | None) -> dict[str, Any] | None:
@@ -806,11 +812,11 @@ class AgentViewerApp(App[int]):
         """Enter with no call selected said nothing."""
         s = self.session
         if s is None or not s.tools:
-            self.notify("No tool call to open.", timeout=3)
+            self.notify_once("No tool call to open.", timeout=3)
         elif self.timeline.filtered and not self.timeline.row_count:
-            self.notify("No call matches the filter (x clears it).", timeout=3)
+            self.notify_once("No call matches the filter (x clears it).", timeout=3)
         else:
-            self.notify("No call is selected.", timeout=3)
+            self.notify_once("No call is selected.", timeout=3)
 
     def _open_full_screen(self, s: Session, index: int) -> None:
         def closed(shown: int | None) -> None:
@@ -1016,8 +1022,9 @@ class AgentViewerApp(App[int]):
         self._search_elsewhere = self._elsewhere(s, q)
         self._search_pos = -1
         if not hits:
+            shown = self.transcript.shown_text
             in_thinking = not self.transcript.show_thinking and any(
-                b.kind == "thinking" and q in _as_shown(b.text.casefold()) for b in s.blocks
+                b.kind == "thinking" and q in _as_shown(shown(b).casefold()) for b in s.blocks
             )
             hint = " (it is in the hidden thinking: t shows it)" if in_thinking else ""
             if not hint and self._search_elsewhere:
@@ -1056,7 +1063,7 @@ class AgentViewerApp(App[int]):
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue
             else:
-                hay = drawn(b.text)  # (not what a huge text leaves undrawn)
+                hay = self.transcript.shown_text(b)  # (not what a huge text leaves undrawn)
             hay = hay.casefold()
             if q in hay or (b.kind in ("assistant", "thinking", "result") and q in _as_shown(hay)):
                 hits.append(i)

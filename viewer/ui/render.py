@@ -212,11 +212,11 @@ PLAIN_LINES, PLAIN_CHARS = 10_000, 512 * 1024
 
 
 def prose(text: str, style: str = "none", as_markdown: bool = True) -> RenderableType:
-    """Text of the transcript: Markdown (or plain), and past BIG_TEXT plain and cheaply
-    wrapped.  (From an adversarial trial.)  One message of 1.5 MB froze the app for 16 s, one
+    """Text of the transcript: Markdown (or plain), and past BIG_TEXT (or MARKDOWN_LINES of
+    Markdown) plain and cheaply wrapped, PLAIN_LINES or PLAIN_CHARS at most, then counted.  (From an adversarial trial.)  One message of 1.5 MB froze the app for 16 s, one
     of 7.7 MB for minutes: Rich's Markdown and its wrapping of a very long line cost seconds a
     MB (escapes cost ten times more), and the block is drawn whole to be measured."""
-    head_end, rest_end = _parts(text)
+    head_end, rest_end = _parts(text, as_markdown)
     if head_end == len(text):
         return markdown(text, style) if as_markdown else safe_text(text, style="" if style == "none" else style)
     plain = "" if style == "none" else style
@@ -230,17 +230,19 @@ def prose(text: str, style: str = "none", as_markdown: bool = True) -> Renderabl
     return Group(*parts)
 
 
-def drawn(text: str) -> str:
+def drawn(text: str, as_markdown: bool = True) -> str:
     """What :func:`prose` draws of ``text`` (search finds only that: a hit past it was said,
     and could not be shown)."""
-    return text[: _parts(text)[1]]
+    return text[: _parts(text, as_markdown)[1]]
 
 
-def _parts(text: str) -> tuple[int, int]:
-    """Where :func:`prose` ends its Markdown, and its plain text."""
-    if len(text) <= BIG_TEXT and text.count("\n", 0, BIG_TEXT) <= MARKDOWN_LINES:
+def _parts(text: str, as_markdown: bool = True) -> tuple[int, int]:
+    """Where :func:`prose` ends its Markdown (or its first part of plain text), and its plain
+    text.  (The line limit is Markdown's: plain text is cheap by the line.)"""
+    lines = MARKDOWN_LINES if as_markdown else None
+    if len(text) <= BIG_TEXT and (lines is None or text.count("\n", 0, BIG_TEXT) <= lines):
         return len(text), len(text)
-    head_end = _cut(text, 0, BIG_TEXT, MARKDOWN_LINES)
+    head_end = _cut(text, 0, BIG_TEXT, lines)
     return head_end, _cut(text, head_end, PLAIN_CHARS, PLAIN_LINES)
 
 

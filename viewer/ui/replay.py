@@ -199,8 +199,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         if self.model.ended and not ended and not deltas:
             # The file was read to its end while the replay waited at the last record read.
             self._refresh_all(self._end_flags(), None, None)
-            if self.view_index < 0:  # no run at all: the detail pane says so too (not "yet")
-                self._show_detail()
+            if self.view_index < 0:  # no run at all (the detail pane says so, not "yet")
+                self._show_no_run()
         if not deltas:
             self._tick_animations()
         s = self.session
@@ -259,6 +259,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self.absorb(batch)
         if self.replay.input_ended and self.replay.at_end:  # (not at the end of what is read so far)
             self._refresh_all(batch.flags | self._end_flags(), None, None)
+            if self.view_index < 0:
+                self._show_no_run()
 
     @staticmethod
     def _end_flags() -> Change:
@@ -278,6 +280,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self.show_session(view, same_run=True)
         else:
             self.show_session(view)
+        if view < 0 and self.model.ended:
+            self._show_no_run()
         self.timeline.action_last()
         self.bar.refresh()
 

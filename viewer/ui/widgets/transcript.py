@@ -197,7 +197,7 @@ class Transcript(BlockView):
         if known is not None and known[0] == b.version and known[1] == width:
             lines = known[2]  # toggling thinking re-estimates every block: only new text is split
         else:
-            text = drawn(b.text)  # (a huge text is drawn in part: 45,000 rows estimated for 6,000)
+            text = self.shown_text(b)  # (a huge text is drawn in part: 45,000 rows estimated for 6,000)
             w = max(1, width - 2)
             lines = sum(len(line) // w + 1 for line in text.split("\n")) if text else 1
             self._estimates[index] = (b.version, width, lines)
@@ -206,6 +206,19 @@ class Transcript(BlockView):
         if b.kind in ("assistant", "thinking"):
             return lines + 1
         return lines
+
+    #: Blocks drawn with prose(): their text as it is given to it, and whether as Markdown.
+    _PROSE = {"assistant": (False, True), "thinking": (True, True), "prompt": (False, False),
+              "result": (False, True)}
+
+    def shown_text(self, b: Block) -> str:
+        """The text of a block as far as it is drawn: what search looks in, and what its height
+        is estimated from (a huge text is drawn in part, see render.prose)."""
+        how = self._PROSE.get(b.kind)
+        if how is None:
+            return b.text
+        stripped, as_markdown = how
+        return drawn(b.text.strip() if stripped else b.text, as_markdown)
 
     # -- rendering --------------------------------------------------------------------
     def render_block(self, index: int, width: int) -> RenderableType | list[Strip]:
