@@ -11,8 +11,7 @@ import threading
 import click
 
 from viewer import __version__
-from viewer.core.printer import make_printer, print_file_with_workers
-from viewer.core.sanitize import one_line
+from viewer.core.printer import PROG, make_printer, print_file_with_workers, tell
 from viewer.core.sources import (
     CHUNK,
     LineSplitter,
@@ -26,7 +25,6 @@ from viewer.core.sources import (
 )
 
 EXIT_USAGE = 2
-PROG = "agent-viewer"
 
 
 def demo_path() -> str:
@@ -37,9 +35,9 @@ def demo_path() -> str:
 
 
 def say(message: str) -> None:
-    """One line on stderr.  Messages name files, and a file's name may hold escape sequences
-    (``agent-viewer $'run\\e]0;title\\a.ndjson'`` set the window's title): shown escaped."""
-    click.echo(f"{PROG}: {one_line(message)}", err=True)
+    """One line on stderr (a file's name may hold escape sequences: ``agent-viewer
+    $'run\\e]0;title\\a.ndjson'`` set the window's title; see printer.tell)."""
+    tell(message, sys.stderr)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> None:
@@ -143,7 +141,7 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
                 and print_file_with_workers(printer, fd)):  # a big file: read on every core
             code = printer.finish()
         else:
-            code = _print_loop(printer, splitter, fd, path, follow, recorder, out)
+            code = _print_loop(printer, splitter, fd, path, follow, recorder, out, _drains(fd, follow))
         out.flush()
         if out.error:
             raise SourceError(f"cannot write the output ({out.error})")
@@ -175,9 +173,9 @@ def _drains(fd: int, follow: bool) -> bool:
         return False
 
 
-def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output) -> int:
+def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, drains: bool) -> int:
+    """``drains``: once the output is cut, read on to the end (see :class:`Output`)."""
     warned = False
-    drains = _drains(fd, follow)
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd):
         if chunk is None:  # --follow: the file was truncated or replaced
             if recorder is not None:

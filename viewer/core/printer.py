@@ -26,6 +26,15 @@ EXIT_OK = 0
 EXIT_RUN_FAILED = 1
 
 
+PROG = "agent-viewer"
+
+
+def tell(message: str, err: TextIO) -> None:
+    """One line on stderr, for every message of the CLI: messages name files and quote the
+    stream, which may hold escape sequences (shown escaped)."""
+    print(f"{PROG}: {one_line(message)}", file=err)
+
+
 def describe_malformed(m: Malformed) -> str:
     return f"line {m.line}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
@@ -103,15 +112,14 @@ class Printer:
         that more are only counted (:meth:`tell_malformed_count` gives the count at the end)."""
         self._malformed_told += 1
         if self._malformed_told <= MALFORMED_LISTED:
-            print(f"agent-viewer: {describe_malformed(rec)}", file=err)
+            tell(f"{describe_malformed(rec)}", err)
         elif self._malformed_told == MALFORMED_LISTED + 1:
-            print("agent-viewer: more malformed lines: no longer listed, counted", file=err)
+            tell("more malformed lines: no longer listed, counted", err)
 
     def tell_malformed_count(self, err: TextIO, total: int | None = None) -> None:
         n = self._malformed_told if total is None else total
         if n > MALFORMED_LISTED:
-            print(f"agent-viewer: {n:,} malformed lines in all; the first {MALFORMED_LISTED} are listed above",
-                  file=err)
+            tell(f"{n:,} malformed lines in all; the first {MALFORMED_LISTED} are listed above", err)
 
     def handle(self, rec: Record) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -176,7 +184,7 @@ class TextPrinter(Printer):
             why = session_problem(s) if self.each_result else ""
             if why:
                 self.out.flush()
-                print(f"agent-viewer: {why}", file=self.err)
+                tell(f"{why}", self.err)
                 self._told.add(s.index)
         elif delta.flags & Change.UNKNOWN:
             b = s.blocks[delta.block] if 0 <= delta.block < len(s.blocks) else None
@@ -231,16 +239,15 @@ class TextPrinter(Printer):
                 if other is not cur and other.events and other.index not in self._told:
                     why = session_problem(other)
                     if why:
-                        print(f"agent-viewer: session {other.index + 1} of {len(m.sessions)}: {why}",
-                              file=self.err)
+                        tell(f"session {other.index + 1} of {len(m.sessions)}: {why}", self.err)
         problem = session_problem(cur, self.decoder.malformed)
         if m.foreign:
             problem = foreign_problem(m.events - m.duplicates, m.format, m.other_agent) + "; each is listed as unknown"
         elif m.other_agent:
-            print(f"agent-viewer: {agent_note(m.other_agent, m.format)}", file=self.err)
+            tell(f"{agent_note(m.other_agent, m.format)}", self.err)
         if problem:
             if m.foreign or cur is None or cur.index not in self._told:
-                print(f"agent-viewer: {problem}", file=self.err)
+                tell(f"{problem}", self.err)
             return EXIT_RUN_FAILED
         return EXIT_OK
 
@@ -316,10 +323,10 @@ class JsonPrinter(Printer):
             # The run's result object, also when it failed (is_error true: what a CI job parses).
             self._write_result(last)
         for why in self.runs.earlier_problems():
-            print(f"agent-viewer: {why}", file=self.err)
+            tell(f"{why}", self.err)
         if problem:
             why = "" if self.written else "; no JSON written"  # no result at all to write
-            print(f"agent-viewer: {problem}{why}", file=self.err)
+            tell(f"{problem}{why}", self.err)
             return EXIT_RUN_FAILED
         self.runs.note_agent(self.err)
         return EXIT_OK
@@ -427,7 +434,7 @@ class RunOutcome:
     def note_agent(self, err: TextIO) -> None:
         """Say so when a run that went well is another agent's stream, read as far as it goes."""
         if self.other_agent:
-            print(f"agent-viewer: {agent_note(self.other_agent, self.format)}", file=err)
+            tell(f"{agent_note(self.other_agent, self.format)}", err)
 
     def problem(self, malformed: int = 0) -> str:
         """Why the run did not succeed ("" when it did); ``malformed``: lines that were not
@@ -462,7 +469,7 @@ class StreamJsonPrinter(Printer):
         self.tell_malformed_count(self.err)
         problem = self.runs.problem(self.decoder.malformed)
         if problem:
-            print(f"agent-viewer: {problem}", file=self.err)
+            tell(f"{problem}", self.err)
             return EXIT_RUN_FAILED
         self.runs.note_agent(self.err)
         return EXIT_OK

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from viewer.core.feed import Feed, FileFeed, FollowFeed, PipeFeed, StoreFeed
 from viewer.core.formats import get_format
-from viewer.core.sanitize import one_line
+from viewer.core.printer import tell
 from viewer.core.sources import SourceError, is_stream_path
 
 
@@ -117,7 +117,7 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
             if recorder is not None:
                 recorder.close()
     if recorder is not None and recorder.error:
-        print(f"agent-viewer: {one_line(recorder.error)}", file=sys.stderr)  # (it names the --save path)
+        tell(recorder.error, sys.stderr)  # (it names the --save path)
     return app.return_code or 0
 
 
