@@ -136,18 +136,19 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
         fd = -1 if follow else 0 if path is None else os.open(path, os.O_RDONLY)
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
+    drains = _drains(fd, follow)
     try:
         if (output_format == "json" and path is not None and recorder is None and not follow
                 and print_file_with_workers(printer, fd)):  # a big file: read on every core
             code = printer.finish()
         else:
-            code = _print_loop(printer, splitter, fd, path, follow, recorder, out, _drains(fd, follow))
+            code = _print_loop(printer, splitter, fd, path, follow, recorder, out, drains)
         out.flush()
         if out.error:
             raise SourceError(f"cannot write the output ({out.error})")
         # The reader went away (`| head`): quiet, like other Unix filters.  A saved file was
         # read to its end, so the status is still the run's; other input stopped there.
-        return code if not out.cut or _drains(fd, follow) else 0
+        return code if not out.cut or drains else 0
     finally:
         if fd > 0:
             os.close(fd)
