@@ -344,6 +344,15 @@ def test_a_long_path_in_the_detail_heading_breaks_after_a_slash_not_mid_name():
     assert out[0] == "✓ Read file a/" and "".join(out[1:]) == "b" * 70
 
 
+def _drawn_lines(renderable, width: int = 80) -> list[str]:
+    """What ``renderable`` draws at ``width``, a string per row."""
+    from rich.console import Console
+
+    with open(os.devnull, "w") as devnull:
+        console = Console(width=width, file=devnull, color_system="truecolor")
+        return ["".join(seg.text for seg in line) for line in console.render_lines(renderable, console.options)]
+
+
 @pytest.mark.parametrize("text", [
     "See <http://x/%1b]0;TITLE%1b%5c%1b[2J%1b]52;c;cHduZWQ=%1b%5c%c2%9b7m> here",
     "[link](http://x/%1b[2J) and ![img](%1b]0;T%07)",
@@ -359,12 +368,9 @@ def test_markdown_never_gives_back_what_was_cleaned(text):
     clean() had seen it: an autolink's address is shown percent-decoded (a real ESC set the
     window title, cleared the screen and wrote the clipboard), an entity gives a bidi override
     or a tag character.  Nothing drawn may hold a character clean() escapes."""
-    from rich.console import Console
-
     from viewer.ui.render import markdown
 
-    console = Console(width=70, file=open(os.devnull, "w"), color_system="truecolor")
-    drawn = "".join(seg.text for line in console.render_lines(markdown(text), console.options) for seg in line)
+    drawn = "".join(_drawn_lines(markdown(text), 70))
     assert clean(drawn) == drawn, [c for c in drawn if clean(c) != c]
 
 
@@ -373,16 +379,12 @@ def test_a_huge_text_is_drawn_in_bounded_lines_with_what_is_left_counted(shape):
     """(From an adversarial trial.)  One assistant message of 1.5 MB froze the app for 16 s, one
     of 7.7 MB for minutes: it was drawn whole, as Markdown.  Past BIG_TEXT it is plain text, at
     most PLAIN_LINES more lines, and what is past them is counted."""
-    from rich.console import Console
-
     from viewer.ui.render import BIG_TEXT, PLAIN_LINES, prose
 
     unit = {"lines": "line of text with words\n", "one line": "abcdefghij", "escapes": "\x1b]0;T\x07[b]",
             "wide": "漢字テキスト"}[shape]
     text = unit * (4_000_000 // len(unit))
-    console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
-    lines = console.render_lines(prose(text), console.options)
-    drawn = ["".join(seg.text for seg in line).rstrip() for line in lines]
+    drawn = [line.rstrip() for line in _drawn_lines(prose(text))]
     assert len(drawn) < BIG_TEXT // 10 + PLAIN_LINES + 10  # (Markdown's head, then the plain lines)
     notes = [d for d in drawn if d.startswith("(the rest, ") or d.startswith("… ")]
     assert notes[0].startswith("(the rest, ") and notes[0].endswith(" characters, as plain text)")
@@ -395,13 +397,10 @@ def test_a_huge_text_is_drawn_in_bounded_lines_with_what_is_left_counted(shape):
 
 
 def test_a_text_under_big_text_is_drawn_as_markdown():
-    from rich.console import Console
-
     from viewer.ui.render import BIG_TEXT, prose
 
     text = "# Title\n\n" + "word " * ((BIG_TEXT - 20) // 5)
-    console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
-    drawn = ["".join(seg.text for seg in line) for line in console.render_lines(prose(text), console.options)]
+    drawn = _drawn_lines(prose(text))
     assert not any("as plain text" in d for d in drawn) and "#" not in drawn[0] and "Title" in drawn[0]
 
 
@@ -441,26 +440,19 @@ def test_a_long_name_is_not_taken_for_a_language():
 def test_markdown_shows_all_of_its_text(text, shown):
     """(From a code review.)  Rich draws no HTML: "in <module>" read "in", and an HTML comment or
     a <details> block hid its text; nesting past 20 levels dropped the rest of the message."""
-    from rich.console import Console
-
     from viewer.ui.render import markdown
 
-    console = Console(width=200, file=open(os.devnull, "w"), color_system="truecolor")
-    drawn = " ".join("".join(seg.text for seg in line).strip()
-                     for line in console.render_lines(markdown(text), console.options))
+    drawn = " ".join(line.strip() for line in _drawn_lines(markdown(text), 200))
     assert shown in " ".join(drawn.split()), drawn
 
 
 def test_a_text_of_many_short_lines_is_markdown_only_for_its_first_lines():
     """(From a code review.)  Within 64 KB, 16,000 one-line headings took a second to draw as
     Markdown (at each streamed piece of an open block): past MARKDOWN_LINES, plain text."""
-    from rich.console import Console
-
     from viewer.ui.render import MARKDOWN_LINES, PLAIN_LINES, prose
 
     text = "# h\n" * 16_000
-    console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
-    drawn = ["".join(seg.text for seg in line).rstrip() for line in console.render_lines(prose(text), console.options)]
+    drawn = [line.rstrip() for line in _drawn_lines(prose(text))]
     note = next(i for i, d in enumerate(drawn) if d.startswith("(the rest, "))
     assert drawn[note + 1:] == ["# h"] * PLAIN_LINES + [  # the rest, as it is, then counted
         f"… {(16_000 - MARKDOWN_LINES - PLAIN_LINES) * 4:,} more characters, not drawn here"]
@@ -469,15 +461,10 @@ def test_a_text_of_many_short_lines_is_markdown_only_for_its_first_lines():
 def test_plain_text_is_not_cut_by_markdowns_line_limit():
     """(From a code review.)  A prompt of 3,000 short lines (24 KB), drawn as plain text, was
     cut halfway by the line limit meant for Markdown, and wrapped differently after it."""
-    from rich.console import Console
-
     from viewer.ui.render import drawn, prose
 
     text = "log line\n" * 3000
-    console = Console(width=80, file=open(os.devnull, "w"), color_system="truecolor")
-    lines = ["".join(seg.text for seg in line).rstrip()
-             for line in console.render_lines(prose(text, as_markdown=False), console.options)]
+    lines = [line.rstrip() for line in _drawn_lines(prose(text, as_markdown=False))]
     assert not any("as plain text" in x for x in lines) and lines.count("log line") == 3000
     assert drawn(text, as_markdown=False) == text
-    markdown_lines = ["".join(seg.text for seg in line) for line in console.render_lines(prose(text), console.options)]
-    assert any("as plain text" in x for x in markdown_lines)  # (as Markdown, past its line limit)
+    assert any("as plain text" in x for x in _drawn_lines(prose(text)))  # (as Markdown, past its line limit)

@@ -445,10 +445,14 @@ class StreamModel:
         s = Session(len(self.sessions), session_id)
         self.sessions.append(s)
         self._current = s
-        for rec in self._unplaced:
-            self._show_malformed(s, rec)
+        self._show_unplaced(s)
         self._unplaced = []
         return s
+
+    def _show_unplaced(self, s: Session) -> None:
+        """The lines that are not events read while no run was current, shown first in ``s``."""
+        for rec in self._unplaced:
+            self._show_malformed(s, rec)
 
     def _route(self, session_id: str | None, is_init: bool) -> tuple[Session, bool]:
         cur = self._current
@@ -525,8 +529,7 @@ class StreamModel:
         if self.sessions or not self._unplaced:
             return None
         s = Session(-1, None)
-        for rec in self._unplaced:
-            self._show_malformed(s, rec)
+        self._show_unplaced(s)
         last = self.last_malformed
         if last is not None and last is not self._unplaced[-1]:
             self._show_malformed(s, last)
