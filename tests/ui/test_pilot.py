@@ -2109,6 +2109,26 @@ async def test_a_replays_clock_shows_from_its_first_event():
         assert clock_at(app) == "", _plain(app, app.header)
 
 
+async def test_a_replay_plays_from_a_click_on_its_mark_and_from_the_palette():
+    """(From a new-user trial.)  Clicking the bar's ❚❚ did nothing, and the palette had no
+    replay entries."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert not app.replay.playing
+        await pilot.click(app.bar, offset=(1, 0))
+        await pilot.pause()
+        assert app.replay.playing
+        await pilot.click(app.bar, offset=(1, 0))
+        await pilot.pause()
+        assert not app.replay.playing
+        titles = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Replay: play / pause", "Replay: end", "Replay: next error"} <= set(titles)
+        titles["Replay: end"].callback()
+        await settle(pilot)
+        assert app.replay.at_end
+
+
 async def test_previous_call_and_previous_error_in_a_replay():
     """(From a new-user trial.)  [ and { did nothing in a replay: back was one event at a time.
     And } pressed again at the last error stacked one toast per press."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.events import Click
 from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input
 
@@ -39,6 +40,9 @@ class ReplayBar(Widget):
         def __init__(self, fraction: float) -> None:
             self.fraction = fraction
             super().__init__()
+
+    class Toggle(Message):
+        """The play/pause mark was clicked."""
 
     def __init__(self, replay: Replay, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -77,6 +81,8 @@ class ReplayBar(Widget):
         start, end = self._bar
         if end > start and start <= event.x < end:  # the first cell is the start, the last the end
             self.post_message(self.Seek((event.x - start) / max(1, end - start - 1)))
+        elif event.x < start - 1:  # ▶ ❚❚ ■ and the speed: as Space (it did nothing)
+            self.post_message(self.Toggle())
 
 
 #: The replay's priority keys that are also an Input's editing keys.
@@ -93,6 +99,7 @@ REPLAY_HELP = [
     ("[ {", "previous tool call / previous error"),
     ("Home End", "start / end of the run (in the full-screen detail: its top and bottom)"),
     ("click the bar", "seek (any move pauses the replay; Space plays on from there)"),
+    ("click ▶ ❚❚", "play / pause (the palette, Ctrl+P, has the replay's keys too)"),
     ("", "the bar's clock is play time: pauses longer than --idle-limit (3 s) are shortened; "
          "the header's is the run's own (it runs fast through a shortened pause, and says so)"),
 ]
@@ -370,6 +377,20 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_prev_error(self) -> None:
         self._jump(ERROR, "error", back=True)
+
+    def on_replay_bar_toggle(self, message: ReplayBar.Toggle) -> None:
+        self.action_play_pause()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        # (The replay's keys, in the palette too: it offered none.)
+        yield SystemCommand("Replay: play / pause", "Space", self.action_play_pause)
+        yield SystemCommand("Replay: faster", "+", lambda: self.action_speed(1))
+        yield SystemCommand("Replay: slower", "-", lambda: self.action_speed(-1))
+        yield SystemCommand("Replay: start", "Home", self.action_seek_start)
+        yield SystemCommand("Replay: end", "End", self.action_seek_end)
+        yield SystemCommand("Replay: next tool call", "]", self.action_next_tool)
+        yield SystemCommand("Replay: next error", "}", self.action_next_error)
 
     def on_replay_bar_seek(self, message: ReplayBar.Seek) -> None:
         self._seek(int(round(message.fraction * self.replay.total)))
