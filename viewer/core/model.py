@@ -435,13 +435,14 @@ class StreamModel:
         """The run the latest event went to (after a restart, until the next event: the last)."""
         return self._current or (self.sessions[-1] if self.sessions else None)
 
-    def _new_session(self, session_id: str | None) -> Session:
+    def _new_session(self, session_id: str | None, arrival: float | None = None) -> Session:
         cur = self._current
         if cur is not None and (session_id is None or cur.session_id == session_id):
             # A resumed run (same id) or an anonymous one: the previous run is over.
             # Runs with other ids may still be interleaved with this one; they end with the input.
             # Its end says so: the stream did not end there, nor was the agent seen to stop.
-            self._finish(cur, why="The next run began here" + (" (the same session, resumed)" if session_id else ""))
+            self._finish(cur, why="The next run began here" + (" (the same session, resumed)" if session_id else ""),
+                         arrival=arrival)
         s = Session(len(self.sessions), session_id)
         self.sessions.append(s)
         self._current = s
@@ -454,17 +455,19 @@ class StreamModel:
         for rec in self._unplaced:
             self._show_malformed(s, rec)
 
-    def _route(self, session_id: str | None, is_init: bool) -> tuple[Session, bool]:
+    def _route(self, session_id: str | None, is_init: bool, arrival: float | None = None) -> tuple[Session, bool]:
+        """The run an event goes to, and whether it is new (``arrival``: the event's, at which
+        a run it ends ended)."""
         cur = self._current
         if cur is None:
-            return self._new_session(session_id), True
+            return self._new_session(session_id, arrival), True
         if is_init:
             if cur.init is None and cur.session_id in (None, session_id) and (
                 cur.is_empty or (not cur.tools and cur.result is None and not cur.prompt)
             ):  # only notices so far (e.g. hooks that run before the init): the same run
                 cur.session_id = session_id
                 return cur, False
-            return self._new_session(session_id), True
+            return self._new_session(session_id, arrival), True
         if session_id is None or cur.session_id == session_id:
             return cur, False
         if cur.session_id is None:
@@ -476,7 +479,7 @@ class StreamModel:
         for i in range(len(sessions) - 1, self._restarted_at - 1, -1):
             if sessions[i].session_id == session_id:
                 return sessions[i], False
-        return self._new_session(session_id), True
+        return self._new_session(session_id, arrival), True
 
     # -- reducer -------------------------------------------------------------------
     def apply(self, rec: Record) -> Delta:
@@ -539,10 +542,8 @@ class StreamModel:
     def restart(self, line: int = 0) -> Delta:
         """The source started over: every run read so far has ended (open calls become
         unfinished), and the next event begins a new run even if its id was seen before."""
-        for s in self.sessions:
-            if not s.ended:  # (its clock stops at its last event: when the file changed is not known)
-                s.end_arrival = s.last_arrival
-            self._finish(s, why="The file started over here (truncated or replaced)")
+        for s in self.sessions:  # (a clock stops at the run's last event: when the file changed is not known)
+            self._finish(s, why="The file started over here (truncated or replaced)", arrival=s.last_arrival)
         self._current = None
         self._restarted_at = len(self.sessions)
         self.restarts.append(line)
@@ -567,11 +568,7 @@ class StreamModel:
                 return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
         action = self._interpret(ev) if ev.action is None else ev.action  # (a worker may have done it)
         self.event_types[ev.type or "(no type)"] += 1
-        cur = self._current
-        going = cur is not None and not cur.ended
-        session, created = self._route(action.session_id, type(action) is A.Init)
-        if created and going and cur.ended:  # the run on before ended with this one's start
-            cur.end_arrival = ev.arrival
+        session, created = self._route(action.session_id, type(action) is A.Init, ev.arrival)
         session.events += 1
         if not session.first_line:
             session.first_line = ev.line
@@ -602,7 +599,7 @@ class StreamModel:
         self.event_types[run.type or "(no type)"] += n
         # The next event is compared with the run's last line, as it would be without runs.
         self._prev = Event(run.end_line, 1, 0, run.last_length, run.last_data or {})
-        session, created = self._route(run.session_id, False)
+        session, created = self._route(run.session_id, False, run.arrival)
         session.events += n
         if not session.first_line:
             session.first_line = run.line
@@ -630,17 +627,17 @@ class StreamModel:
         unfinished, open text closes."""
         self.ended = True
         for s in self.sessions:
-            if not s.ended:
-                s.end_arrival = arrival
-            self._finish(s)
+            self._finish(s, arrival=arrival)
         return Delta(Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, self._current.index if self._current else -1)
 
-    def _finish(self, s: Session, why: str = "") -> None:
+    def _finish(self, s: Session, why: str = "", arrival: float | None = None) -> None:
         """No more events for this run: open calls are unfinished, open text closes.  ``why``
-        (shown in the "end" block) says why it ended, when the stream says."""
+        (shown in the "end" block) says why it ended, when the stream says; ``arrival``: when,
+        by a live source's clock (where the header's clock of the run stops)."""
         if s.ended:
             return
         s.ended = True
+        s.end_arrival = arrival
         self._mark_cut(s)
         self._close_open(s)
         if s.status_counts["running"]:
