@@ -66,13 +66,9 @@ def _read_chunks(fd: int):
 def _follow_chunks(path: str):
     """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced (a named FIFO:
     one writer after another)."""
-    def waiting(message: str) -> None:
-        say(message)
-
     if is_stream_path(path):
-        return fifo_chunks(path, on_wait=waiting)
-
-    return follow_file(path, threading.Event(), poll_interval=0.2, on_error=waiting)
+        return fifo_chunks(path, on_wait=say)
+    return follow_file(path, threading.Event(), poll_interval=0.2, on_error=say)
 
 
 class Output:

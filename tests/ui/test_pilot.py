@@ -1241,9 +1241,11 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
         assert row().rstrip().endswith("1m12s…"), row()
 
 
-async def test_a_live_runs_clock_stops_where_it_was_when_its_input_ends():
+@pytest.mark.parametrize("cut_by", ["the input's end", "the next run"])
+async def test_a_live_runs_clock_stops_where_it_was_when_it_is_cut_off(cut_by):
     """A live run cut off (its pipe closed, no result) kept counting to 01:35, then stepped back
-    to the span of its events' own timestamps (00:02) when the pipe closed."""
+    to the span of its events' own timestamps (00:02) when the pipe closed.  (From a code
+    review.)  A run cut off by the next one (the same session resumed) did the same."""
     now = [1000.0]
     lines, feed, app = live_demo(clock=lambda: now[0])
     async with app.run_test(size=(120, 40)) as pilot:
@@ -1252,34 +1254,24 @@ async def test_a_live_runs_clock_stops_where_it_was_when_its_input_ends():
         now[0] += 95
         await pilot.pause(0.4)
         assert "01:35" in _plain(app, app.header)
-        now[0] += 2
-        feed._queue.put(feed.ingest.close())
-        feed._queue.put(None)  # the producer ends, 97 s after the first event came
+        if cut_by == "the input's end":
+            now[0] += 2
+            feed._queue.put(feed.ingest.close())
+            feed._queue.put(None)  # the producer ends, 97 s after the first event came
+            shown = "01:37"
+        else:
+            push(feed, lines[:1])  # the init again: the next run begins
+            shown = "01:35"
         await settle(pilot)
+        if cut_by == "the next run":
+            assert len(app.model.sessions) == 2
+            app.show_session(0)
+            await pilot.pause()
         header = _plain(app, app.header)
-        assert "ENDED" in header and "01:37" in header, header
+        assert "ENDED" in header and shown in header, header
         now[0] += 60
         await pilot.pause(0.4)
-        assert "01:37" in _plain(app, app.header)  # stopped
-
-
-async def test_a_live_runs_clock_stops_where_it_was_when_the_next_run_begins():
-    """(From a code review.)  A run cut off by the next one (the same session resumed) stepped
-    back from 01:35 to the span of its events' timestamps, as one cut off by the input's end
-    did."""
-    now = [1000.0]
-    lines, feed, app = live_demo(clock=lambda: now[0])
-    async with app.run_test(size=(120, 40)) as pilot:
-        push(feed, up_to_first_call(lines))
-        await settle(pilot)
-        now[0] += 95
-        push(feed, lines[:1])  # the init again: the next run begins
-        await settle(pilot)
-        assert len(app.model.sessions) == 2
-        app.show_session(0)
-        await pilot.pause()
-        header = _plain(app, app.header)
-        assert "ENDED" in header and "01:35" in header, header
+        assert shown in _plain(app, app.header)  # stopped
 
 
 async def test_a_live_runs_clock_stops_at_its_last_event_when_the_followed_file_starts_over():

@@ -112,7 +112,7 @@ class Printer:
         that more are only counted (:meth:`tell_malformed_count` gives the count at the end)."""
         self._malformed_told += 1
         if self._malformed_told <= MALFORMED_LISTED:
-            tell(f"{describe_malformed(rec)}", err)
+            tell(describe_malformed(rec), err)
         elif self._malformed_told == MALFORMED_LISTED + 1:
             tell("more malformed lines: no longer listed, counted", err)
 
@@ -184,7 +184,7 @@ class TextPrinter(Printer):
             why = session_problem(s) if self.each_result else ""
             if why:
                 self.out.flush()
-                tell(f"{why}", self.err)
+                tell(why, self.err)
                 self._told.add(s.index)
         elif delta.flags & Change.UNKNOWN:
             b = s.blocks[delta.block] if 0 <= delta.block < len(s.blocks) else None
@@ -244,10 +244,10 @@ class TextPrinter(Printer):
         if m.foreign:
             problem = foreign_problem(m.events - m.duplicates, m.format, m.other_agent) + "; each is listed as unknown"
         elif m.other_agent:
-            tell(f"{agent_note(m.other_agent, m.format)}", self.err)
+            tell(agent_note(m.other_agent, m.format), self.err)
         if problem:
             if m.foreign or cur is None or cur.index not in self._told:
-                tell(f"{problem}", self.err)
+                tell(problem, self.err)
             return EXIT_RUN_FAILED
         return EXIT_OK
 
@@ -323,7 +323,7 @@ class JsonPrinter(Printer):
             # The run's result object, also when it failed (is_error true: what a CI job parses).
             self._write_result(last)
         for why in self.runs.earlier_problems():
-            tell(f"{why}", self.err)
+            tell(why, self.err)
         if problem:
             why = "" if self.written else "; no JSON written"  # no result at all to write
             tell(f"{problem}{why}", self.err)
@@ -434,7 +434,7 @@ class RunOutcome:
     def note_agent(self, err: TextIO) -> None:
         """Say so when a run that went well is another agent's stream, read as far as it goes."""
         if self.other_agent:
-            tell(f"{agent_note(self.other_agent, self.format)}", err)
+            tell(agent_note(self.other_agent, self.format), err)
 
     def problem(self, malformed: int = 0) -> str:
         """Why the run did not succeed ("" when it did); ``malformed``: lines that were not
@@ -469,7 +469,7 @@ class StreamJsonPrinter(Printer):
         self.tell_malformed_count(self.err)
         problem = self.runs.problem(self.decoder.malformed)
         if problem:
-            tell(f"{problem}", self.err)
+            tell(problem, self.err)
             return EXIT_RUN_FAILED
         self.runs.note_agent(self.err)
         return EXIT_OK

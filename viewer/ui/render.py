@@ -213,9 +213,10 @@ PLAIN_LINES, PLAIN_CHARS = 10_000, 512 * 1024
 
 def prose(text: str, style: str = "none", as_markdown: bool = True) -> RenderableType:
     """Text of the transcript: Markdown (or plain), and past BIG_TEXT (or MARKDOWN_LINES of
-    Markdown) plain and cheaply wrapped, PLAIN_LINES or PLAIN_CHARS at most, then counted.  (From an adversarial trial.)  One message of 1.5 MB froze the app for 16 s, one
-    of 7.7 MB for minutes: Rich's Markdown and its wrapping of a very long line cost seconds a
-    MB (escapes cost ten times more), and the block is drawn whole to be measured."""
+    Markdown) plain and cheaply wrapped, PLAIN_LINES or PLAIN_CHARS at most, then counted.
+    (From an adversarial trial.)  One message of 1.5 MB froze the app for 16 s, one of 7.7 MB
+    for minutes: Rich's Markdown and its wrapping of a very long line cost seconds a MB
+    (escapes cost ten times more), and the block is drawn whole to be measured."""
     head_end, rest_end = _parts(text, as_markdown)
     if head_end == len(text):
         return markdown(text, style) if as_markdown else safe_text(text, style="" if style == "none" else style)
