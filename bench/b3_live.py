@@ -16,8 +16,14 @@ every 10 ms).  Measured in the child:
 
 Targets: lag <= 0.5 s, key p95 <= 100 ms, CPU < 1 core.
 
+With ``--message-kb N`` the stream is one long Markdown answer of N KB,
+streamed as ``--stream-partial-output`` deltas of 40 characters (``--rate``
+deltas a second, for as long as it takes): the text still being written is
+drawn at every frame (our own addition to the issue's B3).
+
     python bench/b3_live.py
     python bench/b3_live.py --rate 1000 --duration 2 --smoke
+    python bench/b3_live.py --message-kb 100 --rate 250
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ KEY_EVERY = 0.2
 
 def producer(ns) -> int:
     """Write ``rate * duration`` lines of ``ns.producer`` to stdout, paced."""
-    total = int(ns.rate * ns.duration)
+    total = round(ns.rate * ns.duration)
     out = sys.stdout.fileno()
     sent = 0
     nbytes = 0
@@ -171,6 +177,50 @@ def child(ns) -> int:
 # -- parent ----------------------------------------------------------------------------
 
 
+def message_stream(kb: int, seed: int = 7) -> Path:
+    """A run whose answer is one long Markdown message of ``kb`` KB (paragraphs, headings,
+    fenced code, lists, tables), streamed in deltas of 40 characters; deterministic."""
+    import random
+
+    from common import DATA
+
+    path = DATA / f"message-{kb}kb-deltas.ndjson"
+    if path.exists():
+        return path
+    rnd = random.Random(seed)
+    words = ("the agent reads files and runs the tests then edits `parse_line()` with **care** so "
+             "that _every_ case passes [see docs](https://example.com/x) 42").split()
+
+    def para(n: int) -> str:
+        return " ".join(rnd.choice(words) for _ in range(n))
+
+    parts: list[str] = []
+    while sum(map(len, parts)) < kb * 1024:
+        r = rnd.random()
+        if r < 0.1:
+            parts.append("## " + para(5))
+        elif r < 0.25:
+            parts.append("```python\n" + "\n".join(f"value_{i} = compute({i})  # {para(5)}" for i in range(12)) + "\n```")
+        elif r < 0.4:
+            parts.append("\n".join("- " + para(12) for _ in range(4)))
+        elif r < 0.45:
+            parts.append("| file | result |\n|---|---|\n" + "\n".join(f"| src/m{i}.py | ok |" for i in range(5)))
+        else:
+            parts.append(para(rnd.randint(20, 90)))
+    text = "\n\n".join(parts)
+    sid = "bench-message"
+    lines = [
+        {"type": "system", "subtype": "init", "session_id": sid, "model": "bench", "cwd": "/work"},
+        {"type": "user", "session_id": sid, "message": {"role": "user", "content": [{"type": "text", "text": "Explain."}]}},
+    ]
+    for i in range(0, len(text), 40):
+        lines.append({"type": "assistant", "session_id": sid, "timestamp_ms": 1_790_000_000_000 + i,
+                      "message": {"role": "assistant", "content": [{"type": "text", "text": text[i : i + 40]}]}})
+    DATA.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
 def spec_for(n: int) -> str:
     return f"{n // 1000}k" if n % 1000 == 0 else str(n)
 
@@ -178,9 +228,13 @@ def spec_for(n: int) -> str:
 def parent(ns) -> int:
     from common import PYTHON, ensure_stream, log, report, run_child, verdict
 
-    n = int(ns.rate * ns.duration)
-    src = ensure_stream(f"stream-{spec_for(n)}.ndjson", events=n)
-    log(f"B3 live: {ns.rate} events/s for {ns.duration} s from {src.name}")
+    if ns.message_kb:
+        src = message_stream(ns.message_kb)
+        with open(src, "rb") as f:
+            ns.duration = sum(1 for _ in f) / ns.rate
+    else:
+        src = ensure_stream(f"stream-{spec_for(int(ns.rate * ns.duration))}.ndjson", events=int(ns.rate * ns.duration))
+    log(f"B3 live: {ns.rate} events/s for {ns.duration:.1f} s from {src.name}")
     cmd = [PYTHON, str(Path(__file__).resolve()), "--child", str(src), "--rate", str(ns.rate),
            "--duration", str(ns.duration), "--timeout", str(ns.timeout)]
     r = run_child(cmd, timeout=ns.duration + ns.timeout + 120).check()
@@ -217,8 +271,11 @@ def parent(ns) -> int:
         f"Last presses (s into the run, events applied, ms): {late}.",
         f"Session at the end: {res['blocks']:,} transcript blocks, {res['tools']:,} tool calls.",
     ]
-    return report(ns, "B3", f"B3 · live pipe, {ns.rate:,.0f} events/s for {ns.duration:g} s", headers, rows,
-                  notes, ok_lag and ok_key and ok_cpu)
+    title = f"B3 · live pipe, {ns.rate:,.0f} events/s for {ns.duration:g} s"
+    if ns.message_kb:
+        title = (f"B3 · live pipe, one {ns.message_kb} KB Markdown message streamed in 40-character deltas, "
+                 f"{ns.rate:,.0f} a second ({ns.duration:.1f} s)")
+    return report(ns, "B3", title, headers, rows, notes, ok_lag and ok_key and ok_cpu)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -228,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, default=5000.0, help="events per second")
     ap.add_argument("--duration", type=float, default=20.0, help="seconds of production")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for catch-up after the end")
+    ap.add_argument("--message-kb", type=int, default=0,
+                    help="stream one long Markdown message of this many KB instead (--duration: as long as it takes)")
     add_run_options(ap)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--producer", help=argparse.SUPPRESS)

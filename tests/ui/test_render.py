@@ -468,3 +468,59 @@ def test_plain_text_is_not_cut_by_markdowns_line_limit():
     assert not any("as plain text" in x for x in lines) and lines.count("log line") == 3000
     assert drawn(text, as_markdown=False) == text
     assert any("as plain text" in x for x in _drawn_lines(prose(text)))  # (as Markdown, past its line limit)
+
+
+def _styled_lines(renderable, width: int = 70) -> list[list[tuple[str, object]]]:
+    """What ``renderable`` draws at ``width``: each row as (character, style) pairs."""
+    from rich.console import Console
+
+    with open(os.devnull, "w") as devnull:
+        console = Console(width=width, file=devnull, color_system="truecolor")
+        return [[(ch, seg.style) for seg in line for ch in seg.text]
+                for line in console.render_lines(renderable, console.options, pad=False)]
+
+
+_WORDS = st.sampled_from("the agent reads `code()` **bold** _it_ [a link](http://x.y) 3.5 # x".split())
+_PARA = st.lists(_WORDS, min_size=1, max_size=30).map(" ".join)
+_BLOCKS = st.one_of(
+    _PARA,
+    _PARA.map(lambda p: "## " + p[:40]),
+    st.tuples(st.sampled_from(["```", "~~~", "````"]), _PARA).map(lambda f: f"{f[0]}py\nx = 1\n\n{f[1]}\n\n{f[0]}"),
+    st.lists(_PARA, min_size=1, max_size=3).map(lambda ps: "\n".join("- " + p for p in ps)),
+    st.lists(_PARA, min_size=1, max_size=3).map(lambda ps: "\n\n".join(f"{i + 1}. {p}" for i, p in enumerate(ps))),
+    _PARA.map(lambda p: "- item\n\n  " + p),  # a list item's second paragraph
+    st.just("| a | b |\n|---|---|\n| 1 | 2 |"),
+    _PARA.map(lambda p: "> " + p + "\n>\n> more"),
+    st.just("    indented code\n    more"),
+    st.sampled_from(["---", "***", "___", " - - -", "Title\n====="]),
+)
+
+
+@given(st.lists(_BLOCKS, min_size=2, max_size=12), st.sampled_from(["\n\n", "\n\n\n"]), st.sampled_from(["", "\n"]))
+def test_markdown_cut_at_its_settle_points_draws_as_it_does_whole(blocks, gap, end):
+    """A long message still streaming is drawn in pieces, cut at settle_points (only its last
+    piece is drawn again at each frame): drawn apart, a blank line between them, the pieces look
+    exactly as the text drawn whole.  Not inside fenced code, not before a list item, a quote or
+    indented code (they may belong to the block before), not after a rule (Rich puts no blank
+    line after one)."""
+    from viewer.ui.render import markdown, settle_points
+
+    text = gap.join(blocks) + end
+    cuts = [0, *settle_points(text), len(text)]
+    pieces: list = []
+    for a, b in zip(cuts, cuts[1:]):
+        if pieces:
+            pieces.append([])
+        pieces.extend(_styled_lines(markdown(text[a:b])))
+    assert pieces == _styled_lines(markdown(text))
+
+
+def test_settle_points_are_where_a_block_begins_that_cannot_join_the_one_before():
+    from viewer.ui.render import settle_points
+
+    text = ("para one\n\n## head\n\npara two\n\n- a\n- b\n\nafter list\n\n```\ncode\n\nin fence\n```\n\n"
+            "---\n\nafter rule\n\n> quote\n\n1. item\n\nlast, still being writ")
+    assert [text[p:].split("\n")[0] for p in settle_points(text)] == ["para two", "after list"]
+    # From a place returned before: the points after it.
+    at = settle_points(text)[0]
+    assert [text[p:].split("\n")[0] for p in settle_points(text, at)] == ["after list"]

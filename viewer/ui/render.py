@@ -217,27 +217,71 @@ def prose(text: str, style: str = "none", as_markdown: bool = True) -> Renderabl
     (From an adversarial trial.)  One message of 1.5 MB froze the app for 16 s, one of 7.7 MB
     for minutes: Rich's Markdown and its wrapping of a very long line cost seconds a MB
     (escapes cost ten times more), and the block is drawn whole to be measured."""
-    head_end, rest_end = _parts(text, as_markdown)
+    head_end, rest_end = prose_parts(text, as_markdown)
     if head_end == len(text):
         return markdown(text, style) if as_markdown else safe_text(text, style="" if style == "none" else style)
-    plain = "" if style == "none" else style
+    return Group(prose(text[:head_end], style, as_markdown), *prose_rest(text, head_end, rest_end, style))
+
+
+def prose_rest(text: str, head_end: int, rest_end: int, style: str = "none") -> list[RenderableType]:
+    """What :func:`prose` draws of a big text after its first part (see :func:`prose_parts`)."""
+    if head_end == len(text):
+        return []
     parts: list[RenderableType] = [
-        prose(text[:head_end], style, as_markdown),
         Text(f"(the rest, {len(text) - head_end:,} characters, as plain text)", style="dim italic"),
-        _Wrapped(clean(text[head_end:rest_end]), plain),
+        _Wrapped(clean(text[head_end:rest_end]), "" if style == "none" else style),
     ]
     if rest_end < len(text):
         parts.append(Text(f"… {len(text) - rest_end:,} more characters, not drawn here", style="bold yellow"))
-    return Group(*parts)
+    return parts
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_RULE = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+#: A line that may go on a block before it, even after a blank line: a list item, a quote,
+#: indented code, a table row; or a heading (an empty one is drawn with a line more at a
+#: text's start: found by a property test).
+_JOINS = re.compile(r"[ \t>|=*+#-]|\d{1,9}[.)]")
+
+
+def settle_points(text: str, start: int = 0) -> list[int]:
+    """Where Markdown ``text`` can be cut into pieces that are drawn the same apart as
+    together (each piece drawn alone, a blank line between them): the starts of lines after a
+    blank line, outside fenced code, that begin a paragraph after anything but a rule (the only
+    block Rich draws with no blank line after it).  From ``start``, the start of a line
+    outside fenced code (a place returned before).  Lets a long text that is still streaming
+    draw only its last piece again (see Transcript)."""
+    points: list[int] = []
+    fence = ""
+    blank = False  # the line before was blank
+    last = ""  # the last line that was not blank
+    pos = start
+    for line in text[start:].splitlines(keepends=True):
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and line.strip() == m.group(1):
+                fence = ""
+        elif m:
+            fence = m.group(1)
+        elif blank and pos > start and line.strip() and not _JOINS.match(line) and not _RULE.match(last):
+            points.append(pos)
+        stripped = line.strip()
+        blank = not stripped
+        if stripped:
+            last = line
+        pos += len(line)
+    if not text.endswith("\n") and points and points[-1] >= len(text) - len(text.rsplit("\n", 1)[-1]):
+        points.pop()  # (a line still being written: its kind is not known yet)
+    return points
 
 
 def drawn(text: str, as_markdown: bool = True) -> str:
     """What :func:`prose` draws of ``text`` (search finds only that: a hit past it was said,
     and could not be shown)."""
-    return text[: _parts(text, as_markdown)[1]]
+    return text[: prose_parts(text, as_markdown)[1]]
 
 
-def _parts(text: str, as_markdown: bool = True) -> tuple[int, int]:
+def prose_parts(text: str, as_markdown: bool = True) -> tuple[int, int]:
     """Where :func:`prose` ends its Markdown (or its first part of plain text), and its plain
     text.  (The line limit is Markdown's: plain text is cheap by the line.)"""
     lines = MARKDOWN_LINES if as_markdown else None

@@ -3,10 +3,13 @@
 Blocks come straight from the session model.  Each block is rendered once
 per (version, width) and cached, so while text streams only the segment
 being written is re-rendered; finished segments cost nothing per frame.
+A long text still being written is drawn in pieces, and only its last piece
+again at each frame (see :class:`_Pieces`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 
 from rich.console import Group, RenderableType
@@ -24,12 +27,38 @@ from viewer.ui.render import (
     StillWritten,
     drawn,
     mark_matches,
+    markdown,
     prose,
+    prose_parts,
+    prose_rest,
     safe_line,
+    settle_points,
     status_glyph,
     under_cwd,
 )
-from viewer.ui.widgets.blockview import BlockView
+from viewer.ui.widgets.blockview import BlockView, blank_strip
+
+#: A text still being written (an open message, or thinking on show) longer than this is
+#: drawn in pieces of at least PIECE_CHARS (see _Pieces).
+SETTLE_FROM = 4 * 1024
+PIECE_CHARS = 1024
+#: A link reference definition: it changes links anywhere in its text, before it too.
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
+
+
+class _Pieces:
+    """The settled pieces of a text still being written, drawn once: Markdown blocks that
+    more text cannot change (see :func:`~viewer.ui.render.settle_points`), drawn apart as they
+    would be together.  Rich draws 64 KB of Markdown in 150 ms, and a message was drawn whole
+    at every frame while it streamed: the app fell to a few frames a second.  Once the text is
+    complete it is drawn whole, once."""
+
+    __slots__ = ("block", "width", "text", "strips")
+
+    def __init__(self, block: Block, width: int) -> None:
+        self.block, self.width = block, width
+        self.text = ""  # the text of the pieces drawn
+        self.strips: list[Strip] = []
 
 
 class Transcript(BlockView):
@@ -54,6 +83,7 @@ class Transcript(BlockView):
         self.highlight_block = -1  # a search hit
         self.highlight_query = ""  # and what was searched, marked wherever a line shows it
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
+        self._pieces: dict[int, _Pieces] = {}  # block -> its settled pieces, while it is open
         #: The run whose file looks still written: its end is not said to be a stop.
         self.still_written: StillWritten | None = None
 
@@ -92,6 +122,7 @@ class Transcript(BlockView):
     def set_session(self, session: Session | None) -> None:
         self.session = session
         self._cache.clear()
+        self._pieces.clear()
         self._estimates.clear()
         self.update_blocks(reset=True)
 
@@ -225,11 +256,64 @@ class Transcript(BlockView):
         s = self.session
         assert s is not None
         b = s.blocks[index]
+        if b.open and index != self.highlight_block:
+            strips = self._open_strips(index, b, width)
+            if strips is not None:
+                return strips
         r = self._render(s, b)
         if index != self.highlight_block:
             return r
         strips = self.strips_of(Group(Text("▶ search match", style="reverse bold"), r), width)
         return mark_matches(strips, self.highlight_query, MATCH_STYLE)
+
+    def clear_cache(self) -> None:
+        self._pieces.clear()  # (drawn in a theme's colours, as the rest)
+        super().clear_cache()
+
+    def _open_strips(self, index: int, b: Block, width: int) -> list[Strip] | None:
+        """An open message, or open thinking on show, long enough to be drawn in pieces: as
+        :meth:`_render` draws it, its settled pieces drawn once (None: drawn whole)."""
+        if b.kind == "assistant":
+            body, style, left = b.text, "none", 0
+        elif b.kind == "thinking" and self.show_thinking:
+            body, style, left = b.text.strip(), "italic dim", 2
+        else:
+            return None
+        if len(body) < SETTLE_FROM or _LINK_DEFINITION.search(body):
+            return None
+        pieces = self._pieces.get(index)
+        if pieces is None or pieces.block is not b or pieces.width != width or not body.startswith(pieces.text):
+            self._pieces = {i: p for i, p in self._pieces.items() if p.block.open}
+            pieces = self._pieces[index] = _Pieces(b, width)
+
+        def draw(*parts: RenderableType) -> list[Strip]:
+            r = parts[0] if len(parts) == 1 else Group(*parts)
+            return self.strips_of(Padding(r, (0, 0, 0, left)) if left else r, width)
+
+        blank = blank_strip(width, self.rich_style)
+        head_end, rest_end = prose_parts(body)
+        whole = head_end < len(body)  # its Markdown part is complete: the rest is plain text
+        cut = len(pieces.text)
+        for q in [*settle_points(body[:head_end], cut), *([head_end] if whole else [])]:
+            if q > cut and (q - cut >= PIECE_CHARS or q == head_end):
+                if pieces.strips:
+                    pieces.strips.append(blank)
+                pieces.strips.extend(draw(markdown(body[cut:q], style)))
+                cut = q
+        pieces.text = body[:cut]
+        tail = body[cut:head_end]
+        last: list[RenderableType] = [markdown(tail, style)] if tail.strip() else []
+        last.extend(prose_rest(body, head_end, rest_end, style))
+        out = draw(Text("✻ Thinking", style="italic dim")) if left else []
+        out.extend(pieces.strips)
+        if pieces.strips and tail.strip():
+            out.append(blank)
+        if left:
+            out.extend(draw(*last) if last else [])
+            out.append(blank)  # (as Padding's bottom line)
+        else:
+            out.extend(draw(*last, Text("▍", style="bold")))
+        return out
 
     def _still_written(self, s: Session | None) -> str:
         """Why run ``s``'s file looks still written, when it is that run ("" else)."""
