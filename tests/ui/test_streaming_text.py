@@ -112,9 +112,10 @@ async def test_a_long_text_still_streaming_is_drawn_as_it_would_be_whole(kind, l
             assert "the docs (http://example.com/docs)" in "".join(s.text for s in strips)
 
 
-async def test_a_long_message_streaming_draws_only_its_last_piece_again():
+async def test_a_long_message_streaming_draws_only_its_last_piece_again(monkeypatch):
     """A 64 KB message took 150 ms to draw, and it was drawn again at every frame while it
     streamed: the app fell to a few frames a second.  Only its last piece is drawn again."""
+    monkeypatch.setattr(transcript_mod, "SLOW_DRAW", float("inf"))  # (drawn at every frame, however slow)
     text = long_markdown(3, 60_000)
     lines = _events(text, "assistant", 101)
     init = orjson.dumps({"type": "system", "subtype": "init", "session_id": SID, "model": "m", "cwd": "/w"}) + b"\n"
@@ -146,3 +147,37 @@ async def test_a_long_message_streaming_draws_only_its_last_piece_again():
         index = next(i for i, b in enumerate(app.session.blocks) if b.kind == "assistant")
         assert not app.session.blocks[index].open
         assert not isinstance(app.transcript.render_block(index, app.transcript._width), list)
+
+
+async def test_an_open_text_slow_to_draw_is_drawn_less_often_and_its_last_words_still_come(monkeypatch):
+    """A long fenced code block still being written is one piece: it took 150 ms to draw, at
+    every frame.  An open text slow to draw waits DRAW_SPACING times as long before it is
+    drawn again; what came meanwhile is drawn then, even when nothing more comes."""
+    import itertools
+
+    import viewer.ui.widgets.blockview as blockview_mod
+
+    ticks = itertools.count(0.0, 0.75)  # every drawing takes 0.75 s, by the clock that times them
+    monkeypatch.setattr(blockview_mod, "perf_counter", lambda: next(ticks))
+    fence = "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(40))
+    lines = _events(fence, "assistant", 50)
+    init = orjson.dumps({"type": "system", "subtype": "init", "session_id": SID, "model": "m", "cwd": "/w"}) + b"\n"
+    feed, app = live_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        push(feed, [init, *lines])
+        await settle(pilot)
+        assert "value_39 = compute(39)" in _words(app)
+        push(feed, _events("value_40 = LAST_WORDS\n", "assistant", 100))
+        await pilot.pause(0.3)
+        assert app.session.blocks[-1].text.endswith("LAST_WORDS\n")  # (applied, not yet drawn)
+        assert "LAST_WORDS" not in _words(app)
+        for _ in range(100):  # drawn 3 s (4 x 0.75 s) after the last drawing, with nothing more coming
+            await pilot.pause(0.1)
+            if "LAST_WORDS" in _words(app):
+                break
+        assert "LAST_WORDS" in _words(app)
+
+
+def _words(app) -> str:
+    t = app.transcript
+    return " ".join("\n".join(t.render_line(y).text for y in range(t.size.height)).split())

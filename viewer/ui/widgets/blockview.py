@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Hashable
 from itertools import accumulate
+from time import perf_counter
 
 from rich.console import RenderableType
 from rich.segment import Segment
@@ -156,10 +157,15 @@ class BlockView(ScrollView, can_focus=True):
         cached = self._cache.get(key)
         if cached is not None:
             return cached
+        t0 = perf_counter()
         rendered = self.render_block(index, width)
         strips = rendered if isinstance(rendered, list) else self.strips_of(rendered, width)
         self._cache[key] = strips
+        self.drawn(index, perf_counter() - t0)
         return strips
+
+    def drawn(self, index: int, seconds: float) -> None:
+        """Block ``index`` was just drawn, in ``seconds`` (a hook)."""
 
     def strips_of(self, renderable: RenderableType, width: int) -> list[Strip]:
         """A renderable drawn at ``width`` in this view's style."""

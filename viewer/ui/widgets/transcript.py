@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable
+from time import perf_counter
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
+from textual.timer import Timer
 
 from viewer.core.detail import fmt_duration
 from viewer.core.model import MALFORMED_HEAD, Block, Session
@@ -42,6 +44,10 @@ from viewer.ui.widgets.blockview import BlockView, blank_strip
 #: drawn in pieces of at least PIECE_CHARS (see _Pieces).
 SETTLE_FROM = 4 * 1024
 PIECE_CHARS = 1024
+#: An open text that took longer than this to draw is drawn again at most every DRAW_SPACING
+#: times as long (a long fenced code block still being written: it is one piece).
+SLOW_DRAW = 0.02
+DRAW_SPACING = 4
 #: A link reference definition: it changes links anywhere in its text, before it too.
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
 
@@ -84,6 +90,9 @@ class Transcript(BlockView):
         self.highlight_query = ""  # and what was searched, marked wherever a line shows it
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
         self._pieces: dict[int, _Pieces] = {}  # block -> its settled pieces, while it is open
+        self._slow: dict[int, float] = {}  # an open block slow to draw -> when it may be drawn again
+        self._held: set[int] = set()  # ... and those whose new text waits for then
+        self._held_timer: Timer | None = None
         #: The run whose file looks still written: its end is not said to be a stop.
         self.still_written: StillWritten | None = None
 
@@ -123,6 +132,8 @@ class Transcript(BlockView):
         self.session = session
         self._cache.clear()
         self._pieces.clear()
+        self._slow.clear()
+        self._held.clear()
         self._estimates.clear()
         self.update_blocks(reset=True)
 
@@ -162,7 +173,41 @@ class Transcript(BlockView):
         closed)."""
         if recheck and not reset:
             changed_blocks = set(changed_blocks or ()) | self.stale_blocks()
+        if changed_blocks and self._slow and not reset:
+            changed_blocks = self._hold_slow(changed_blocks)
         self.sync(changed_blocks, reset=reset)
+
+    def drawn(self, index: int, seconds: float) -> None:
+        s = self.session
+        if seconds > SLOW_DRAW and s is not None and index < len(s.blocks) and s.blocks[index].open:
+            self._slow[index] = perf_counter() + DRAW_SPACING * seconds
+        else:
+            self._slow.pop(index, None)
+
+    def _hold_slow(self, changed: set[int]) -> set[int]:
+        """Of the ``changed`` blocks, an open text that was slow to draw waits to be drawn
+        again (its new text with it) until DRAW_SPACING times as long as its drawing took has
+        passed; a timer draws it then.  (A 30 KB fenced code block still being written took
+        150 ms to draw, at every frame.)"""
+        s = self.session
+        assert s is not None
+        now = perf_counter()
+        n = len(s.blocks)
+        slow = self._slow
+        held = {i for i in changed if i in slow and i < n and s.blocks[i].open and now < slow[i]}
+        if not held:
+            return changed
+        self._held |= held
+        if self._held_timer is None:
+            self._held_timer = self.set_timer(min(slow[i] for i in held) - now, self._draw_held)
+        return changed - held
+
+    def _draw_held(self) -> None:
+        self._held_timer = None
+        held, self._held = self._held, set()
+        n = self.block_count()
+        self.update_blocks({i for i in held if i < n})
+        self.refresh()
 
     def block_count(self) -> int:
         return len(self.session.blocks) if self.session is not None else 0
