@@ -159,15 +159,15 @@ async def test_an_open_text_slow_to_draw_is_drawn_less_often_and_its_last_words_
 
     ticks = itertools.count(0.0, 0.75)  # every drawing takes 0.75 s, by the clock that times them
     monkeypatch.setattr(blockview_mod, "perf_counter", lambda: next(ticks))
-    fence = "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(40))
+    fence = "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(300))
     lines = _events(fence, "assistant", 50)
     init = orjson.dumps({"type": "system", "subtype": "init", "session_id": SID, "model": "m", "cwd": "/w"}) + b"\n"
     feed, app = live_app()
     async with app.run_test(size=(100, 40)) as pilot:
         push(feed, [init, *lines])
         await settle(pilot)
-        assert "value_39 = compute(39)" in _words(app)
-        push(feed, _events("value_40 = LAST_WORDS\n", "assistant", 100))
+        assert "value_299 = compute(299)" in _words(app)
+        push(feed, _events("value_300 = LAST_WORDS\n", "assistant", 100))
         await pilot.pause(0.3)
         assert app.session.blocks[-1].text.endswith("LAST_WORDS\n")  # (applied, not yet drawn)
         assert "LAST_WORDS" not in _words(app)

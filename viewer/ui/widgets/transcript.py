@@ -179,7 +179,9 @@ class Transcript(BlockView):
 
     def drawn(self, index: int, seconds: float) -> None:
         s = self.session
-        if seconds > SLOW_DRAW and s is not None and index < len(s.blocks) and s.blocks[index].open:
+        # (Not a short text: drawn slowly only when the machine is busy.)
+        b = s.blocks[index] if s is not None and index < len(s.blocks) else None
+        if seconds > SLOW_DRAW and b is not None and b.open and b.size >= SETTLE_FROM:
             self._slow[index] = perf_counter() + DRAW_SPACING * seconds
         else:
             self._slow.pop(index, None)
