@@ -127,6 +127,35 @@ def test_text_mode_rejected_and_truncated(capsys, real_dir):
     assert err.strip().splitlines()[-1].startswith("agent-viewer:")
 
 
+def test_text_mode_says_what_a_run_cut_off_during_its_calls_last_said(capsys, tmp_path):
+    """(From a new-user trial.)  A killed agent's CI log showed its calls only: the message
+    before them, which says what it was doing, was printed nowhere."""
+    def say(text: str) -> bytes:
+        return j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": text}]})
+
+    def call(cid: str, cmd: str, done: bool) -> bytes:
+        out = j(type="tool_call", subtype="started", call_id=cid, session_id=SID,
+                tool_call={"shellToolCall": {"args": {"command": cmd}}})
+        if done:
+            out += j(type="tool_call", subtype="completed", call_id=cid, session_id=SID,
+                     tool_call={"shellToolCall": {"args": {"command": cmd},
+                                                  "result": {"success": {"exitCode": 0, "stdout": ""}}}})
+        return out
+
+    p = tmp_path / "cut.ndjson"
+    head = j(type="system", subtype="init", session_id=SID) + say("First I look around.") + call("c1", "ls", True)
+    p.write_bytes(head + say("Now the **slow** tests.") + call("c2", "make test", False))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 1 and "the run ended without a result" in err
+    assert out.splitlines() == ["Ran terminal command ls (exit 0)", "Ran terminal command make test (unfinished)", "",
+                                "(its last message, before its last calls)", "Now the **slow** tests."], out
+    # Cut off after text that follows its last call: that text, as before, with no label.
+    p.write_bytes(head + say("All done, writing the summary"))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 1 and out.splitlines()[-1] == "All done, writing the summary", out
+    assert "(its last message" not in out
+
+
 def test_text_mode_failed_run(capsys, tmp_path):
     p = tmp_path / "failed.ndjson"
     p.write_bytes(
@@ -779,6 +808,12 @@ def test_text_mode_says_when_the_stream_is_another_agents(capsys, tmp_path):
     assert code == 1
     assert "(unknown at line 1: thread.started" in out
     assert "none of the 3 events is Cursor stream-json" in err
+    # (From a new-user trial.)  Its answer is read whole, as the transcript shows it: it was
+    # cut at 160 characters.
+    answer = "The file prints “Hello World”. " * 20
+    p.write_bytes(b'{"type":"item.completed","item":{"type":"agent_message","text":"%s"}}\n' % answer.encode())
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert f"item.text={answer})" in out, out
 
 
 def test_text_mode_lets_go_of_text_it_will_not_print():
@@ -1119,6 +1154,14 @@ def test_follow_of_a_file_in_a_missing_directory_names_the_directory(capsys, tmp
     error says which is missing (it said "no such file" as if --follow should have waited)."""
     code, out, err = run_main(capsys, "--print", "--follow", str(tmp_path / "nowhere" / "run.ndjson"))
     assert code == 2 and f"nor directory {tmp_path / 'nowhere'}" in err, err
+
+
+@pytest.mark.parametrize("args", [["--print"], ["--print", "--follow"], ["--replay"]])
+def test_an_empty_file_name_is_said_to_be_empty(capsys, args):
+    """(From a new-user trial.)  `agent-viewer -p "$RUN"` with RUN unset said ": no such file",
+    and --follow waited for " " to appear."""
+    code, out, err = run_main(capsys, *args, "")
+    assert code == 2 and out == "" and err == "agent-viewer: error: the file name is empty\n", err
 
 
 def test_a_compressed_standard_input_is_named_too(h, tmp_path):

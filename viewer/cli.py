@@ -343,7 +343,7 @@ def _stdin_kind() -> str:
 
 def _may_appear(path: str) -> bool:
     """Is ``path`` missing from a directory that exists (a file that may be created soon)?"""
-    return not os.path.lexists(path) and os.path.isdir(os.path.dirname(os.path.abspath(path)))
+    return bool(path) and not os.path.lexists(path) and os.path.isdir(os.path.dirname(os.path.abspath(path)))
 
 
 def _reads_from(path: str, file: str | None) -> bool:

@@ -2115,10 +2115,21 @@ async def test_a_replay_plays_from_a_click_on_its_mark_and_from_the_palette():
         await pilot.pause()
         assert not app.replay.playing
         titles = {c.title: c for c in app.get_system_commands(app.screen)}
-        assert {"Replay: play / pause", "Replay: end", "Replay: next error"} <= set(titles)
+        # (From a new-user trial.)  Every key of the replay's, as help says: stepping and going
+        # back were missing.
+        assert {"Replay: play / pause", "Replay: faster", "Replay: slower", "Replay: start", "Replay: end",
+                "Replay: step forward", "Replay: step back", "Replay: next tool call",
+                "Replay: previous tool call", "Replay: next error", "Replay: previous error"} <= set(titles)
         titles["Replay: end"].callback()
         await settle(pilot)
         assert app.replay.at_end
+        end = app.replay.position
+        titles["Replay: step back"].callback()
+        await settle(pilot)
+        assert app.replay.position == end - 1
+        titles["Replay: previous tool call"].callback()
+        await settle(pilot)
+        assert app.session.tools[-1].status == "running"  # (at the last call's start)
 
 
 async def test_previous_call_and_previous_error_in_a_replay():

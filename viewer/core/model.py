@@ -213,6 +213,7 @@ class Session:
         self.result: ResultInfo | None = None
         self.result_mismatch = False
         self.said_anything = False  # some assistant text arrived (kept when blocks are let go)
+        self._said_before = ""  # the last assistant text of blocks let go (see last_message)
         self.notices: list[NoticeRecord] = []
         self.malformed_shown = 0  # blocks of malformed lines (up to MAX_MALFORMED_SHOWN)
         self.malformed_last = -1  # the last of them
@@ -267,6 +268,7 @@ class Session:
             self._shared_below, self._copied = 0, set()
         self.forgotten_tools += len(self.tools) - len(keep)
         blocks = self.blocks
+        self._said_before = self.last_message()
         self.tools, self.blocks, self.tool_by_id = keep, [], {}
         for i, t in enumerate(keep):
             t.index = i
@@ -348,6 +350,14 @@ class Session:
                 out.append(b.text)
         return "\n\n".join(reversed(out))
 
+    def last_message(self) -> str:
+        """The run's last assistant text, before its calls too (kept, the last one only, when
+        the blocks before a call are let go): what a run cut off last said."""
+        for b in reversed(self.blocks):
+            if b.kind == "assistant" and b.text:
+                return b.text
+        return self._said_before
+
 
 def _spells(text: str, parts: list[str]) -> bool:
     """Whether ``text == "".join(parts)``, without joining them (a long run's are megabytes)."""
@@ -376,6 +386,9 @@ MAX_MALFORMED_KEPT = 10_000
 MAX_MALFORMED_SHOWN = 200
 #: A block of malformed lines shows this many of its first lines, and of its last.
 MALFORMED_HEAD, MALFORMED_TAIL = 3, 2
+#: An unknown event or a notice is shown up to this many characters, in the transcript and
+#: in --print's text (its text is already a few fields, each cut by the format).
+NOTICE_CHARS = 4000
 
 
 class StreamModel:

@@ -15,7 +15,7 @@ import orjson
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import fmt_duration
 from viewer.core.formats import get_format, sniff_agent
-from viewer.core.model import Change, Session, StreamModel, ToolCall
+from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
 
@@ -190,7 +190,8 @@ class TextPrinter(Printer):
             b = s.blocks[delta.block] if 0 <= delta.block < len(s.blocks) else None
             what = b.text if b is not None and b.kind == "unknown" else rec.type or "(no type)"
             self._heading(s)
-            self._say(f"(unknown at line {rec.line}: {one_line(what, 160)})")
+            # (As the transcript shows it: an answer of another agent's was cut at 160.)
+            self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
         self.out.flush()
 
     def _heading(self, s: Session) -> None:
@@ -209,13 +210,20 @@ class TextPrinter(Printer):
 
     def _finish(self, s: Session) -> None:
         final = s.final_text()
+        label = ""
         if not final and not s.said_anything and s.result is not None and not s.result.is_error:
             final = s.result_text  # a run whose answer is only in its result
+        elif not final and s.result is None:
+            # A run cut off during its calls: what it last said (a CI log showed only the
+            # calls of a killed agent, not what it was doing).
+            final, label = s.last_message(), "(its last message, before its last calls)"
         final = clean(final).strip("\n")  # (blank lines around it only pushed it apart)
         if final:
             self._heading(s)
             if self._said:
                 self._say("")  # a blank line between the calls and the text
+            if label:
+                self._say(label)
             self._say(final)
 
     def _say(self, line: str) -> None:

@@ -198,6 +198,8 @@ _COMPRESSED = ((re.compile(rb"\x1f\x8b"), "gzip", "zcat"), (re.compile(rb"BZh[1-
 
 def check_readable(path: str) -> None:
     """Raise SourceError with a clear message if ``path`` cannot be read as a stream."""
+    if not path:  # (an unset variable: agent-viewer "$RUN")
+        raise SourceError("the file name is empty")
     if not os.path.exists(path):
         folder = os.path.dirname(os.path.abspath(path))
         try:

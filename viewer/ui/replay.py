@@ -389,8 +389,12 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         yield SystemCommand("Replay: slower", "-", lambda: self.action_speed(-1))
         yield SystemCommand("Replay: start", "Home", self.action_seek_start)
         yield SystemCommand("Replay: end", "End", self.action_seek_end)
+        yield SystemCommand("Replay: step forward", ". or →", lambda: self.action_step(1))
+        yield SystemCommand("Replay: step back", "←", lambda: self.action_step(-1))
         yield SystemCommand("Replay: next tool call", "]", self.action_next_tool)
+        yield SystemCommand("Replay: previous tool call", "[", self.action_prev_tool)
         yield SystemCommand("Replay: next error", "}", self.action_next_error)
+        yield SystemCommand("Replay: previous error", "{", self.action_prev_error)
 
     def on_replay_bar_seek(self, message: ReplayBar.Seek) -> None:
         self._seek(int(round(message.fraction * self.replay.total)))

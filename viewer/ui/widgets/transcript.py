@@ -21,7 +21,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from viewer.core.detail import fmt_duration
-from viewer.core.model import MALFORMED_HEAD, Block, Session
+from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
@@ -482,9 +482,6 @@ class Transcript(BlockView):
         return line
 
 
-#: An unknown event or a notice is shown up to this many characters (its text is already a
-#: few fields of at most 300 each).
-NOTICE_CHARS = 4000
 #: Notices of these types are the agent trying again (shown with ↻).
 _RETRIES = ("retry", "connection")
 
