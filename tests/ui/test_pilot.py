@@ -896,6 +896,33 @@ async def test_following_a_file_tells_when_it_disappears_and_when_it_is_replaced
         assert "ENDED" in app.header.render_line(0).text
 
 
+async def test_following_a_file_written_long_ago_says_how_long_it_has_been_quiet(tmp_path):
+    """(From a new-user trial.)  --follow of a run whose agent died two hours ago said "no
+    event for 32 s", counted from when the viewer read it: its events all came at once."""
+    from viewer.core.feed import FollowFeed
+
+    path = tmp_path / "run.ndjson"
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    path.write_bytes(b"".join(up_to_first_call(lines)[:-1]))  # (no call running)
+    hours_ago = os.stat(path).st_mtime - 2 * 3600
+    os.utime(path, (hours_ago, hours_ago))
+    feed = FollowFeed(str(path))
+    feed._follower._poll = 0.01
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)  # (read at once: "no event" only from the file)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        assert app.model.events and app.session.state == "live"
+        app.header.refresh()
+        await pilot.pause()
+        assert "no event for 2h00m" in (t := app.header.render_line(0).text), t
+        with open(path, "ab") as f:  # it writes again: quiet no more
+            f.write(lines[len(up_to_first_call(lines)) - 1])
+        await pilot.pause(0.3)
+        app.header.refresh()
+        await pilot.pause()
+        assert "no event" not in (t := app.header.render_line(0).text), t
+
+
 async def test_shown_thinking_is_rendered_as_markdown():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:

@@ -109,6 +109,10 @@ class Feed:
         file says, see :meth:`FileFeed.still_written`)."""
         return ""
 
+    def unchanged_for(self) -> float | None:
+        """Seconds since the input last changed, when a live source can tell (None)."""
+        return None
+
     @property
     def source(self) -> str:
         """What is read, in words for the user: a path, or "standard input"."""
@@ -411,7 +415,7 @@ class FollowFeed(Feed):
                  tee: Callable[[bytes], None] | None = None,
                  on_restart: Callable[[], None] | None = None) -> None:
         super().__init__(clock=clock or time.monotonic)
-        self.label = path
+        self.label = self.path = path
         self._on_restart = on_restart  # e.g. the --save copy (Recorder.restarted)
         self.store = SpoolStore()
         self._tee = tee
@@ -433,6 +437,15 @@ class FollowFeed(Feed):
 
     def _on_error(self, message: str) -> None:
         self.error = message
+
+    def unchanged_for(self) -> float | None:
+        """Seconds since the followed file was last written: its events read at the start
+        all came at once, however long ago they were written."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return max(0.0, time.time() - st.st_mtime) if stat.S_ISREG(st.st_mode) else None
 
     def start(self) -> None:
         self._follower.start()

@@ -263,6 +263,7 @@ class AgentViewerApp(App[int]):
         self.watch(self.screen, "maximized", self._maximized, init=False)
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
+        self.header.unchanged_for = self.feed.unchanged_for
         if self.feed.live:  # (what it waits on, and since when, until the first event)
             self.header.started_at = self.clock()
             self.header.source = self.feed.source

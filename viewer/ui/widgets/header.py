@@ -54,6 +54,8 @@ class SessionHeader(Widget):
         self.model: StreamModel | None = None
         self.session: Session | None = None
         self.live_source = False
+        #: Seconds since the input last changed (a followed file), when known.
+        self.unchanged_for: Callable[[], float | None] | None = None
         # (bytes read, total) while a saved file loads.  Not "loading": that is Textual's own
         # attribute, and setting it covers the widget with a loading animation.
         self.progress: tuple[int, int | None] | None = None
@@ -99,7 +101,11 @@ class SessionHeader(Widget):
         a crashed agent and one that thinks look alike otherwise."""
         if s.state != "live" or not self.live_source or self.live_label or s.last_arrival is None:
             return ""
-        gap = int(self.clock() - s.last_arrival)
+        gap = self.clock() - s.last_arrival
+        unchanged = self.unchanged_for() if self.unchanged_for is not None else None
+        if unchanged is not None:  # (a followed file's events read at the start came at once:
+            gap = max(gap, unchanged)  # its last was written when the file last changed)
+        gap = int(gap)
         if gap < QUIET_AFTER:
             return ""
         return f"{gap} s" if gap < 60 else fmt_duration(gap * 1000)
