@@ -3043,6 +3043,23 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path, monkeypatch)
             assert ("the agent may have been stopped" in end) == (not told and name != "done"), end
 
 
+async def test_a_long_still_written_hint_leaves_room_for_the_malformed_lines_warning(tmp_path, monkeypatch):
+    """(From a new-user trial.)  The "still being written?" command, first on the line, pushed
+    "⚠ 1 malformed (h)" off its end at 120 columns."""
+    from viewer.core.feed import FileFeed
+
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / ("a run of the agent, saved with a long name " * 2 + ".ndjson")
+    path.write_bytes(b"".join(lines[:40]) + b'{"type":"tool_call","subtype":"star\n')
+    app = AgentViewerApp(FileFeed(path.name, workers=0))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        header = app.header.render_line(1).text
+        assert header.startswith("⚠ still being written? (--follow reads on)") and "⚠ 1 malformed (h)" in header, header
+        assert f"agent-viewer --follow '{path.name}'" in _transcript_words(app)  # (the whole command there)
+
+
 async def test_notices_show_a_files_name_escaped(tmp_path, monkeypatch):
     """(From an adversarial trial.)  A run's file named with escape sequences, still being
     written: its notice set the window's title, cleared the screen and wrote the clipboard."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
@@ -218,9 +219,6 @@ class SessionHeader(Widget):
 
         # Another agent's stream: said first on the line, so a narrow window keeps it.
         # Short: the badge on the first line says UNKNOWN FORMAT; h says the rest.
-        sw = self.still_written
-        if sw is not None and sw.run is s:  # first: the command is what matters, and is long
-            line2.append(f"⚠ still being written? {one_line(sw.command, 300)}   ", style="bold yellow")
         if state == "foreign":
             guess = f"a {m.other_agent} stream" if m.other_agent else "another agent's stream"
             line2.append(f"⚠ {guess}? (h)   ", style="bold yellow")
@@ -239,6 +237,7 @@ class SessionHeader(Widget):
             line2.append("   ⚠ ", style="bold yellow")
             parts = [f"{bad:,} malformed" if bad else "", f"{unknown:,} unknown" if unknown else ""]
             line2.append(f"{' · '.join(p for p in parts if p)} (h)", style="yellow")
+        warned_to = line2.cell_len if bad or unknown else 0  # (the line up to its warning)
         if len(m.sessions) > 1:
             line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
         if self.progress is not None:
@@ -255,6 +254,12 @@ class SessionHeader(Widget):
             if isinstance(tin, int) and isinstance(tout, int):
                 line2.append("   tokens ", style="dim")
                 line2.append(f"{tin:,} in / {tout:,} out")
+        sw = self.still_written
+        if sw is not None and sw.run is s:  # first: the command is what matters, and is long
+            hint = f"⚠ still being written? {one_line(sw.command, 300)}   "
+            if cell_len(hint) + warned_to > self.content_region.width:  # (it hid the warning)
+                hint = "⚠ still being written? (--follow reads on)   "
+            line2 = Text.assemble((hint, "bold yellow"), line2, no_wrap=True, overflow="ellipsis")
         return _two_lines(line1, line2)
 
     @staticmethod
