@@ -1635,6 +1635,19 @@ async def test_j_and_k_scroll_the_help_as_the_help_says():
         assert view.scroll_y == view.max_scroll_y - 1
 
 
+async def test_the_help_in_a_narrow_window_wraps_its_keys_rather_than_its_words():
+    """(From a new-user trial.)  At 40 columns the keys kept 26 of them: the descriptions came
+    one word a line, cut ("tool-ca…")."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(40, 15)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_text = app.screen.query_one("VerticalScroll").query("Static").first()
+        rows = [strip.text.rstrip() for strip in help_text.render_lines(help_text.region.reset_offset)]
+        assert "tool-call list," in " ".join(rows) and not any("…" in r for r in rows), rows
+
+
 async def test_a_file_with_no_run_says_so_in_the_detail_pane_too():
     app = make_app(b"not json\n\nstill not json\n")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -87,7 +87,7 @@ class HelpScreen(_ScrollingModal):
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column(style="bold cyan")  # (wraps in a narrow window, as the words do)
         table.add_column()
         for key, what in self.rows:
             if not what:
