@@ -164,7 +164,9 @@ async def test_an_open_text_slow_to_draw_is_drawn_less_often_and_its_last_words_
     init = orjson.dumps({"type": "system", "subtype": "init", "session_id": SID, "model": "m", "cwd": "/w"}) + b"\n"
     feed, app = live_app()
     async with app.run_test(size=(100, 40)) as pilot:
-        push(feed, [init, *lines])
+        push(feed, [init, *lines[:-1]])  # (its first drawing in pieces: not a slow frame)
+        await settle(pilot)
+        push(feed, lines[-1:])
         await settle(pilot)
         assert "value_299 = compute(299)" in _words(app)
         push(feed, _events("value_300 = LAST_WORDS\n", "assistant", 100))

@@ -414,8 +414,12 @@ class FollowFeed(Feed):
     def __init__(self, path: str, clock: Clock | None = None,
                  tee: Callable[[bytes], None] | None = None,
                  on_restart: Callable[[], None] | None = None) -> None:
-        super().__init__(clock=clock or time.monotonic)
+        self._clock = clock or time.monotonic
+        super().__init__(clock=self._clock)
         self.label = self.path = path
+        self._quiet_since: float | None = None  # how long the file had not changed when opened
+        self._opened_at = 0.0
+        self._size_at_start = 0
         self._on_restart = on_restart  # e.g. the --save copy (Recorder.restarted)
         self.store = SpoolStore()
         self._tee = tee
@@ -423,6 +427,8 @@ class FollowFeed(Feed):
 
     def _on_chunk(self, chunk: bytes) -> None:
         self.error = None
+        if self._quiet_since is not None and self.ingest.bytes_read + len(chunk) > self._size_at_start:
+            self._quiet_since = None  # written to since it was opened: arrivals tell from now on
         if self._tee is not None:
             self._tee(chunk)
         self.store.append(chunk)  # type: ignore[attr-defined]
@@ -430,6 +436,7 @@ class FollowFeed(Feed):
 
     def _on_reset(self) -> None:
         # Truncated or replaced: finish the old stream, continue with the new bytes.
+        self._quiet_since = None
         if self._on_restart is not None:
             self._on_restart()
         self._put(self.ingest.close(restart=True))  # in order: the old runs end here
@@ -439,15 +446,22 @@ class FollowFeed(Feed):
         self.error = message
 
     def unchanged_for(self) -> float | None:
-        """Seconds since the followed file was last written: its events read at the start
-        all came at once, however long ago they were written."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
+        """Seconds since the followed file was last written, until it is written again: the
+        events in it when it was opened all came at once, however long ago they were written.
+        (From its modification time, read once: another machine's clock may differ.)"""
+        if self._quiet_since is None:
             return None
-        return max(0.0, time.time() - st.st_mtime) if stat.S_ISREG(st.st_mode) else None
+        return self._quiet_since + self._clock() - self._opened_at
 
     def start(self) -> None:
+        try:
+            st = os.stat(self.path)
+            if stat.S_ISREG(st.st_mode):
+                self._size_at_start = st.st_size
+                self._quiet_since = max(0.0, time.time() - st.st_mtime)
+                self._opened_at = self._clock()
+        except OSError:  # (not there yet: it will be written)
+            pass
         self._follower.start()
 
     def stop(self) -> None:

@@ -599,7 +599,7 @@ class AgentViewerApp(App[int]):
             blocks = marks | blocks if blocks else marks
         if flags & (Change.TRANSCRIPT | Change.THINKING | Change.RESULT) or blocks:
             # tools None: any call may have changed (the run ended), and its marker with it
-            self.transcript.update_blocks(blocks, recheck=tools is None)
+            self.transcript.update_blocks(blocks, recheck=tools is None, streamed=True)
         if flags & Change.TOOLS:
             if tools is None:
                 self.timeline.refresh()

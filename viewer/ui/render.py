@@ -16,6 +16,7 @@ import copy
 import fnmatch
 import functools
 import re
+from itertools import accumulate
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
@@ -165,17 +166,22 @@ class _SharedParser:
     parser: MarkdownIt | None = None
 
     @classmethod
-    def markdown(cls, markup: str, style: str) -> Markdown:
-        if cls.template is None:
-            cls.template = Markdown("", code_theme=CODE_THEME, hyperlinks=False, inline_code_theme=CODE_THEME)
+    def get_parser(cls) -> MarkdownIt:
+        if cls.parser is None:
             # No HTML: Rich draws none of it, so "in <module>" read "in", and a <details> or
             # <!-- --> block hid its text.  Nesting deeper than markdown-it's 20 levels dropped
             # the rest of the message.
             cls.parser = MarkdownIt("commonmark", {"html": False, "maxNesting": 100}).enable(
                 "strikethrough").enable("table")
+        return cls.parser
+
+    @classmethod
+    def markdown(cls, markup: str, style: str) -> Markdown:
+        if cls.template is None:
+            cls.template = Markdown("", code_theme=CODE_THEME, hyperlinks=False, inline_code_theme=CODE_THEME)
         md = copy.copy(cls.template)
         md.markup = markup
-        md.parsed = cls.parser.parse(markup)  # type: ignore[union-attr]
+        md.parsed = cls.get_parser().parse(markup)
         _clean_tokens(md.parsed)
         md.style = style
         return md
@@ -236,42 +242,37 @@ def prose_rest(text: str, head_end: int, rest_end: int, style: str = "none") -> 
     return parts
 
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_RULE = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-#: A line that may go on a block before it, even after a blank line: a list item, a quote,
-#: indented code, a table row; or a heading (an empty one is drawn with a line more at a
-#: text's start: found by a property test).
-_JOINS = re.compile(r"[ \t>|=*+#-]|\d{1,9}[.)]")
+#: Blocks a piece of Markdown may begin with (see settle_points); not an empty heading (drawn
+#: with a line more at a text's start: found by a property test).
+_PIECE_STARTS = frozenset({"paragraph_open", "heading_open", "fence"})
 
 
-def settle_points(text: str, start: int = 0) -> list[int]:
+def settle_points(text: str, start: int = 0) -> list[int] | None:
     """Where Markdown ``text`` can be cut into pieces that are drawn the same apart as
-    together (each piece drawn alone, a blank line between them): the starts of lines after a
-    blank line, outside fenced code, that begin a paragraph after anything but a rule (the only
-    block Rich draws with no blank line after it).  From ``start``, the start of a line
-    outside fenced code (a place returned before).  Lets a long text that is still streaming
-    draw only its last piece again (see Transcript)."""
+    together (each piece drawn alone, a blank line between them): where a block of the text's
+    top level begins, after a blank line, and not after a rule (Rich puts no blank line after
+    one), as the Markdown parser reads it.  From ``start``, a place returned before; not at
+    the last line while it may be unfinished.  None when the text defines a link reference
+    (it may change a link anywhere).  Lets a long text that is still streaming draw only its
+    last piece again (see Transcript)."""
+    src = text[start:]
+    env: dict = {}
+    tokens = _SharedParser.get_parser().parse(clean(src), env)  # (as markdown() reads it)
+    if env.get("references"):
+        return None
+    lines = src.split("\n")  # (clean() keeps every newline, and makes no other)
+    offsets = list(accumulate((len(line) + 1 for line in lines), initial=start))
     points: list[int] = []
-    fence = ""
-    blank = False  # the line before was blank
-    last = ""  # the last line that was not blank
-    pos = start
-    for line in text[start:].splitlines(keepends=True):
-        m = _FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and line.strip() == m.group(1):
-                fence = ""
-        elif m:
-            fence = m.group(1)
-        elif blank and pos > start and line.strip() and not _JOINS.match(line) and not _RULE.match(last):
-            points.append(pos)
-        stripped = line.strip()
-        blank = not stripped
-        if stripped:
-            last = line
-        pos += len(line)
-    if not text.endswith("\n") and points and points[-1] >= len(text) - len(text.rsplit("\n", 1)[-1]):
-        points.pop()  # (a line still being written: its kind is not known yet)
+    after_rule = False
+    for i, tok in enumerate(tokens):
+        if tok.level or tok.nesting < 0 or tok.map is None:
+            continue
+        begin = tok.map[0]
+        if (tok.type in _PIECE_STARTS and 0 < begin < len(lines) - 1 and not after_rule
+                and not lines[begin - 1].strip(" \t")
+                and (tok.type != "heading_open" or tokens[i + 1].content.strip())):
+            points.append(offsets[begin])
+        after_rule = tok.type == "hr"
     return points
 
 

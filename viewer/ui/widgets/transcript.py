@@ -9,7 +9,6 @@ again at each frame (see :class:`_Pieces`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable
 from time import perf_counter
 
@@ -48,8 +47,6 @@ PIECE_CHARS = 1024
 #: times as long (a long fenced code block still being written: it is one piece).
 SLOW_DRAW = 0.02
 DRAW_SPACING = 4
-#: A link reference definition: it changes links anywhere in its text, before it too.
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
 
 
 class _Pieces:
@@ -93,6 +90,7 @@ class Transcript(BlockView):
         self._slow: dict[int, float] = {}  # an open block slow to draw -> when it may be drawn again
         self._held: set[int] = set()  # ... and those whose new text waits for then
         self._held_timer: Timer | None = None
+        self._rebuilt = -1  # an open block whose pieces are being drawn anew (not a slow frame)
         #: The run whose file looks still written: its end is not said to be a stop.
         self.still_written: StillWritten | None = None
 
@@ -156,6 +154,8 @@ class Transcript(BlockView):
         self.session = session
         for k in [k for k in self._estimates if k >= same]:
             del self._estimates[k]
+        self._slow.clear()  # (another block may be at a held one's index)
+        self._held.clear()
         self.keep_first(same)
         self.update_blocks(changed)
 
@@ -167,17 +167,21 @@ class Transcript(BlockView):
             self.remeasure({i for i, b in enumerate(s.blocks) if b.kind == "thinking"})
 
     def update_blocks(self, changed_blocks: set[int] | None = None, reset: bool = False,
-                      recheck: bool = False) -> None:
+                      recheck: bool = False, streamed: bool = False) -> None:
         """Take new blocks from the session and re-measure ``changed_blocks`` (with
         ``recheck``, every block whose version moved: the run ended, its open calls and text
-        closed)."""
+        closed).  ``streamed``: their text grew (an open one slow to draw may wait)."""
         if recheck and not reset:
             changed_blocks = set(changed_blocks or ()) | self.stale_blocks()
-        if changed_blocks and self._slow and not reset:
+        if changed_blocks and self._slow and streamed and not reset:
             changed_blocks = self._hold_slow(changed_blocks)
         self.sync(changed_blocks, reset=reset)
 
     def drawn(self, index: int, seconds: float) -> None:
+        if index == self._rebuilt:  # (its pieces were all drawn again: a new width, a new theme)
+            self._rebuilt = -1
+            self._slow.pop(index, None)
+            return
         s = self.session
         # (Not a short text: drawn slowly only when the machine is busy.)
         b = s.blocks[index] if s is not None and index < len(s.blocks) else None
@@ -326,12 +330,13 @@ class Transcript(BlockView):
             body, style, left = b.text.strip(), "italic dim", 2
         else:
             return None
-        if len(body) < SETTLE_FROM or _LINK_DEFINITION.search(body):
+        if len(body) < SETTLE_FROM:
             return None
         pieces = self._pieces.get(index)
         if pieces is None or pieces.block is not b or pieces.width != width or not body.startswith(pieces.text):
             self._pieces = {i: p for i, p in self._pieces.items() if p.block.open}
             pieces = self._pieces[index] = _Pieces(b, width)
+            self._rebuilt = index
 
         def draw(*parts: RenderableType) -> list[Strip]:
             r = parts[0] if len(parts) == 1 else Group(*parts)
@@ -341,7 +346,10 @@ class Transcript(BlockView):
         head_end, rest_end = prose_parts(body)
         whole = head_end < len(body)  # its Markdown part is complete: the rest is plain text
         cut = len(pieces.text)
-        for q in [*settle_points(body[:head_end], cut), *([head_end] if whole else [])]:
+        points = settle_points(body[:head_end], cut)
+        if points is None:  # a link definition: it may change the links of any piece
+            return None
+        for q in [*points, *([head_end] if whole else [])]:
             if q > cut and (q - cut >= PIECE_CHARS or q == head_end):
                 if pieces.strips:
                     pieces.strips.append(blank)
