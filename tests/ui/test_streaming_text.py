@@ -78,7 +78,11 @@ def cells(strips) -> list[list[tuple[str, object]]]:
 def whole(app, index: int, width: int):
     """The block drawn whole, as it is once the text is complete."""
     t = app.transcript
-    return t.strips_of(t._render(app.session, app.session.blocks[index]), width)
+    settle_from, transcript_mod.SETTLE_FROM = transcript_mod.SETTLE_FROM, float("inf")
+    try:
+        return t.strips_of(t._render(app.session, app.session.blocks[index]), width)
+    finally:
+        transcript_mod.SETTLE_FROM = settle_from
 
 
 @pytest.mark.parametrize("kind,link_definition", [("assistant", False), ("thinking", False), ("assistant", True)])
@@ -101,12 +105,12 @@ async def test_a_long_text_still_streaming_is_drawn_as_it_would_be_whole(kind, l
             block = app.session.blocks[index]
             assert block.open
             width = t._width
-            drawn = t.render_block(index, width)
+            strips = t.strips_of(t.render_block(index, width), width)
             # In pieces once it is long; whole once a link definition came (it may change
             # the links of any piece).
             pieces = len(block.text) >= transcript_mod.SETTLE_FROM and "[ref]:" not in block.text
-            assert isinstance(drawn, list) == pieces
-            strips = drawn if isinstance(drawn, list) else t.strips_of(drawn, width)
+            settled = t._pieces.get(id(block))
+            assert (settled is not None and bool(settled.lines)) == pieces
             assert cells(strips) == cells(whole(app, index, width)), f"after {n} deltas"
         if link_definition:  # (drawn whole: the first line's link is one)
             assert "the docs (http://example.com/docs)" in "".join(s.text for s in strips)
@@ -146,7 +150,8 @@ async def test_a_long_message_streaming_draws_only_its_last_piece_again(monkeypa
         await settle(pilot)
         index = next(i for i, b in enumerate(app.session.blocks) if b.kind == "assistant")
         assert not app.session.blocks[index].open
-        assert not isinstance(app.transcript.render_block(index, app.transcript._width), list)
+        assert not isinstance(app.transcript._render(app.session, app.session.blocks[index]),
+                              transcript_mod._PiecedProse)
 
 
 async def test_an_open_text_slow_to_draw_is_drawn_less_often_and_its_last_words_still_come(monkeypatch):

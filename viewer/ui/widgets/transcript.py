@@ -14,6 +14,7 @@ from time import perf_counter
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.text import Text
 from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
@@ -37,7 +38,7 @@ from viewer.ui.render import (
     status_glyph,
     under_cwd,
 )
-from viewer.ui.widgets.blockview import BlockView, blank_strip
+from viewer.ui.widgets.blockview import BlockView
 
 #: A text still being written (an open message, or thinking on show) longer than this is
 #: drawn in pieces of at least PIECE_CHARS (see _Pieces).
@@ -56,12 +57,59 @@ class _Pieces:
     at every frame while it streamed: the app fell to a few frames a second.  Once the text is
     complete it is drawn whole, once."""
 
-    __slots__ = ("block", "width", "text", "strips")
+    __slots__ = ("block", "width", "text", "lines", "fresh")
 
     def __init__(self, block: Block, width: int) -> None:
         self.block, self.width = block, width
         self.text = ""  # the text of the pieces drawn
-        self.strips: list[Strip] = []
+        self.lines: list[list[Segment]] = []  # their lines, a blank one between two pieces
+        self.fresh = True  # not drawn yet: its first drawing draws every piece (not a slow frame)
+
+
+class _PiecedProse:
+    """What ``prose(text, style)`` draws, for an open text drawn in pieces: the lines of its
+    settled pieces as they were drawn, then the rest drawn now."""
+
+    def __init__(self, pieces: dict[int, _Pieces], block: Block, text: str, style: str) -> None:
+        self.pieces, self.block, self.text, self.style = pieces, block, text, style
+
+    def _settled(self, width: int) -> _Pieces:
+        b, text = self.block, self.text
+        p = self.pieces.get(id(b))
+        if p is None or p.block is not b or p.width != width or not text.startswith(p.text):
+            for k in [k for k, q in self.pieces.items() if not q.block.open]:
+                del self.pieces[k]
+            p = self.pieces[id(b)] = _Pieces(b, width)
+        return p
+
+    def __rich_console__(self, console, options):
+        text, style = self.text, self.style
+        head_end, rest_end = prose_parts(text)
+        pieces = self._settled(options.max_width)
+        cut = len(pieces.text)
+        points = settle_points(text[:head_end], cut)
+        if points is None:  # a link definition: it may change the links of any piece
+            del self.pieces[id(self.block)]  # (and it stays: drawn whole from now on)
+            yield prose(text, style)
+            return
+        whole = head_end < len(text)  # its Markdown part is complete: the rest is plain text
+        for q in [*points, *([head_end] if whole else [])]:
+            if q > cut and (q - cut >= PIECE_CHARS or q == head_end):
+                if pieces.lines:
+                    pieces.lines.append([])
+                pieces.lines.extend(console.render_lines(markdown(text[cut:q], style), options, pad=False))
+                cut = q
+        pieces.text = text[:cut]
+        new_line = Segment.line()
+        for line in pieces.lines:
+            yield from line
+            yield new_line
+        tail = text[cut:head_end]
+        if tail.strip():
+            if pieces.lines:
+                yield new_line
+            yield markdown(tail, style)
+        yield from prose_rest(text, head_end, rest_end, style)
 
 
 class Transcript(BlockView):
@@ -86,11 +134,10 @@ class Transcript(BlockView):
         self.highlight_block = -1  # a search hit
         self.highlight_query = ""  # and what was searched, marked wherever a line shows it
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
-        self._pieces: dict[int, _Pieces] = {}  # block -> its settled pieces, while it is open
+        self._pieces: dict[int, _Pieces] = {}  # id(block) -> its settled pieces, while it is open
         self._slow: dict[int, float] = {}  # an open block slow to draw -> when it may be drawn again
         self._held: set[int] = set()  # ... and those whose new text waits for then
         self._held_timer: Timer | None = None
-        self._rebuilt = -1  # an open block whose pieces are being drawn anew (not a slow frame)
         #: The run whose file looks still written: its end is not said to be a stop.
         self.still_written: StillWritten | None = None
 
@@ -178,13 +225,14 @@ class Transcript(BlockView):
         self.sync(changed_blocks, reset=reset)
 
     def drawn(self, index: int, seconds: float) -> None:
-        if index == self._rebuilt:  # (its pieces were all drawn again: a new width, a new theme)
-            self._rebuilt = -1
+        s = self.session
+        b = s.blocks[index] if s is not None and index < len(s.blocks) else None
+        pieces = self._pieces.get(id(b))
+        if pieces is not None and pieces.block is b and pieces.fresh:
+            pieces.fresh = False  # (every piece was drawn: a new width, a new theme)
             self._slow.pop(index, None)
             return
-        s = self.session
         # (Not a short text: drawn slowly only when the machine is busy.)
-        b = s.blocks[index] if s is not None and index < len(s.blocks) else None
         if seconds > SLOW_DRAW and b is not None and b.open and b.size >= SETTLE_FROM:
             self._slow[index] = perf_counter() + DRAW_SPACING * seconds
         else:
@@ -307,10 +355,6 @@ class Transcript(BlockView):
         s = self.session
         assert s is not None
         b = s.blocks[index]
-        if b.open and index != self.highlight_block:
-            strips = self._open_strips(index, b, width)
-            if strips is not None:
-                return strips
         r = self._render(s, b)
         if index != self.highlight_block:
             return r
@@ -321,54 +365,12 @@ class Transcript(BlockView):
         self._pieces.clear()  # (drawn in a theme's colours, as the rest)
         super().clear_cache()
 
-    def _open_strips(self, index: int, b: Block, width: int) -> list[Strip] | None:
-        """An open message, or open thinking on show, long enough to be drawn in pieces: as
-        :meth:`_render` draws it, its settled pieces drawn once (None: drawn whole)."""
-        if b.kind == "assistant":
-            body, style, left = b.text, "none", 0
-        elif b.kind == "thinking" and self.show_thinking:
-            body, style, left = b.text.strip(), "italic dim", 2
-        else:
-            return None
-        if len(body) < SETTLE_FROM:
-            return None
-        pieces = self._pieces.get(index)
-        if pieces is None or pieces.block is not b or pieces.width != width or not body.startswith(pieces.text):
-            self._pieces = {i: p for i, p in self._pieces.items() if p.block.open}
-            pieces = self._pieces[index] = _Pieces(b, width)
-            self._rebuilt = index
-
-        def draw(*parts: RenderableType) -> list[Strip]:
-            r = parts[0] if len(parts) == 1 else Group(*parts)
-            return self.strips_of(Padding(r, (0, 0, 0, left)) if left else r, width)
-
-        blank = blank_strip(width, self.rich_style)
-        head_end, rest_end = prose_parts(body)
-        whole = head_end < len(body)  # its Markdown part is complete: the rest is plain text
-        cut = len(pieces.text)
-        points = settle_points(body[:head_end], cut)
-        if points is None:  # a link definition: it may change the links of any piece
-            return None
-        for q in [*points, *([head_end] if whole else [])]:
-            if q > cut and (q - cut >= PIECE_CHARS or q == head_end):
-                if pieces.strips:
-                    pieces.strips.append(blank)
-                pieces.strips.extend(draw(markdown(body[cut:q], style)))
-                cut = q
-        pieces.text = body[:cut]
-        tail = body[cut:head_end]
-        last: list[RenderableType] = [markdown(tail, style)] if tail.strip() else []
-        last.extend(prose_rest(body, head_end, rest_end, style))
-        out = draw(Text("✻ Thinking", style="italic dim")) if left else []
-        out.extend(pieces.strips)
-        if pieces.strips and tail.strip():
-            out.append(blank)
-        if left:
-            out.extend(draw(*last) if last else [])
-            out.append(blank)  # (as Padding's bottom line)
-        else:
-            out.extend(draw(*last, Text("▍", style="bold")))
-        return out
+    def _prose(self, b: Block, text: str, style: str = "none") -> RenderableType:
+        """``prose(text, style)`` of block ``b``: in pieces while it is open and long (see
+        :class:`_Pieces`)."""
+        if b.open and len(text) >= SETTLE_FROM:
+            return _PiecedProse(self._pieces, b, text, style)
+        return prose(text, style)
 
     def _still_written(self, s: Session | None) -> str:
         """Why run ``s``'s file looks still written, when it is that run ("" else)."""
@@ -378,7 +380,7 @@ class Transcript(BlockView):
     def _render(self, s: Session, b: Block) -> RenderableType:
         kind = b.kind
         if kind == "assistant":
-            body = prose(b.text)
+            body = self._prose(b, b.text)
             if b.cut:
                 return Padding(Group(body, Text("… (cut off: the stream ended here)", style="italic yellow")),
                                (0, 0, 1, 0))
@@ -420,7 +422,7 @@ class Transcript(BlockView):
                     label = "  ✻ Thought (no text)"
                 return Text(label, style="italic dim", no_wrap=True, overflow="ellipsis")
             body = b.text.strip()  # the model writes its thinking in Markdown too
-            text = prose(body, style="italic dim") if body else Text("(no thinking text)", style="italic dim")
+            text = self._prose(b, body, "italic dim") if body else Text("(no thinking text)", style="italic dim")
             parts = [Text("✻ Thinking", style="italic dim"), text]
             if b.cut:
                 parts.append(Text("… (cut off: the stream ended here)", style="italic yellow"))
