@@ -14,8 +14,6 @@ from itertools import accumulate
 from time import perf_counter
 
 from rich.console import RenderableType
-from rich.segment import Segment
-from rich.style import Style
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -367,7 +365,3 @@ class BlockView(ScrollView, can_focus=True):
     def _theme_changed(self, _theme) -> None:
         self.clear_cache()
         self.refresh()
-
-
-def blank_strip(width: int, style: Style) -> Strip:
-    return Strip([Segment(" " * width, style)], width)
