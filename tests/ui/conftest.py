@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,15 @@ def make_replay_app(data: bytes, *, read: bool = True, checkpoint_every: int = 2
         index.read()
     replay = Replay(index=index, **{"playing": False, **replay_options})
     return ReplayApp(replay, feed, clock=lambda: FIXED_CLOCK, start_reading=read)
+
+
+def screen_rows(app) -> str:
+    """The whole screen (modal screens too) as plain text, a line per row."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, t in re.findall(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>',
+                              app.export_screenshot()):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(t).replace("\xa0", " ")))
+    return "\n".join("".join(t for _, t in sorted(r)) for _, r in sorted(rows.items()))
 
 
 async def settle(pilot, timeout: float = 10.0) -> None:

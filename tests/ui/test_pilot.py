@@ -9,7 +9,7 @@ import tempfile
 import orjson
 import pytest
 
-from tests.ui.conftest import make_app, make_replay_app, sample, settle
+from tests.ui.conftest import make_app, make_replay_app, sample, screen_rows, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
 from viewer.ui.widgets.timeline import STATUS_FILTERS
@@ -30,17 +30,6 @@ def push(feed: BytesFeed, lines: list[bytes]) -> None:
 def up_to_first_call(lines: list[bytes]) -> list[bytes]:
     """The lines up to the first tool call's start: that call is running."""
     return lines[: next(i for i, line in enumerate(lines) if b'"subtype":"started"' in line) + 1]
-
-
-def _screen_rows(app) -> str:
-    """The whole screen (modal screens too) as plain text, a line per row."""
-    import re
-
-    rows: dict[float, list[tuple[float, str]]] = {}
-    for x, y, t in re.findall(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>',
-                              app.export_screenshot()):
-        rows.setdefault(float(y), []).append((float(x), html.unescape(t).replace("\xa0", " ")))
-    return "\n".join("".join(t for _, t in sorted(r)) for _, r in sorted(rows.items()))
 
 
 def _plain(app, widget) -> str:
@@ -1460,11 +1449,11 @@ async def test_the_footer_offers_open_and_raw_only_once_there_is_a_call():
         first_call = len(up_to_first_call(lines)) - 1
         push(feed, lines[:first_call])
         await settle(pilot)
-        footer = _screen_rows(app).splitlines()[-1]
+        footer = screen_rows(app).splitlines()[-1]
         assert "Quit" in footer and "Open" not in footer and "Raw" not in footer, footer
         push(feed, lines[first_call:first_call + 1])
         await settle(pilot)
-        footer = _screen_rows(app).splitlines()[-1]
+        footer = screen_rows(app).splitlines()[-1]
         assert "⏎ Open" in footer and "r Raw" in footer, footer
 
 
@@ -1584,7 +1573,7 @@ async def test_a_binary_file_says_one_line_could_not_be_parsed_in_plain_words():
         assert "⚠ 1 line could not be parsed (h)   line 1: \\x7fELF" in _plain(app, app.header), _plain(app, app.header)
         await pilot.press("h")
         await pilot.pause()
-        shown = _screen_rows(app)
+        shown = screen_rows(app)
         assert "0 events · 1 malformed line · 0 unknown events" in shown
         assert "Event types" not in shown and "0 lines" not in shown
 
@@ -1599,7 +1588,7 @@ async def test_the_health_screen_shows_each_bad_line_on_one_row_and_end_reaches_
         await settle(pilot)
         await pilot.press("h")
         await pilot.pause()
-        rows = _screen_rows(app)
+        rows = screen_rows(app)
         assert "not json 1 word0 word1" in rows and "not json 2 word0" in rows
         health = "\n".join(_plain(app, w) for w in app.screen.query("Static"))
         assert "not json 1 word0 word1" in health
@@ -1608,7 +1597,7 @@ async def test_the_health_screen_shows_each_bad_line_on_one_row_and_end_reaches_
         view = app.screen.query_one("VerticalScroll")
         assert view.scroll_y == view.max_scroll_y > 0  # at once, not animated over half a second
         await pilot.pause()
-        rows = _screen_rows(app)
+        rows = screen_rows(app)
         assert "not json 400 word0" in rows and "Esc closes this view." in rows, rows[-800:]
         await pilot.press("g")
         assert view.scroll_y == 0
@@ -1677,7 +1666,7 @@ async def test_the_health_screen_says_whose_stream_it_is():
         await settle(pilot)
         await pilot.press("h")
         await pilot.pause()
-        shown = _screen_rows(app)
+        shown = screen_rows(app)
         assert "This looks like a Claude Code stream" in shown
 
 
@@ -1701,14 +1690,14 @@ async def test_the_palette_key_follows_the_window_width():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert "palette" in _screen_rows(app).splitlines()[-1]
+        assert "palette" in screen_rows(app).splitlines()[-1]
         await pilot.resize_terminal(80, 24)
         await pilot.pause(0.2)
-        last = _screen_rows(app).splitlines()[-1]
+        last = screen_rows(app).splitlines()[-1]
         assert "palette" not in last and "h Health" in last
         await pilot.resize_terminal(120, 40)
         await pilot.pause(0.2)
-        assert "palette" in _screen_rows(app).splitlines()[-1]
+        assert "palette" in screen_rows(app).splitlines()[-1]
 
 
 async def test_n_finds_text_that_grew_inside_a_block_it_already_searched():
@@ -2519,7 +2508,7 @@ async def test_the_footer_leaves_out_whole_keys_that_do_not_fit(replay, size):
         for k in keys:
             if k.display:
                 assert k.region.right <= footer.region.right
-        last_row = _screen_rows(app).splitlines()[-1].split("▏")[0].rstrip()  # (then the palette key)
+        last_row = screen_rows(app).splitlines()[-1].split("▏")[0].rstrip()  # (then the palette key)
         visible = [k.description for k in keys if k.display and k.description]
         assert last_row.endswith(visible[-1]), (last_row, visible)
         await pilot.resize_terminal(200, size[1])
@@ -2624,12 +2613,12 @@ async def test_the_health_screen_says_the_file_started_over_and_how_lines_are_co
         await settle(pilot)
         await pilot.press("h")
         await pilot.pause()
-        assert "started over" not in _screen_rows(app)
+        assert "started over" not in screen_rows(app)
         await pilot.press("escape")
         app.model.apply(Restart(line=230))
         await pilot.press("h")
         await pilot.pause()
-        rows = _screen_rows(app)
+        rows = screen_rows(app)
         assert "The file started over (truncated or replaced) once, after line 230." in rows, rows
         assert "line n + 230 here" in rows
 
@@ -3289,9 +3278,9 @@ async def test_the_full_screen_detail_says_whether_the_run_goes_on():
         app.set_focus(app.timeline)
         await pilot.press("enter")
         await pilot.pause()
-        top = lambda: _screen_rows(app).splitlines()[0]  # noqa: E731 - the border, with its title
+        top = lambda: screen_rows(app).splitlines()[0]  # noqa: E731 - the border, with its title
         # (and the running call is named by its kind, not in the past tense, here too)
-        heading = _screen_rows(app).splitlines()[1]
+        heading = screen_rows(app).splitlines()[1]
         assert f"⠋ {app.session.tools[0].short}" in heading and "Called" not in heading, heading
         now[0] += 75
         await pilot.pause(0.3)  # (the screen looks again four times a second)

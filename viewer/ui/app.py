@@ -794,7 +794,7 @@ class AgentViewerApp(App[int]):
         if message == self._last_notice and now - self._last_notice_at < timeout:
             return
         self._last_notice, self._last_notice_at = message, now
-        self.notify(message, timeout=timeout)
+        self.notify(message, timeout=timeout, markup=False)
 
     def clear_notifications(self) -> None:
         super().clear_notifications()

@@ -11,19 +11,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from viewer.core.model import StreamModel
 from viewer.core.sanitize import one_line
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
+from viewer.ui.widgets.search import SearchBox
 
 HELP_ROWS = [
     ("Moving", ""),
     ("Tab / Shift+Tab", "next / previous pane"),
     ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
     (PAGE_KEYS := "PgUp PgDn  Home End  g G", "page, first, last"),
-    ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON, ] [: next, previous call)"),
+    ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON, ] [: next, previous call, "
+              "/: search it, n N: next, previous match)"),
     ("Seeing", ""),
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
@@ -209,12 +211,18 @@ class DetailScreen(ModalScreen[int]):
         Binding("r", "toggle_raw", "Raw JSON"),
         Binding("right_square_bracket", "step(1)", "Next call"),
         Binding("left_square_bracket", "step(-1)", "Previous call"),
+        Binding("slash", "search", "Search"),
+        Binding("n", "search_next(1)", "Next match", show=False),
+        Binding("N", "search_next(-1)", "Previous match", show=False),
         Binding("question_mark", "app.help", "Help"),
     ]
 
     DEFAULT_CSS = """
     DetailScreen > DetailView {
         width: 100%; height: 1fr; border: round $accent; background: $surface;
+    }
+    DetailScreen > SearchBox {
+        display: none; dock: bottom; margin-bottom: 1;
     }
     """
 
@@ -228,6 +236,8 @@ class DetailScreen(ModalScreen[int]):
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
+        yield SearchBox(placeholder="search this call, Enter to find, Esc to close", id="zoom-search",
+                        close="screen.close_search")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -252,7 +262,18 @@ class DetailScreen(ModalScreen[int]):
             if shown:
                 where += (" (the only one the filter shows)" if len(rows) == 1 else
                           f" ({at + 1:,} of the {len(rows):,} the filter shows)")
-        view.border_subtitle = f"{where} · ] [ next, previous"
+        found = ""
+        if view.highlight_query:
+            query = one_line(view.highlight_query, 30)
+            n = len(view.hits)
+            many = f"{n:,}+" if view.hits_capped else f"{n:,}"
+            if view.hits_stale:
+                found = f" · {query!r}: n finds it here"
+            elif n:
+                found = f" · {query!r}: {view.hit_pos + 1:,} of {many}, n N"
+            else:
+                found = f" · {query!r}: no match"
+        view.border_subtitle = Text(f"{where} · ] [ next, previous{found}")
         self._title(view)
 
     def _title(self, view: DetailView) -> None:
@@ -282,6 +303,49 @@ class DetailScreen(ModalScreen[int]):
         view = self.query_one(DetailView)
         view.raw = self._raw = not view.raw
         self._show()
+
+    # -- search ----------------------------------------------------------------------
+    def action_search(self) -> None:
+        box = self.query_one(SearchBox)
+        box.display = True
+        self.set_focus(box)  # at once, not after the keys already queued (see the app's search)
+
+    def action_close_search(self) -> None:
+        box = self.query_one(SearchBox)
+        box.display = False
+        self.query_one(DetailView).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_close_search()
+        query = event.value.strip()
+        view = self.query_one(DetailView)
+        view.find(query)
+        if query:
+            self._next_match(view, 1)
+        self._show()
+
+    def action_search_next(self, step: int) -> None:
+        view = self.query_one(DetailView)
+        if not view.highlight_query:
+            self.app.notify_once("No search yet: / searches this call.", timeout=NOTICE_S)  # type: ignore[attr-defined]
+            return
+        if view.hits_stale:  # another call is on show (] [), or it changed: search it
+            view.find(view.highlight_query)
+        self._next_match(view, step)
+        self._show()
+
+    def _next_match(self, view: DetailView, step: int) -> None:
+        if not view.hits:
+            self.app.bell()
+            self.app.notify_once(f"No match for {one_line(view.highlight_query, 60)!r} in this call.",  # type: ignore[attr-defined]
+                                 timeout=NOTICE_S)
+            return
+        wrapped = view.hit_pos >= 0 and not 0 <= view.hit_pos + step < len(view.hits)
+        view.go_to_hit(step)
+        if wrapped:
+            self.app.notify_once("Search wrapped" + (" to the first match." if step > 0 else " to the last match."),  # type: ignore[attr-defined]
+                                 timeout=NOTICE_S)
 
     def action_step(self, step: int) -> None:
         """The next or previous call of the run, in start order (of those the list's filter

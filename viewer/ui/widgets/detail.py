@@ -13,17 +13,20 @@ from rich.table import Table
 from rich.text import Text
 from textual.events import MouseScrollDown, MouseScrollUp
 from textual.message import Message
+from textual.strip import Strip
 
 from viewer.core.detail import Section, fmt_duration
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.render import (
+    MATCH_STYLE,
     chunk_lines,
     chunks_resume,
     code,
     diff,
     json_text,
     lexer_for,
+    mark_matches,
     safe_line,
     safe_text,
     status_glyph,
@@ -40,6 +43,13 @@ Loader = Callable[[int | None], "dict[str, Any] | None"]  # an event, by its ref
 #: 15-30 ms of selecting its call, and most are never scrolled through).
 LAZY_FROM = 256 * 1024
 HEAD_CHARS = 64 * 1024
+
+#: A body shorter than this is drawn when the call is shown (cheap, and its height is exact).
+DRAW_AT_ONCE = 4096
+
+#: A search lists at most this many matches (n and N go through them); more are counted as
+#: "10,000+".
+MAX_HITS = 10_000
 
 
 class _Heading:
@@ -122,6 +132,14 @@ class DetailView(BlockView):
         self._rests: list[int] = []  # indices of the _Rest blocks
         self._generation = 0
         self._shown: tuple | None = None  # show()'s arguments, for a new theme
+        #: What a search looks for (marked wherever a line shows it), its matches, as
+        #: (body, offset) in a section's body or (block, line) in any other block, and which
+        #: one was gone to last.
+        self.highlight_query = ""
+        self.hits: list[tuple[object, int]] = []
+        self.hits_capped = False
+        self.hit_pos = -1
+        self._hits_of = -1  # the call (generation) they were found in
 
     @property
     def pane_title(self) -> str:
@@ -183,11 +201,9 @@ class DetailView(BlockView):
         lazy = len(body) > LAZY_FROM
         spans = chunk_lines(body, limit=HEAD_CHARS if lazy else None)
         last = body.count("\n") + 1 if lazy else spans[-1][0] + spans[-1][3] - 1  # the last line number
-        chunks = [_Chunk(kind, span, body, lang, lexer, last) for span in spans]
-        if len(body) < 4096:  # small: drawing it is cheap, and its height exact at once
-            parts.extend(c.renderable() for c in chunks)
-        else:
-            parts.extend(chunks)
+        at_once = len(body) < DRAW_AT_ONCE
+        parts.extend(_Chunk(kind, span, body, lang, lexer, last, at_once) for span in spans)
+        if not at_once:
             start, line = chunks_resume(body, spans[-1])
             if lazy and line <= last:
                 parts.append(_Rest(kind, body, lang, lexer, last, start, line))
@@ -254,28 +270,112 @@ class DetailView(BlockView):
         """Cut the rest of a long body (see LAZY_FROM) into chunks once it is on screen."""
         if not self._rests or len(self._heights) != len(self._blocks):
             return
-        blocks = self._blocks
-        left: list[int] = []
-        shift = 0  # blocks added before the rests still to look at
-        for i in self._rests:
-            i += shift
+        for i in reversed(self._rests):  # (cutting one moves only the blocks after it)
             top = self.scroll_offset.y
-            if self._starts[i] >= top + self.size.height or self._starts[i] + self._heights[i] <= top:
-                left.append(i)
-                continue
-            rest = blocks[i]
-            assert type(rest) is _Rest
-            at_end = self.is_vertical_scroll_end
-            spans = chunk_lines(rest.body, rest.start, rest.first)
-            blocks[i : i + 1] = [_Chunk(rest.kind, span, rest.body, rest.lang, rest.lexer, rest.last_line)
-                                 for span in spans]
-            shift += len(spans) - 1
-            self.keep_first(i)
-            self.sync()
-            if at_end:  # End was pressed: the chunks' estimates differ from the rest's (a long
-                # line past 16 KB is cut into pieces, a row each at least), and the view stays at the end
-                self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
-        self._rests = left
+            if self._starts[i] < top + self.size.height and self._starts[i] + self._heights[i] > top:
+                self._cut_rest(i)
+
+    def _cut_rest(self, i: int) -> None:
+        """Cut the rest at block ``i`` into chunks, and measure them (estimates)."""
+        rest = self._blocks[i]
+        assert type(rest) is _Rest
+        at_end = self.is_vertical_scroll_end
+        spans = chunk_lines(rest.body, rest.start, rest.first)
+        self._blocks[i : i + 1] = [_Chunk(rest.kind, span, rest.body, rest.lang, rest.lexer, rest.last_line)
+                                   for span in spans]
+        grown = len(spans) - 1
+        self._rests = [r if r < i else r + grown for r in self._rests if r != i]
+        self.keep_first(i)
+        self.sync()
+        if at_end:  # End was pressed: the chunks' estimates differ from the rest's (a long
+            # line past 16 KB is cut into pieces, a row each at least), and the view stays at the end
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+
+    # -- search (the full-screen detail's /) ---------------------------------------
+    def find(self, query: str) -> int:
+        """List the matches of ``query`` (any case) in the call as it is drawn now, and mark
+        them wherever a line shows them; how many there are (at most MAX_HITS)."""
+        self.highlight_query = query
+        self.hits, self.hits_capped = self._find(query.lower()) if query else ([], False)
+        self.hit_pos = -1
+        self._hits_of = self._generation
+        self.refresh()
+        return len(self.hits)
+
+    @property
+    def hits_stale(self) -> bool:
+        """The call on show is not the one the matches were found in (or it changed)."""
+        return self._hits_of != self._generation
+
+    def _find(self, q: str) -> tuple[list[tuple[object, int]], bool]:
+        hits: list[tuple[object, int]] = []
+        searched: set[int] = set()  # bodies (each is cut into many chunks)
+        width = self._content_width()
+        for i, block in enumerate(self._blocks):
+            if isinstance(block, (_Chunk, _Rest)):
+                if id(block.body) not in searched:
+                    searched.add(id(block.body))
+                    hits.extend((block.body, at) for at in _find_all(block.body, q, MAX_HITS + 1 - len(hits)))
+            else:  # a heading, the facts, a note: small, searched as drawn
+                hits.extend((block, k) for k, strip in enumerate(self._render_strips(i, width))
+                            if q in strip.text.lower())
+            if len(hits) > MAX_HITS:
+                return hits[:MAX_HITS], True
+        return hits, False
+
+    def go_to_hit(self, step: int) -> None:
+        """Scroll to the next (``step`` 1) or previous (-1) match, a third of the way down the
+        view; the first step goes to the first match at or below the top of the view."""
+        hits = self.hits
+        if not hits:
+            return
+        if self.hit_pos < 0:
+            first = self.block_at_line(self.scroll_offset.y)
+            k = 0  # the first match in that block or after it (both lists are in order)
+            for block in self._blocks[: max(0, first)]:
+                while k < len(hits) and _holds(block, hits[k]):
+                    k += 1
+            self.hit_pos = (k if step > 0 else k - 1) % len(hits)
+        else:
+            self.hit_pos = (self.hit_pos + step) % len(hits)
+        y = self._hit_line(hits[self.hit_pos])
+        self.follow = False
+        self.scroll_to(y=max(0, y - self.scrollable_content_region.height // 3),
+                       animate=False, immediate=True, force=True)
+
+    def _hit_line(self, hit: tuple[object, int]) -> int:
+        """The virtual line a match is on (its block drawn, its height made exact)."""
+        key, at = hit
+        width = self._width
+        for i, block in enumerate(self._blocks):
+            if block is key:  # a block searched as drawn: ``at`` is its line
+                return self._exact_top(i) + at
+            if _holds(block, hit):
+                if type(block) is _Rest:
+                    self._cut_rest(i)
+                    return self._hit_line(hit)
+                top = self._exact_top(i)
+                line = max(block.start, block.body.rfind("\n", block.start, at) + 1)  # the match's line
+                rows = len(self.strips_of(block.part(block.start, line - 1).renderable(), width)) if line > block.start else 0
+                if at > line:  # its row in that line (wrapped), as drawn up to the match
+                    rows += len(self.strips_of(block.part(line, at).renderable(), width)) - 1
+                return top + rows
+        return 0
+
+    def _exact_top(self, i: int) -> int:
+        """The first line of block ``i``, once it is drawn (if its height was an estimate)."""
+        if not self._exact[i]:
+            h = self._measure(i, self._width, exact=True)
+            if h != self._heights[i]:
+                self._heights[i] = h
+                self._rebuild_starts(i)
+        return self._starts[i]
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if self.highlight_query:
+            return mark_matches([strip], self.highlight_query, MATCH_STYLE)[0]
+        return strip
 
     def block_versions(self, start: int, stop: int) -> list[Hashable]:
         return [self._generation] * (stop - start)
@@ -288,7 +388,7 @@ class DetailView(BlockView):
         code_w = max(1, width - 8)
         w = max(1, width)
         for i, block in enumerate(self._blocks[start:stop], start):
-            if type(block) is _Chunk or type(block) is _Rest:
+            if (type(block) is _Chunk and not block.at_once) or type(block) is _Rest:
                 heights.append(block.lines + (block.end - block.start) // (code_w if block.kind == "code" else w))
                 exact.append(False)
             else:
@@ -299,10 +399,35 @@ class DetailView(BlockView):
     def estimate_height(self, index: int, width: int) -> int:
         """Lines of a chunk plus a guess at wrapping (exact once the chunk is drawn)."""
         block = self._blocks[index]
-        if not isinstance(block, (_Chunk, _Rest)):
+        if not isinstance(block, (_Chunk, _Rest)) or getattr(block, "at_once", False):
             return len(self._render_strips(index, width))
         w = max(1, width - (8 if block.kind == "code" else 0))
         return block.lines + block.chars // w
+
+
+def _holds(block: object, hit: tuple[object, int]) -> bool:
+    """Whether a search's match is in ``block`` (see DetailView.hits)."""
+    key, at = hit
+    if block is key:
+        return True
+    return type(block) in (_Chunk, _Rest) and block.body is key and block.start <= at < block.end  # type: ignore[attr-defined]
+
+
+def _find_all(body: str, q: str, most: int) -> list[int]:
+    """Where ``q`` (lower case) is in ``body``, in any case: at most ``most`` offsets."""
+    low = body.lower()
+    out: list[int] = []
+    if len(low) != len(body):  # lowering changed lengths (İ): offsets from a regular expression
+        for m in re.finditer(re.escape(q), body, re.IGNORECASE):
+            out.append(m.start())
+            if len(out) >= most:
+                break
+        return out
+    at = low.find(q)
+    while at >= 0 and len(out) < most:
+        out.append(at)
+        at = low.find(q, at + len(q))
+    return out
 
 
 class _Rest:
@@ -329,13 +454,24 @@ class _Rest:
 class _Chunk:
     """A span of a section's body, sliced, escaped and highlighted only when drawn."""
 
-    __slots__ = ("kind", "first", "body", "start", "end", "lines", "lang", "lexer", "last_line")
+    __slots__ = ("kind", "first", "body", "start", "end", "lines", "lang", "lexer", "last_line", "at_once")
 
     def __init__(
         self, kind: str, span: tuple[int, int, int, int], body: str, lang: str, lexer: str, last_line: int,
+        at_once: bool = False,
     ) -> None:
+        """``at_once``: drawn when the call is shown (a small body), not when on screen."""
         self.kind, self.body, self.lang, self.lexer, self.last_line = kind, body, lang, lexer, last_line
         self.first, self.start, self.end, self.lines = span
+        self.at_once = at_once
+
+    def part(self, start: int, end: int) -> _Chunk:
+        """The chunk's text from ``start`` to ``end`` (a line start, or within one line), as a
+        chunk of its own: drawn alone, its lines are as many as they are inside the chunk."""
+        body = self.body
+        first = self.first + body.count("\n", self.start, start)
+        return _Chunk(self.kind, (first, start, end, body.count("\n", start, end) + 1), body, self.lang,
+                      self.lexer, self.last_line)
 
     @property
     def chars(self) -> int:

@@ -8,10 +8,17 @@ from textual.widgets import Input
 
 class SearchBox(Input):
     """While it is focused, the footer shows Enter (find) and Esc (close) instead of nothing:
-    every app key is text here.  Esc itself is handled by the app (it also closes the box
-    when focus is elsewhere)."""
+    every app key is text here.  Esc runs ``close`` (the main screen's box: the app's
+    close_search, which also closes the box when focus is elsewhere)."""
 
     BINDINGS = [
         Binding("enter", "submit", "Find"),
-        Binding("escape", "app.close_search", "Close"),
+        Binding("escape", "close", "Close"),
     ]
+
+    def __init__(self, *, close: str = "app.close_search", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._close = close
+
+    async def action_close(self) -> None:
+        await self.run_action(self._close)
