@@ -359,8 +359,22 @@ def _reads_from(path: str, file: str | None) -> bool:
     return (source.st_dev, source.st_ino) == (target.st_dev, target.st_ino)
 
 
+def _hold_fd0() -> None:
+    """With standard input closed (``<&-``), the next file opened would be fd 0, and be taken
+    for standard input (the TUI puts the keyboard there): /dev/null holds its place.  Python
+    still has no ``sys.stdin``, so it is still said to be closed."""
+    try:
+        os.fstat(0)
+    except OSError:
+        fd = os.open(os.devnull, os.O_RDONLY)
+        if fd != 0:  # pragma: no cover - (the lowest free descriptor is 0)
+            os.dup2(fd, 0)
+            os.close(fd)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line on stderr for any usage or input error."""
+    _hold_fd0()
     try:
         code = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
     except click.exceptions.NoSuchOption as exc:

@@ -137,6 +137,32 @@ def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path, arg):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
+@pytest.mark.parametrize("stdin", ["< /dev/null", "<&-", "< {other}"], ids=["dev-null", "closed", "another file"])
+@pytest.mark.parametrize("args", ["{run}", "--replay {run}"], ids=["open", "replay"])
+def test_keys_work_when_standard_input_is_not_the_terminal(tmp_path, stdin, args):
+    """(From a new-user trial.)  Started from a script with standard input closed, the TUI
+    failed with a traceback; with it on /dev/null or another file, no key reached it (q did
+    not quit).  The keyboard is read from the terminal."""
+    run = REPO / "sample_streams" / "demo_session.ndjson"
+    other = tmp_path / "other.txt"
+    other.write_text("q" * 10_000)  # (were its bytes read as keys, the first would quit)
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    p = Pty(f"exec {viewer} {args.format(run=run)} {stdin.format(other=other)} 2>&1")
+    try:
+        assert p.read_until(b"Tool calls", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        assert p.wait_exit(0.5) is None  # (still running)
+        p.send(b"?")
+        assert p.read_until(b"agent-viewer keys", 5), "help did not open: keys not read from the terminal"
+        p.send(b"\x1b")
+        time.sleep(0.3)
+        p.send(b"q")
+        assert p.wait_exit(5) == 0
+        assert b"Traceback" not in p.buffer
+    finally:
+        p.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
 def test_quitting_gives_a_still_writing_producer_a_broken_pipe(tmp_path):
     """Like `cursor-agent ... | agent-viewer`, then q: the agent is not left blocked on a full pipe."""
     viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"

@@ -38,6 +38,32 @@ def detach_stdin() -> int | None:
     return data_fd
 
 
+def keyboard_on_stdin() -> None:
+    """Textual's Linux driver reads keys from fd 0 (``sys.__stdin__``).  When that is not the
+    terminal (``< /dev/null`` or another file besides FILE: no key worked, q did not quit;
+    ``<&-``: Python has no stdin, and the driver failed with a traceback), ``/dev/tty`` is put
+    there.  After :func:`make_feed` (standard input read as data is moved aside first)."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return  # (headless, tests)
+    try:
+        if os.isatty(0):
+            return
+    except OSError:
+        pass
+    try:
+        tty_fd = os.open("/dev/tty", os.O_RDWR)  # (on fd 0 itself when it was closed)
+    except OSError:
+        raise SourceError(
+            "no terminal for the keyboard (standard input is not one and there is no /dev/tty); "
+            "use --print to read the stream without the TUI"
+        ) from None
+    if tty_fd != 0:
+        os.dup2(tty_fd, 0)
+        os.close(tty_fd)
+    if sys.__stdin__ is None or sys.stdin is None:
+        sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115 - (fd 0 stays open)
+
+
 def make_feed(path: str | None, follow: bool, tee: Callable[[bytes], None] | None = None,
               on_restart: Callable[[], None] | None = None) -> Feed:
     if path is None:
@@ -102,6 +128,7 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
         feed = make_feed(path, follow, tee=recorder.write if recorder else None,
                          on_restart=(lambda: recorder.restarted(path)) if recorder and path else None)
         try:
+            keyboard_on_stdin()
             # A big file's decoding workers start now, while the UI is imported (the app reads
             # the default format too).
             feed.gather_runs(get_format())
@@ -140,6 +167,7 @@ def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, pa
         if start_at is not None:
             begin_at(replay, index, path, start_at, idle_limit)
         with terminal_stdout():
+            keyboard_on_stdin()
             from viewer.ui.replay import ReplayApp
 
             app = ReplayApp(replay, feed)  # it reads the rest of the file once it is on screen
