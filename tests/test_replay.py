@@ -149,6 +149,25 @@ def test_the_run_clock_never_goes_back_with_runs_interleaved_or_lines_without_a_
     assert any(t0 + 25_000 < c < t0 + 35_000 for c in clocks)  # it went through, not jumped
 
 
+@pytest.mark.parametrize("path", [REPO / "sample_streams" / "demo_session.ndjson", *sorted(REAL.glob("*.ndjson"))],
+                         ids=lambda p: p.name)
+def test_the_run_clock_never_passes_the_runs_own_length_at_its_end(path):
+    """(From a new-user trial.)  A run's final message and its result have no time of their
+    own: the pace made up for the message (its reading time) moved the run's clock, to 01:08,
+    then the result said the run took 1m06s and the header went back.  A record without a
+    time moves the play clock only."""
+    idx = _file_index(path.read_bytes())
+    idx.read()
+    r = Replay(index=idx, playing=True)
+    clocks = _run_clock_over_play(r)
+    assert all(b >= a for a, b in zip(clocks, clocks[1:]))
+    s = r.model.current
+    if not clocks or s is None or s.result is None or s.result.duration_ms is None or s.first_ms is None:
+        return
+    # (first_ms is the run's first event time; duration_ms counts from a little before it)
+    assert clocks[-1] - s.first_ms <= s.result.duration_ms, (clocks[-1] - s.first_ms, s.result.duration_ms)
+
+
 def test_a_saved_copy_replays_its_pauses_by_when_its_lines_arrived():
     """(From a fourth new-user trial.)  A --save copy's 12 s Read played in 3 s with the clock
     standing still: its events' times (the tool's own start and end, 356 ms apart) disagreed

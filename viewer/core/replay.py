@@ -147,12 +147,18 @@ class Scheduler:
         # timing file their arrival, as the header counted it live), set to the events' clock
         # by the first record that has a time.  It never goes back, as the stream's time does
         # not (runs interleave; a tool's own start and end times need not agree with the
-        # events' timestamps).  (Inline: this runs for every record of a replayed file.)
+        # events' timestamps).  A record with no time of its own (the final message, the
+        # result) does not move it: a pace made up for it is play time, not the run's (the
+        # final message's put the clock at 01:08, then the result's own duration said 1m06s).
+        # (Inline: this runs for every record of a replayed file.)
         if self._offset_ms is None and nat is not None:
             self._offset_ms = nat - t * 1000
             self.first_event_ms = float(nat)
         if self._offset_ms is not None:
-            self._event_ms = t * 1000 + self._offset_ms
+            if self.timing:
+                self._event_ms = t * 1000 + self._offset_ms
+            elif nat is not None and not self._event_ms > nat:  # (NaN before: not greater)
+                self._event_ms = float(nat)
         return self._now
 
     @property
