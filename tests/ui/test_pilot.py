@@ -3474,3 +3474,38 @@ async def test_a_search_hit_far_down_a_long_message_is_brought_into_view():
         await pilot.pause()
         shown = _plain(app, app.transcript)
         assert "BIGMSG end" in shown, shown
+
+
+async def test_a_search_with_no_match_says_so_once_and_short():
+    """(From a new-user trial.)  A 3,200-character query's "No match" notice covered the whole
+    screen until it went, and n pressed again after it stacked the same notice four times."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        app.run_search("abc " * 800)
+        app.action_search_next(1)
+        app.action_search_next(1)
+        await pilot.pause()
+        notices = [str(n.message) for n in app._notifications]
+        assert len(notices) == 1, notices
+        assert notices[0].startswith("No match for 'abc abc") and len(notices[0]) < 100, notices
+        rows = screen_rows(app).splitlines()
+        assert sum("abc abc" in row for row in rows) <= 3  # (a toast of a few lines, not the screen)
+
+
+async def test_replay_keys_that_can_go_no_further_say_so():
+    """(From a new-user trial.)  ← at the start, → at the end and - at the slowest speed did
+    nothing, silently (] and } said so already)."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        app.action_seek_start()
+        await pilot.press("left")
+        await pilot.press("end", "right")
+        for _ in range(6):
+            await pilot.press("minus")
+        await pilot.pause()
+        notices = [str(n.message) for n in app._notifications]
+        assert notices == ["This is the start of the run.", "This is the end of the run.",
+                           "0.25× is the slowest speed."], notices
+        assert app.replay.position == app.replay.total and app.replay.speed == 0.25

@@ -787,14 +787,14 @@ class AgentViewerApp(App[int]):
         (Stream or file text in a notice is also never markup: those give markup=False.)"""
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=markup)
 
-    def notify_once(self, message: str, timeout: float) -> None:
+    def notify_once(self, message: str, timeout: float, severity: SeverityLevel = "information") -> None:
         """A notice, unless the same one is still on screen: a key pressed again where it
         cannot go (} at the last error, ] at the last call) stacked one toast per press."""
         now = time.monotonic()
         if message == self._last_notice and now - self._last_notice_at < timeout:
             return
         self._last_notice, self._last_notice_at = message, now
-        self.notify(message, timeout=timeout, markup=False)
+        self.notify(message, timeout=timeout, severity=severity, markup=False)
 
     def clear_notifications(self) -> None:
         super().clear_notifications()
@@ -1030,8 +1030,10 @@ class AgentViewerApp(App[int]):
             hint = " (it is in the hidden thinking: t shows it)" if in_thinking else ""
             if not hint and self._search_elsewhere:
                 hint = f" in this session{self._search_elsewhere}"
-            self.notify(f"No match for {query!r}{hint}", severity="warning", timeout=3 if hint else 2,
-                        markup=False)  # the query is literal text
+            # (a long query is shortened: 3,200 characters covered the screen; and said once
+            # while it shows: n pressed again stacked the same notice)
+            self.notify_once(f"No match for {one_line(query, 60)!r}{hint}", timeout=3 if hint else 2,
+                             severity="warning")
             return
         self.action_search_next(1)
 

@@ -331,11 +331,19 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self.bar.refresh()
 
     def action_speed(self, step: int) -> None:
-        self.replay.faster(step)
+        before = self.replay.speed
+        if self.replay.faster(step) == before:  # (the key did nothing, and said nothing)
+            self.notify_once(f"{before:g}× is the {'fastest' if step > 0 else 'slowest'} speed.", timeout=2)
         self.bar.refresh()
 
     def action_step(self, n: int) -> None:
-        self._seek(self.replay.position + n)
+        to = self.replay.position + n
+        if to < 0:
+            self.notify_once("This is the start of the run.", timeout=2)
+        elif to > self.replay.total:
+            more = "" if self.replay.input_ended else " read so far (the file is still being read)"
+            self.notify_once(f"This is the end of the run{more}.", timeout=2)
+        self._seek(to)
 
     def action_seek_start(self) -> None:
         self._seek(0)
