@@ -2760,6 +2760,27 @@ async def test_highlighted_code_is_readable_in_every_theme(theme, order):
 
 
 @pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
+async def test_inline_code_is_readable_and_no_black_box_in_a_light_theme(theme):
+    """(From a new-user trial.)  Inline code in the transcript kept Rich's bold cyan on black:
+    black boxes on a light theme's page."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.theme = theme
+        await settle(pilot)
+        tr = app.transcript
+        code = [seg for y in range(tr.size.height) for seg in tr.render_line(y)
+                if "invoice_total()" in seg.text and seg.style is not None and seg.style.bgcolor is not None]
+        assert code, _plain(app, tr)
+        style = code[0].style
+        assert _contrast(style.color, style.bgcolor) >= 3  # (bold)
+        if app.current_theme.dark:
+            return
+        page = tr.rich_style.bgcolor
+        assert _contrast(style.bgcolor, page) < 1.5, (style.bgcolor, page)  # a light box on a light page
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
 async def test_the_panes_borders_show_in_every_theme(theme):
     """(From a new-user trial.)  In a light theme the borders of the panes not focused were
     drawn lighter than the panes: white on white, the panes ran into each other."""

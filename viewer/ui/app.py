@@ -248,10 +248,10 @@ class AgentViewerApp(App[int]):
         )
 
     def watch_theme(self) -> None:
-        use_code_theme(self.current_theme.dark)  # (before the panes are redrawn in the theme)
+        use_code_theme(self.current_theme.dark, self.console)  # (before the panes are redrawn in the theme)
 
     def on_mount(self) -> None:
-        use_code_theme(self.current_theme.dark)  # (not another app's: the styles are the module's)
+        use_code_theme(self.current_theme.dark, self.console)  # (not another app's: the styles are the module's)
         self._panes = {
             "header": self.query_one(SessionHeader),
             "transcript": self.query_one(Transcript),

@@ -21,12 +21,13 @@ from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from rich.cells import cell_len, chop_cells
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
+from rich.theme import Theme
 from textual.strip import Strip
 
 from viewer.core.model import Session
@@ -98,13 +99,25 @@ def fmt_clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
-def use_code_theme(dark: bool) -> None:
-    """Code is highlighted from now on for a dark (or a light) theme; drawn lines are not
-    redrawn here (the panes clear their caches when the theme changes)."""
+#: Inline code in Markdown (Rich's "markdown.code"): its bold cyan on black was a black box on
+#: a light theme's page.
+INLINE_CODE = {True: Style(bold=True, color="cyan", bgcolor="black"),
+               False: Style(bold=True, color="#0a3069", bgcolor="#dde3ea")}
+
+
+def use_code_theme(dark: bool, console: Console | None = None) -> None:
+    """Code is highlighted from now on for a dark (or a light) theme, and ``console`` draws
+    inline code in its colours; drawn lines are not redrawn here (the panes clear their caches
+    when the theme changes)."""
     global CODE_THEME
     if CODE_THEME != CODE_THEMES[dark]:
         CODE_THEME = CODE_THEMES[dark]
         _SharedParser.template = None
+    if console is not None:
+        if getattr(console, "_inline_code_theme", None) is not None:
+            console.pop_theme()  # (the last one this pushed: one on the stack at a time)
+        console.push_theme(Theme({"markdown.code": INLINE_CODE[dark]}))
+        console._inline_code_theme = dark  # type: ignore[attr-defined]
 
 
 class StillWritten(NamedTuple):
