@@ -9,7 +9,7 @@ import tempfile
 import orjson
 import pytest
 
-from tests.ui.conftest import make_app, make_replay_app, sample, screen_rows, settle
+from tests.ui.conftest import REPO, make_app, make_replay_app, sample, screen_rows, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
 from viewer.ui.widgets.timeline import STATUS_FILTERS
@@ -3530,3 +3530,18 @@ async def test_replay_keys_that_can_go_no_further_say_so():
         assert notices == ["This is the start of the run.", "This is the end of the run.",
                            "0.25× is the slowest speed."], notices
         assert app.replay.position == app.replay.total and app.replay.speed == 0.25
+
+
+async def test_a_replay_whose_events_came_at_once_says_it_plays_at_once():
+    """(From a new-user trial.)  A real stream whose events' times span 3 ms was at its end as
+    soon as it opened, and said nothing."""
+    real = REPO.parent / "shared" / "real_streams" / "cursor" / "maestro__01_simple_no_tool.ndjson"
+    app = make_replay_app(real.read_bytes())
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        notices = [str(n.message) for n in app._notifications]
+        assert any(n.startswith("This run plays in 0.4 s: its events came almost at once.") for n in notices), notices
+    app = make_replay_app(sample("demo_session.ndjson"))  # (a run that plays for 52 s does not)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        assert not any("almost at once" in str(n.message) for n in app._notifications)

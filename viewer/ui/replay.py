@@ -105,6 +105,10 @@ REPLAY_HELP = [
 ]
 
 
+#: A replay that plays in less than this says so (its events all came at once).
+INSTANT_S = 0.5
+
+
 class ReplayApp(AgentViewerApp, inherit_bindings=False):
     """Plays a saved stream through the same model and UI as a live run."""
 
@@ -247,6 +251,11 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
                 self.header.refresh()
                 self.notify(f"Reading stopped: {index.error}. What was read plays on.", title="Replay",
                             severity="error", timeout=10, markup=False)
+            elif self.replay.total > 2 and self.replay.duration < INSTANT_S:
+                # (From a new-user trial: it was at its end at once, and said nothing.)
+                self.notify(f"This run plays in {self.replay.duration:.1f} s: its events came almost at once. "
+                            "← and → step through it, an event at a time.", title="Replay",
+                            timeout=8, markup=False)
         if index.records.changed and not self._told_changed:
             self._told_changed = True
             self.header.extra = "the file changed since it was read"
