@@ -280,7 +280,10 @@ def cli(
         follow = follow and file is not None and reopenable_fifo(file)
     if replay:
         if file is None:
-            raise click.UsageError("--replay needs a FILE")
+            file = _stdin_file_name()  # agent-viewer --replay < run.ndjson
+        if file is None:
+            raise click.UsageError("--replay needs a FILE" + (
+                " (standard input is a pipe: --save keeps a stream to replay)" if stdin_is_data else ""))
         if stream:
             raise click.UsageError("--replay needs a saved file, not a pipe (save a stream with --save)")
         if follow or save:
@@ -332,6 +335,19 @@ def _stdin_is_data() -> bool:
     except (OSError, ValueError, AttributeError):
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+
+
+def _stdin_file_name() -> str | None:
+    """The name of the saved file standard input is redirected from, if it still has it."""
+    try:
+        st = os.fstat(0)
+        name = os.readlink("/proc/self/fd/0")
+        same = os.stat(name)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode) or (same.st_dev, same.st_ino) != (st.st_dev, st.st_ino):
+        return None
+    return name
 
 
 def _stdin_kind() -> str:

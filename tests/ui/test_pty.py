@@ -163,6 +163,23 @@ def test_keys_work_when_standard_input_is_not_the_terminal(tmp_path, stdin, args
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
+def test_a_replay_of_standard_input_redirected_from_a_file_plays_that_file():
+    """(From a new-user trial.)  `agent-viewer --replay < run.ndjson` said "--replay needs a
+    FILE", though the README says such input is opened as fast as by its name."""
+    run = REPO / "sample_streams" / "failed_run.ndjson"
+    events = len(run.read_bytes().splitlines())
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    p = Pty(f"exec {viewer} --replay --start-at {events} < {run} 2>&1")
+    try:
+        assert p.read_until(b"FAILED", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        assert p.read_until(b"event " + str(events).encode(), 5)  # (the replay bar, at its end)
+        p.send(b"q")
+        assert p.wait_exit(5) == 0
+    finally:
+        p.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
 def test_quitting_gives_a_still_writing_producer_a_broken_pipe(tmp_path):
     """Like `cursor-agent ... | agent-viewer`, then q: the agent is not left blocked on a full pipe."""
     viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
