@@ -267,6 +267,7 @@ def cli(
             raise click.UsageError("--follow needs a FILE")
         if not stdin_is_data or os.environ.get("TEXTUAL_DRIVER"):
             file, no_input = demo_path(), not stdin_is_data
+    file = _named_stdin(file)
     if file is not None and not (follow and _may_appear(file)):
         check_readable(file)  # (--follow waits for a file that is not there yet, like tail -F)
     elif file is None and stdin_is_data:
@@ -348,6 +349,19 @@ def _stdin_file_name() -> str | None:
     if not stat.S_ISREG(st.st_mode) or (same.st_dev, same.st_ino) != (st.st_dev, st.st_ino):
         return None
     return name
+
+
+#: Names of standard input itself.
+STDIN_NAMES = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+
+
+def _named_stdin(file: str | None) -> str | None:
+    """FILE naming standard input redirected from a saved file (``--follow /dev/stdin <
+    run.ndjson``): that file's own name.  The TUI puts the keyboard on fd 0: opened after
+    that (a followed file is opened by its reader), /dev/stdin was the terminal."""
+    if file in STDIN_NAMES:
+        return _stdin_file_name() or file
+    return file
 
 
 def _stdin_kind() -> str:

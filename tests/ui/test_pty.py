@@ -138,18 +138,19 @@ def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path, arg):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
 @pytest.mark.parametrize("stdin", ["< /dev/null", "<&-", "< {other}"], ids=["dev-null", "closed", "another file"])
-@pytest.mark.parametrize("args", ["{run}", "--replay {run}"], ids=["open", "replay"])
+@pytest.mark.parametrize("args", ["{run}", "--replay {run}", "--follow {run}"], ids=["open", "replay", "follow"])
 def test_keys_work_when_standard_input_is_not_the_terminal(tmp_path, stdin, args):
     """(From a new-user trial.)  Started from a script with standard input closed, the TUI
     failed with a traceback; with it on /dev/null or another file, no key reached it (q did
-    not quit).  The keyboard is read from the terminal."""
+    not quit).  The keyboard is read from the terminal, and the run is read (with fd 0 closed,
+    the file opened took its place, then the keyboard's: "Illegal seek")."""
     run = REPO / "sample_streams" / "demo_session.ndjson"
     other = tmp_path / "other.txt"
     other.write_text("q" * 10_000)  # (were its bytes read as keys, the first would quit)
     viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
     p = Pty(f"exec {viewer} {args.format(run=run)} {stdin.format(other=other)} 2>&1")
     try:
-        assert p.read_until(b"Tool calls", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        assert p.read_until(b"Composer 2.5", 15), ANSI.sub(b"", p.buffer)[-2000:]  # (the run's model)
         assert p.wait_exit(0.5) is None  # (still running)
         p.send(b"?")
         assert p.read_until(b"agent-viewer keys", 5), "help did not open: keys not read from the terminal"
@@ -173,6 +174,42 @@ def test_a_replay_of_standard_input_redirected_from_a_file_plays_that_file():
     try:
         assert p.read_until(b"FAILED", 15), ANSI.sub(b"", p.buffer)[-2000:]
         assert p.read_until(b"event " + str(events).encode(), 5)  # (the replay bar, at its end)
+        p.send(b"q")
+        assert p.wait_exit(5) == 0
+    finally:
+        p.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not shutil.which("setsid"),
+                    reason="pty + setsid test for Linux")
+def test_keys_work_without_a_controlling_terminal():
+    """(From a code review.)  With no /dev/tty (``setsid``: no controlling terminal) and
+    standard input not a terminal, the keys are read from the terminal standard error is on
+    (it refused to start: "no terminal for the keyboard")."""
+    run = REPO / "sample_streams" / "demo_session.ndjson"
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    p = Pty(f"exec setsid -w {viewer} {run} < /dev/null")
+    try:
+        assert p.read_until(b"Composer 2.5", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        time.sleep(0.3)
+        p.send(b"q")
+        assert p.wait_exit(5) == 0
+    finally:
+        p.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
+@pytest.mark.parametrize("args", ["/dev/stdin", "--follow /dev/stdin", "--replay /dev/fd/0"])
+def test_a_file_named_as_standard_input_is_read_although_the_keys_take_fd_0(args):
+    """(From a code review.)  `--follow /dev/stdin < run.ndjson` opened /dev/stdin after the
+    keyboard was put on fd 0: it read the terminal ("waiting for events"), and ate a q."""
+    run = REPO / "sample_streams" / "demo_session.ndjson"
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    p = Pty(f"exec {viewer} {args} < {run} 2>&1")
+    try:
+        assert p.read_until(b"Composer 2.5", 15), ANSI.sub(b"", p.buffer)[-2000:]
+        assert p.read_until(b"demo_session.ndjson" if "follow" in args else b"Composer 2.5", 5)
+        time.sleep(0.3)
         p.send(b"q")
         assert p.wait_exit(5) == 0
     finally:

@@ -15,6 +15,27 @@ from viewer.core.printer import tell
 from viewer.core.sources import SourceError, is_stream_path
 
 
+def _open_keyboard(why: str) -> int:
+    """A descriptor of the terminal, for the keys: /dev/tty, or (no controlling terminal:
+    ``setsid``) the terminal standard error is on, which the TUI draws on anyway."""
+    try:
+        return os.open("/dev/tty", os.O_RDWR)
+    except OSError:
+        pass
+    try:
+        return os.open(os.ttyname(2), os.O_RDWR)
+    except OSError:
+        raise SourceError(f"no terminal for the keyboard ({why} and there is no /dev/tty); "
+                          "use --print to read the stream without the TUI") from None
+
+
+def _keyboard_on_fd0(why: str) -> None:
+    tty_fd = _open_keyboard(why)  # (on fd 0 itself when it was closed)
+    if tty_fd != 0:
+        os.dup2(tty_fd, 0)
+        os.close(tty_fd)
+
+
 def detach_stdin() -> int | None:
     """If fd 0 carries data, keep it on a new fd and give fd 0 to the terminal.
 
@@ -26,23 +47,19 @@ def detach_stdin() -> int | None:
         return None
     data_fd = os.dup(0)
     try:
-        tty_fd = os.open("/dev/tty", os.O_RDWR)
-    except OSError:
+        _keyboard_on_fd0("stdin is a pipe")
+    except SourceError:
         os.close(data_fd)
-        raise SourceError(
-            "no terminal for the keyboard (stdin is a pipe and there is no /dev/tty); "
-            "use --print to read the stream without the TUI"
-        ) from None
-    os.dup2(tty_fd, 0)
-    os.close(tty_fd)
+        raise
     return data_fd
 
 
 def keyboard_on_stdin() -> None:
     """Textual's Linux driver reads keys from fd 0 (``sys.__stdin__``).  When that is not the
     terminal (``< /dev/null`` or another file besides FILE: no key worked, q did not quit;
-    ``<&-``: Python has no stdin, and the driver failed with a traceback), ``/dev/tty`` is put
-    there.  After :func:`make_feed` (standard input read as data is moved aside first)."""
+    ``<&-``: Python has no stdin, and the driver failed with a traceback), the terminal is put
+    there.  After :func:`make_feed` (standard input read as data is moved aside first; a FILE
+    that names it, /dev/stdin, is given by its own name: see the CLI's ``_named_stdin``)."""
     if os.environ.get("TEXTUAL_DRIVER"):
         return  # (headless, tests)
     try:
@@ -50,16 +67,7 @@ def keyboard_on_stdin() -> None:
             return
     except OSError:
         pass
-    try:
-        tty_fd = os.open("/dev/tty", os.O_RDWR)  # (on fd 0 itself when it was closed)
-    except OSError:
-        raise SourceError(
-            "no terminal for the keyboard (standard input is not one and there is no /dev/tty); "
-            "use --print to read the stream without the TUI"
-        ) from None
-    if tty_fd != 0:
-        os.dup2(tty_fd, 0)
-        os.close(tty_fd)
+    _keyboard_on_fd0("standard input is not one")
     if sys.__stdin__ is None or sys.stdin is None:
         sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115 - (fd 0 stays open)
 
