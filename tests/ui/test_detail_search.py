@@ -143,3 +143,128 @@ async def test_n_before_any_search_says_how_to_search():
         await pilot.press("n")
         await pilot.pause()
         assert "No search yet: / searches this call." in [str(n.message) for n in app._notifications]
+
+
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+
+
+def _long_lines(n: int, every: int) -> list[str]:
+    """``n`` lines wider than the window (they wrap), with NEEDLE000, NEEDLE001, … on every
+    ``every``-th line, at a place that moves along the line."""
+    out, k = [], 0
+    for i in range(n):
+        words = [WORDS[(i * 7 + j) % len(WORDS)] for j in range(30)]
+        if i % every == 5:
+            words.insert((i * 3) % 30, f"NEEDLE{k:03d}")
+            k += 1
+        out.append(" ".join(words))
+    return out
+
+
+KINDS = {  # a call of each kind of body: its key, arguments and result
+    "code": lambda lines: ("readToolCall", {"path": "/p/a.py"}, {"success": {"content": "\n".join(lines)}}),
+    "text": lambda lines: ("readToolCall", {"path": "/p/a.txt"}, {"success": {"content": "\n".join(lines)}}),
+    "terminal": lambda lines: ("shellToolCall", {"command": "x"}, {"success": {
+        "stdout": "\n".join(f"\x1b[31m{line}\x1b[0m" for line in lines), "exitCode": 0}}),
+    "diff": lambda lines: ("editToolCall", {"path": "/p/a.py"}, {"success": {
+        "diffString": "\n".join(("+" if i % 2 else "-") + line for i, line in enumerate(lines))}}),
+    "json": lambda lines: ("fooToolCall", {"x": lines}, {"success": {"y": 1}}),
+}
+
+
+def _one_call(key: str, args: dict, result: dict) -> bytes:
+    sid = "s1"
+    events = [
+        {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/proj"},
+        {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": sid, "tool_call": {key: {"args": args}}},
+        {"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": sid,
+         "tool_call": {key: {"args": args, "result": result}}},
+        {"type": "result", "subtype": "success", "is_error": False, "result": "", "session_id": sid},
+    ]
+    return b"".join(orjson.dumps(e) + b"\n" for e in events)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+async def test_each_match_is_a_third_down_the_view_in_every_kind_of_body(kind):
+    """Wrapped lines, line numbers, colours, a diff, indented JSON: n puts each match's row a
+    third of the way down (the rows before it in its chunk are drawn to count them)."""
+
+    app = make_app(_one_call(*KINDS[kind](_long_lines(1_200, 97))))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        third = view.scrollable_content_region.height // 3
+        await _search(pilot, "needle")
+        assert len(view.hits) == 13
+        for k in range(13):
+            rows = _rows(view)
+            at = [y for y, row in enumerate(rows) if f"NEEDLE{k:03d}" in row]
+            assert at and abs(at[0] - third) <= 1, (k, at, third)
+            assert rows[at[0]] in _marked(view)
+            if kind == "json":  # (a chunk of JSON ended with a blank row: one every 100 lines)
+                assert "" not in [r.strip(" │") for r in rows], rows
+            await pilot.press("n")
+            await pilot.pause()
+
+
+async def test_the_first_match_is_below_the_top_within_a_chunk_too():
+    """(From a code review.)  A chunk holds up to 100 lines: with the top of the view inside
+    one, a match in it above the top was gone to (up), not the next one below."""
+    from viewer.ui.render import CHUNK_LINES
+
+    content = "\n".join(f"line {i}" + (" NEEDLE" if i in (3, 60) else "") for i in range(1, 400))
+    app = make_app(_one_call("readToolCall", {"path": "/p/a.txt"}, {"success": {"content": content}}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        assert CHUNK_LINES > 60  # (both matches in one chunk)
+        for y in range(200):  # line 30 at the top of the view
+            view.scroll_to(y=y, animate=False, immediate=True, force=True)
+            if " line 30" in view.render_line(0).text:
+                break
+        await pilot.pause()
+        assert " line 30" in _rows(view)[0]
+        await _search(pilot, "needle")
+        assert any("line 60 NEEDLE" in row for row in _marked(view)), _rows(view)
+
+
+async def test_n_goes_on_from_the_match_shown_when_the_call_is_drawn_again():
+    """(From a code review.)  The call drawn again (a new theme; its completion) made n search
+    it again from the top of the view, where the match already shown was: n stayed there."""
+    app = make_app(_read_calls())
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "needle")
+        await pilot.press("n")  # the second
+        await pilot.pause()
+        app.theme = "textual-light"
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert any(f"# line {NEEDLES[2]} the NeedLe" in row for row in _marked(view)), _marked(view)
+        assert "'needle': 3 of 3" in screen_rows(app)
+
+
+async def test_a_search_with_too_many_matches_says_only_the_first_are_listed():
+    app = make_app(_read_calls(lines=12_000))
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await _open_first_call(app, pilot)
+        await _search(pilot, "line")
+        notices = [str(n.message) for n in app._notifications]
+        assert "Only the first 10,000 matches are listed: n and N go through those (a longer search finds fewer)." in notices
+        assert "'line': 1 of 10,000+" in str(app.screen.query_one("#zoom-detail").border_subtitle)
+
+
+async def test_esc_closes_a_search_box_that_lost_the_focus_before_the_view():
+    """(From a code review.)  A click in the view with the box open, then Esc: the whole view
+    closed.  And the footer does not offer / while the box is typed in."""
+    app = make_app(_read_calls(lines=50))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await pilot.press("slash")
+        await pilot.pause()
+        assert "/ Search" not in screen_rows(app).splitlines()[-1]
+        view.focus()
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen" and not app.screen.query_one("#zoom-search").display

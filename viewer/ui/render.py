@@ -535,7 +535,10 @@ class _HangingLines:
 def json_text(body: str) -> _HangingLines:
     """Indented JSON, highlighted; wrapped lines keep their indentation."""
     syntax = Syntax("", "json", theme=CODE_THEME, background_color="default")
-    return _HangingLines(syntax.highlight(clean(body)))
+    text = syntax.highlight(clean(body))
+    if text.plain.endswith("\n") and not body.endswith("\n"):
+        text.right_crop(1)  # (Syntax ends it with a newline: a blank row after every chunk of JSON)
+    return _HangingLines(text)
 
 
 def diff(body: str) -> Syntax:

@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 
 from viewer.core.model import StreamModel
 from viewer.core.sanitize import one_line
-from viewer.ui.widgets.detail import DetailView
+from viewer.ui.widgets.detail import MAX_HITS, DetailView
 from viewer.ui.widgets.footer import KeysFooter
 from viewer.ui.widgets.search import SearchBox
 
@@ -292,7 +292,16 @@ class DetailScreen(ModalScreen[int]):
         return at, at < len(rows) and rows[at] == self._index
 
     async def action_dismiss(self, result: int | None = None) -> None:
+        box = self.query_one(SearchBox)
+        if box.display:  # (Esc closes the search box first, focused or not)
+            self.action_close_search()
+            return
         await super().action_dismiss(self._index)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "search":  # (not offered while typing in the box: a / there is text)
+            return self.focused is not self.query_one(SearchBox)
+        return True
 
     @property
     def raw(self) -> bool:
@@ -323,6 +332,9 @@ class DetailScreen(ModalScreen[int]):
         view.find(query)
         if query:
             self._next_match(view, 1)
+        if view.hits_capped:
+            self.app.notify_once(f"Only the first {MAX_HITS:,} matches are listed: n and N go through "  # type: ignore[attr-defined]
+                                 "those (a longer search finds fewer).", timeout=4)
         self._show()
 
     def action_search_next(self, step: int) -> None:

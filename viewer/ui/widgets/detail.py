@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -131,7 +132,6 @@ class DetailView(BlockView):
         self._key: Hashable = None
         self._rests: list[int] = []  # indices of the _Rest blocks
         self._generation = 0
-        self._shown: tuple | None = None  # show()'s arguments, for a new theme
         #: What a search looks for (marked wherever a line shows it), its matches, as
         #: (body, offset) in a section's body or (block, line) in any other block, and which
         #: one was gone to last.
@@ -139,7 +139,8 @@ class DetailView(BlockView):
         self.hits: list[tuple[object, int]] = []
         self.hits_capped = False
         self.hit_pos = -1
-        self._hits_of = -1  # the call (generation) they were found in
+        self._hits_of = -1  # the drawing (generation) they were found in
+        self._hits_for: tuple | None = None  # and the call: (session id, call index, raw)
 
     @property
     def pane_title(self) -> str:
@@ -161,7 +162,6 @@ class DetailView(BlockView):
         # raw view toggled: start at the top.
         same_call = self._key is not None and self._key[:2] == key[:2] and self._key[-1] == key[-1]
         self._key = key
-        self._shown = (session, tool, loader, sections_fn, empty)
         self.session, self.tool = session, tool
         self._generation += 1
         self._cache.clear()
@@ -248,16 +248,6 @@ class DetailView(BlockView):
     def block_version(self, index: int) -> Hashable:
         return self._generation
 
-    def _theme_changed(self, theme) -> None:
-        """A small body is highlighted when the call is shown: in a new theme it is built
-        again, in its code colours (it kept monokai's near white on a light pane)."""
-        if self._shown is not None:
-            y = self.scroll_y
-            self._key = None
-            self.show(*self._shown)
-            self.scroll_to(y=y, animate=False, immediate=True, force=True)
-        super()._theme_changed(theme)
-
     def render_block(self, index: int, width: int) -> RenderableType:
         block = self._blocks[index]
         return block.renderable() if isinstance(block, (_Chunk, _Rest)) else block
@@ -294,11 +284,17 @@ class DetailView(BlockView):
     # -- search (the full-screen detail's /) ---------------------------------------
     def find(self, query: str) -> int:
         """List the matches of ``query`` (any case) in the call as it is drawn now, and mark
-        them wherever a line shows them; how many there are (at most MAX_HITS)."""
+        them wherever a line shows them; how many there are (at most MAX_HITS).  The same
+        call drawn again (its completion came, a new theme): the last match gone to stays the
+        one n goes on from."""
+        call = (self._key[0], self._key[1], self._key[-1]) if self._key is not None else None  # (and raw or not)
+        again = query == self.highlight_query and self._hits_for == call and self.hit_pos >= 0
+        pos = self.hit_pos
         self.highlight_query = query
-        self.hits, self.hits_capped = self._find(query.lower()) if query else ([], False)
-        self.hit_pos = -1
+        self.hits, self.hits_capped = self._find(query.casefold()) if query else ([], False)
+        self.hit_pos = min(pos, len(self.hits) - 1) if again else -1
         self._hits_of = self._generation
+        self._hits_for = call
         self.refresh()
         return len(self.hits)
 
@@ -318,7 +314,7 @@ class DetailView(BlockView):
                     hits.extend((block.body, at) for at in _find_all(block.body, q, MAX_HITS + 1 - len(hits)))
             else:  # a heading, the facts, a note: small, searched as drawn
                 hits.extend((block, k) for k, strip in enumerate(self._render_strips(i, width))
-                            if q in strip.text.lower())
+                            if q in strip.text.casefold())
             if len(hits) > MAX_HITS:
                 return hits[:MAX_HITS], True
         return hits, False
@@ -330,11 +326,18 @@ class DetailView(BlockView):
         if not hits:
             return
         if self.hit_pos < 0:
-            first = self.block_at_line(self.scroll_offset.y)
-            k = 0  # the first match in that block or after it (both lists are in order)
+            top = self.scroll_offset.y
+            first = self.block_at_line(top)
+            k = 0  # the first match in the top block or after it (both lists are in order)
             for block in self._blocks[: max(0, first)]:
                 while k < len(hits) and _holds(block, hits[k]):
                     k += 1
+            if 0 <= first < len(self._blocks):  # and in the top block, the first at or below the top
+                top_block = self._blocks[first]
+                end = k
+                while end < len(hits) and _holds(top_block, hits[end]):
+                    end += 1
+                k = bisect_left(hits, top, k, end, key=self._hit_line)
             self.hit_pos = (k if step > 0 else k - 1) % len(hits)
         else:
             self.hit_pos = (self.hit_pos + step) % len(hits)
@@ -414,10 +417,11 @@ def _holds(block: object, hit: tuple[object, int]) -> bool:
 
 
 def _find_all(body: str, q: str, most: int) -> list[int]:
-    """Where ``q`` (lower case) is in ``body``, in any case: at most ``most`` offsets."""
-    low = body.lower()
+    """Where ``q`` (casefolded) is in ``body``, in any case (as :func:`mark_matches` marks
+    it): at most ``most`` offsets."""
+    low = body.casefold()
     out: list[int] = []
-    if len(low) != len(body):  # lowering changed lengths (İ): offsets from a regular expression
+    if len(low) != len(body):  # casefolding changed lengths (ß): offsets from a regular expression
         for m in re.finditer(re.escape(q), body, re.IGNORECASE):
             out.append(m.start())
             if len(out) >= most:
