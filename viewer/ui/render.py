@@ -116,7 +116,7 @@ def use_code_theme(dark: bool, console: Console | None = None) -> None:
     if console is not None:
         if getattr(console, "_inline_code_theme", None) is not None:
             console.pop_theme()  # (the last one this pushed: one on the stack at a time)
-        console.push_theme(Theme({"markdown.code": INLINE_CODE[dark]}))
+        console.push_theme(Theme({"markdown.code": INLINE_CODE[dark]}, inherit=False))  # (the rest from below)
         console._inline_code_theme = dark  # type: ignore[attr-defined]
 
 
