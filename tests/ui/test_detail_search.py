@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from tests.ui.conftest import make_app, screen_rows, settle
-from viewer.ui.render import MATCH_STYLE
+from viewer.ui.render import CURRENT_MATCH_STYLE, MATCH_STYLE
 from viewer.ui.widgets.detail import LAZY_FROM
 
 NEEDLES = (40, 1_500, 2_950)  # line numbers (1-based) of the file that hold the word
@@ -38,14 +38,19 @@ def _rows(view) -> list[str]:
     return [view.render_line(y).text for y in range(view.size.height)]
 
 
-def _marked(view) -> list[str]:
-    """The rows on screen with a part drawn in the search's match style."""
+def _marked(view, styles=(MATCH_STYLE, CURRENT_MATCH_STYLE)) -> list[str]:
+    """The rows on screen with a part drawn in the search's match styles."""
     out = []
     for y in range(view.size.height):
         strip = view.render_line(y)
-        if any(seg.style is not None and seg.style.bgcolor == MATCH_STYLE.bgcolor for seg in strip):
+        if any(seg.style is not None and seg.style.bgcolor in [s.bgcolor for s in styles] for seg in strip):
             out.append(strip.text)
     return out
+
+
+def _current(view) -> list[str]:
+    """The rows on screen with the match gone to last."""
+    return _marked(view, (CURRENT_MATCH_STYLE,))
 
 
 async def _open_first_call(app, pilot):
@@ -73,13 +78,15 @@ async def test_slash_finds_each_match_in_a_long_result_and_marks_it(pad):
             marked = _marked(view)
             assert any(f"# line {expected} the NeedLe" in row for row in marked), (expected, marked)
             assert len(marked) == 1  # (the others are far away)
-            assert f"'needle': {k % 3 + 1} of 3, n N" in str(view.border_subtitle)
+            turn = " (from the top)" if k == 3 else ""
+            assert f"'needle': {k % 3 + 1} of 3{turn}, n N" in str(view.border_subtitle)
+            assert len(_current(view)) == 1 and f"# line {expected} the NeedLe" in _current(view)[0]
             await pilot.press("n")
             await pilot.pause()
         await pilot.press("N", "N")  # back from the second: the first, then round to the last
         await pilot.pause()
         assert any(f"# line {NEEDLES[2]} the NeedLe" in row for row in _marked(view))
-        assert "'needle': 3 of 3, n N" in str(view.border_subtitle)
+        assert "'needle': 3 of 3 (from the end), n N" in str(view.border_subtitle)
 
 
 async def test_the_first_match_is_the_first_below_the_top_of_the_view():
@@ -100,8 +107,7 @@ async def test_no_match_says_so_and_a_query_is_shown_as_typed():
         top = _rows(view)
         await _search(pilot, "[bold]zz")
         assert _rows(view) == top  # not moved
-        notices = [str(n.message) for n in app._notifications]
-        assert "No match for '[bold]zz' in this call." in notices, notices
+        assert not app._notifications  # (said in the border: a notice covered it)
         assert "'[bold]zz': no match" in screen_rows(app)  # (in the view's bottom border)
 
 
@@ -268,3 +274,111 @@ async def test_esc_closes_a_search_box_that_lost_the_focus_before_the_view():
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ == "DetailScreen" and not app.screen.query_one("#zoom-search").display
+
+
+async def test_the_palette_over_the_full_screen_detail_offers_its_own_commands():
+    """(From a new-user trial.)  Ctrl+P, Search over the full-screen detail opened the main
+    screen's search box, hidden under it: the keys went into a box no one could see."""
+    app = make_app(_read_calls(lines=50))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _open_first_call(app, pilot)
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Search this call", "Next match", "Next call", "Toggle raw JSON", "Close"} <= set(commands)
+        assert "Search" not in commands and not any(t.startswith("Filter") for t in commands)
+        commands["Search this call"].callback()
+        await pilot.pause()
+        assert app.focused is app.screen.query_one("#zoom-search")
+
+
+async def test_lines_with_letters_whose_lower_case_is_longer_are_found_and_marked():
+    """(From a new-user trial.)  A line with ß, İ or ﬁ: its matches were counted but never
+    marked, and a query with such a letter found nothing."""
+    text = "alpha HOME\nStraße beta HOME\nİstanbul ﬁle HOME\nerr ß HOME\nomega"
+    app = make_app(_one_call("readToolCall", {"path": "/p/a.txt"}, {"success": {"content": text}}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "home")
+        assert len(view.hits) == 4 and _marked_words(view) == ["HOME"] * 4, _marked_words(view)
+        for query, word in (("straße", "Straße"), ("ﬁle", "ﬁle"), ("İSTANBUL", "İstanbul"), ("istanbul", None)):
+            await _search(pilot, query)
+            assert _marked_words(view) == ([word] if word else []), (query, _marked_words(view))
+
+
+def _marked_words(view) -> list[str]:
+    """The text drawn in the match styles, a string per run of marked cells."""
+    words, styles = [], (MATCH_STYLE.bgcolor, CURRENT_MATCH_STYLE.bgcolor)
+    for y in range(view.size.height):
+        run = ""
+        for seg in view.render_line(y):
+            if seg.style is not None and seg.style.bgcolor in styles:
+                run += seg.text
+            elif run:
+                words.append(run)
+                run = ""
+        if run:
+            words.append(run)
+    return words
+
+
+async def test_the_match_gone_to_stays_on_screen_when_the_window_is_resized():
+    """(From a new-user trial.)  After a resize the lines above the match wrapped anew, and it
+    was scrolled out of view while the border still said which match it was."""
+    app = make_app(_one_call(*KINDS["text"](_long_lines(1_200, 97))))
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "needle")
+        for _ in range(4):
+            await pilot.press("n")
+        await pilot.pause()
+        assert any("NEEDLE004" in row for row in _current(view))
+        for size in ((60, 20), (100, 30), (120, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            await pilot.pause()
+            assert any("NEEDLE004" in row for row in _current(view)), (size, _rows(view))
+        await pilot.press("n")
+        await pilot.pause()
+        assert any("NEEDLE005" in row for row in _current(view))
+
+
+async def test_a_narrow_border_keeps_the_match_count_and_drops_the_keys():
+    """(From a new-user trial.)  At 64 columns the count was cut ("1 of 5…" for 52), at 40 gone."""
+    app = make_app(_read_calls())
+    async with app.run_test(size=(64, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "needle")
+        subtitle = str(view.border_subtitle)
+        assert subtitle.endswith("'needle': 1 of 3, n N") and "] [" not in subtitle, subtitle
+        assert "1 of 3, n N" in screen_rows(app)
+
+
+async def _scroll_to_line(view, pilot, line: int) -> None:
+    """Scroll until the top row shows the file's line ``line`` (heights below are estimates)."""
+    import re
+
+    y = line
+    for _ in range(10):
+        view.scroll_to(y=y, animate=False, immediate=True, force=True)
+        await pilot.pause()
+        shown = re.search(r"# line (\d+)", view.render_line(0).text)
+        if shown and int(shown.group(1)) == line:
+            return
+        y += line - int(shown.group(1)) if shown else 1
+    raise AssertionError(_rows(view))
+
+
+async def test_n_after_the_match_was_scrolled_away_goes_on_from_the_view():
+    """(From a new-user trial.)  Search, End, n: it went back to the match after the one shown
+    before, at the top; as in less, it goes on from the screen."""
+    app = make_app(_read_calls())
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "needle")  # the first, line 40
+        await _scroll_to_line(view, pilot, 1_700)  # past the second, line 1500
+        await pilot.press("n")
+        await pilot.pause()
+        assert any(f"# line {NEEDLES[2]} the NeedLe" in row for row in _current(view)), _rows(view)
+        await _scroll_to_line(view, pilot, 1_700)
+        await pilot.press("N")
+        await pilot.pause()
+        assert any(f"# line {NEEDLES[1]} the NeedLe" in row for row in _current(view)), _rows(view)

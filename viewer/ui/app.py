@@ -1126,6 +1126,12 @@ class AgentViewerApp(App[int]):
                 yield command
         yield SystemCommand("Screenshot", "Save an SVG picture of the screen (to ~/Downloads, or here)",
                             lambda: self.set_timer(0.1, self.save_screen_picture))
+        if isinstance(screen, DetailScreen):
+            # Its own commands: the main screen's (its search box, its filters) went to a pane
+            # hidden under it, and the keys were caught in a box no one could see.
+            yield from screen.system_commands()
+            yield SystemCommand("Help: keys", "Every key of agent-viewer (?)", self.action_help)
+            return
         yield SystemCommand("Toggle thinking", "Show or hide the model's thinking", self.action_toggle_thinking)
         yield SystemCommand("Toggle raw JSON", "Raw events of the selected call", self.action_toggle_raw)
         yield SystemCommand("Toggle follow", "Keep the newest output in view", self.action_toggle_follow)

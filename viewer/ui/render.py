@@ -48,6 +48,8 @@ CODE_THEMES = {True: "monokai", False: "xcode"}
 CODE_THEME = CODE_THEMES[True]
 #: A search match, drawn over whatever style the text had.
 MATCH_STYLE = Style(color="black", bgcolor="yellow", bold=True)
+#: The match a search went to last, where several are on screen.
+CURRENT_MATCH_STYLE = Style(color="white", bgcolor="magenta", bold=True, underline=True)
 
 STATUS_GLYPHS = {
     "success": ("✓", "green"),
@@ -545,17 +547,27 @@ def diff(body: str) -> Syntax:
     return Syntax(clean(body), "diff", theme=CODE_THEME, word_wrap=True, background_color="default")
 
 
+def fold(text: str) -> str:
+    """``text`` in lower case, a character for a character, so that an offset in it is one in
+    ``text`` (``str.lower`` makes İ two characters, ``casefold`` ß two, ﬁ two: a line with one
+    was never marked, and the offsets of matches after it were off)."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
 def mark_matches(strips: list[Strip], query: str, style: Style) -> list[Strip]:
-    """``strips`` with every case-insensitive occurrence of ``query`` drawn in ``style``
-    (occurrences cut by a line wrap are not marked)."""
-    q = query.casefold()
+    """``strips`` with every occurrence of ``query`` in any case (see :func:`fold`) drawn in
+    ``style`` (occurrences cut by a line wrap are not marked)."""
+    q = fold(query)
     if not q:
         return strips
     out = []
     for strip in strips:
         text = strip.text
-        low = text.casefold()
-        if q not in low or len(low) != len(text):  # casefold changed lengths (ß): leave it
+        low = fold(text)
+        if q not in low:
             out.append(strip)
             continue
         cuts: list[int] = []

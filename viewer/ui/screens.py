@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
@@ -255,6 +255,8 @@ class DetailScreen(ModalScreen[int]):
         s = self._session
         view = self.query_one(DetailView)
         view.show(s, s.tools[self._index], self._loader, self._sections)
+        if view.highlight_query and view.hits_stale and view.same_call_as_hits:
+            view.find(view.highlight_query)  # (drawn again: its completion came; the place is kept)
         rows = self._shown()
         where = f"call {self._index + 1:,} of {len(s.tools):,}"
         if rows is not None:
@@ -264,16 +266,21 @@ class DetailScreen(ModalScreen[int]):
                           f" ({at + 1:,} of the {len(rows):,} the filter shows)")
         found = ""
         if view.highlight_query:
-            query = one_line(view.highlight_query, 30)
+            query = "'" + one_line(view.highlight_query, 30) + "'"
             n = len(view.hits)
             many = f"{n:,}+" if view.hits_capped else f"{n:,}"
             if view.hits_stale:
-                found = f" · {query!r}: n finds it here"
-            elif n:
-                found = f" · {query!r}: {view.hit_pos + 1:,} of {many}, n N"
+                found = f"{query}: n finds it here"
+            elif view.hit_pos >= 0:
+                turn = {1: " (from the top)", -1: " (from the end)"}.get(view.wrapped, "")
+                found = f"{query}: {view.hit_pos + 1:,} of {many}{turn}, n N"
             else:
-                found = f" · {query!r}: no match"
-        view.border_subtitle = Text(f"{where} · ] [ next, previous{found}")
+                found = f"{query}: no match" if not n else f"{query}: {many}, n N"
+        keys = " · ] [ next, previous"
+        room = max(0, view.size.width - 6)  # (the border's corners and padding)
+        if found and len(where) + len(keys) + len(found) + 3 > room:
+            keys = ""  # (narrow: the match counts, not the keys the footer shows)
+        view.border_subtitle = Text(where + keys + (f" · {found}" if found else ""))
         self._title(view)
 
     def _title(self, view: DetailView) -> None:
@@ -313,6 +320,16 @@ class DetailScreen(ModalScreen[int]):
         view.raw = self._raw = not view.raw
         self._show()
 
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """The command palette's commands here: this view's keys."""
+        yield SystemCommand("Search this call", "Find a word in its arguments and output (/)", self.action_search)
+        yield SystemCommand("Next match", "Of the search in this call (n)", lambda: self.action_search_next(1))
+        yield SystemCommand("Previous match", "Of the search in this call (N)", lambda: self.action_search_next(-1))
+        yield SystemCommand("Next call", "The next tool call, full screen (])", lambda: self.action_step(1))
+        yield SystemCommand("Previous call", "The previous tool call, full screen ([)", lambda: self.action_step(-1))
+        yield SystemCommand("Toggle raw JSON", "The call's events as they were read (r)", self.action_toggle_raw)
+        yield SystemCommand("Close", "Back to the panes (Esc)", self.action_dismiss)
+
     # -- search ----------------------------------------------------------------------
     def action_search(self) -> None:
         box = self.query_one(SearchBox)
@@ -348,16 +365,11 @@ class DetailScreen(ModalScreen[int]):
         self._show()
 
     def _next_match(self, view: DetailView, step: int) -> None:
+        """(Said in the border, where the count is: a notice covered it.)"""
         if not view.hits:
             self.app.bell()
-            self.app.notify_once(f"No match for {one_line(view.highlight_query, 60)!r} in this call.",  # type: ignore[attr-defined]
-                                 timeout=NOTICE_S)
             return
-        wrapped = view.hit_pos >= 0 and not 0 <= view.hit_pos + step < len(view.hits)
         view.go_to_hit(step)
-        if wrapped:
-            self.app.notify_once("Search wrapped" + (" to the first match." if step > 0 else " to the last match."),  # type: ignore[attr-defined]
-                                 timeout=NOTICE_S)
 
     def action_step(self, step: int) -> None:
         """The next or previous call of the run, in start order (of those the list's filter

@@ -20,11 +20,13 @@ from viewer.core.detail import Section, fmt_duration
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.render import (
+    CURRENT_MATCH_STYLE,
     MATCH_STYLE,
     chunk_lines,
     chunks_resume,
     code,
     diff,
+    fold,
     json_text,
     lexer_for,
     mark_matches,
@@ -141,6 +143,10 @@ class DetailView(BlockView):
         self.hit_pos = -1
         self._hits_of = -1  # the drawing (generation) they were found in
         self._hits_for: tuple | None = None  # and the call: (session id, call index, raw)
+        self.wrapped = 0  # the last step went round: 1 to the first match, -1 to the last
+        self._current_line = -1  # the line of the match gone to last (drawn in its own style)
+        self._rows: dict[tuple[int, int, int], int] = {}  # rows before a match in its chunk, by width
+        self._resyncing = False
 
     @property
     def pane_title(self) -> str:
@@ -255,6 +261,9 @@ class DetailView(BlockView):
     def _make_visible_exact(self) -> None:
         self._cut_rests()
         super()._make_visible_exact()
+        if 0 <= self.hit_pos < len(self.hits) and not self.hits_stale:
+            # (blocks above it drawn since, their heights exact: its line moved with them)
+            self._current_line = self._hit_line(self.hits[self.hit_pos])
 
     def _cut_rests(self) -> None:
         """Cut the rest of a long body (see LAZY_FROM) into chunks once it is on screen."""
@@ -291,12 +300,19 @@ class DetailView(BlockView):
         again = query == self.highlight_query and self._hits_for == call and self.hit_pos >= 0
         pos = self.hit_pos
         self.highlight_query = query
-        self.hits, self.hits_capped = self._find(query.casefold()) if query else ([], False)
+        self.hits, self.hits_capped = self._find(fold(query)) if query else ([], False)
         self.hit_pos = min(pos, len(self.hits) - 1) if again else -1
         self._hits_of = self._generation
         self._hits_for = call
+        self._rows.clear()
+        self.wrapped = 0
         self.refresh()
         return len(self.hits)
+
+    @property
+    def same_call_as_hits(self) -> bool:
+        """The call on show is the one the matches were found in (drawn again since, maybe)."""
+        return self._key is not None and self._hits_for == (self._key[0], self._key[1], self._key[-1])
 
     @property
     def hits_stale(self) -> bool:
@@ -314,18 +330,21 @@ class DetailView(BlockView):
                     hits.extend((block.body, at) for at in _find_all(block.body, q, MAX_HITS + 1 - len(hits)))
             else:  # a heading, the facts, a note: small, searched as drawn
                 hits.extend((block, k) for k, strip in enumerate(self._render_strips(i, width))
-                            if q in strip.text.casefold())
+                            if q in fold(strip.text))
             if len(hits) > MAX_HITS:
                 return hits[:MAX_HITS], True
         return hits, False
 
     def go_to_hit(self, step: int) -> None:
         """Scroll to the next (``step`` 1) or previous (-1) match, a third of the way down the
-        view; the first step goes to the first match at or below the top of the view."""
+        view.  The first step, or one after the match gone to was scrolled out of view, goes
+        from the top of the view: to the first match at or below it (the last above it)."""
         hits = self.hits
         if not hits:
             return
-        if self.hit_pos < 0:
+        if self.hit_pos >= 0 and self._current_visible():
+            to = self.hit_pos + step
+        else:
             top = self.scroll_offset.y
             first = self.block_at_line(top)
             k = 0  # the first match in the top block or after it (both lists are in order)
@@ -338,13 +357,43 @@ class DetailView(BlockView):
                 while end < len(hits) and _holds(top_block, hits[end]):
                     end += 1
                 k = bisect_left(hits, top, k, end, key=self._hit_line)
-            self.hit_pos = (k if step > 0 else k - 1) % len(hits)
-        else:
-            self.hit_pos = (self.hit_pos + step) % len(hits)
-        y = self._hit_line(hits[self.hit_pos])
+            to = k if step > 0 else k - 1
+        self.wrapped = 0 if 0 <= to < len(hits) else step
+        self.hit_pos = to % len(hits)
+        self._scroll_to_current()
+
+    def _scroll_to_current(self) -> None:
         self.follow = False
-        self.scroll_to(y=max(0, y - self.scrollable_content_region.height // 3),
-                       animate=False, immediate=True, force=True)
+        hit = self.hits[self.hit_pos]
+        for _ in range(3):  # (the blocks above it on screen drawn, their heights exact: again)
+            y = self._current_line = self._hit_line(hit)
+            self.scroll_to(y=max(0, y - self.scrollable_content_region.height // 3),
+                           animate=False, immediate=True, force=True)
+            BlockView._make_visible_exact(self)
+            if self._hit_line(hit) == y:
+                break
+        self.refresh()
+
+    def _current_visible(self) -> bool:
+        """The match gone to last is on screen (the user has not scrolled it away)."""
+        if not 0 <= self.hit_pos < len(self.hits) or self.hits_stale:
+            return False
+        top = self.scroll_offset.y
+        return top <= self._hit_line(self.hits[self.hit_pos]) < top + self.scrollable_content_region.height
+
+    def sync(self, changed: set[int] | None = None, reset: bool = False, keep_place: bool = False) -> None:
+        """(After a resize or a new theme, a match on screen stays on screen: the blocks above
+        it are measured anew, estimated until drawn.)"""
+        keep = False
+        if not self._resyncing and self._width and (reset or self._content_width() != self._width):
+            self._resyncing = True  # (finding the match's line may cut a rest, which syncs)
+            try:
+                keep = self._current_visible()
+            finally:
+                self._resyncing = False
+        super().sync(changed, reset, keep_place)
+        if keep:
+            self._scroll_to_current()
 
     def _hit_line(self, hit: tuple[object, int]) -> int:
         """The virtual line a match is on (its block drawn, its height made exact)."""
@@ -358,10 +407,13 @@ class DetailView(BlockView):
                     self._cut_rest(i)
                     return self._hit_line(hit)
                 top = self._exact_top(i)
-                line = max(block.start, block.body.rfind("\n", block.start, at) + 1)  # the match's line
-                rows = len(self.strips_of(block.part(block.start, line - 1).renderable(), width)) if line > block.start else 0
-                if at > line:  # its row in that line (wrapped), as drawn up to the match
-                    rows += len(self.strips_of(block.part(line, at).renderable(), width)) - 1
+                rows = self._rows.get((id(block), at, width))
+                if rows is None:
+                    line = max(block.start, block.body.rfind("\n", block.start, at) + 1)  # the match's line
+                    rows = len(self.strips_of(block.part(block.start, line - 1).renderable(), width)) if line > block.start else 0
+                    if at > line:  # its row in that line (wrapped), as drawn up to the match
+                        rows += len(self.strips_of(block.part(line, at).renderable(), width)) - 1
+                    self._rows[(id(block), at, width)] = rows
                 return top + rows
         return 0
 
@@ -377,7 +429,8 @@ class DetailView(BlockView):
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
         if self.highlight_query:
-            return mark_matches([strip], self.highlight_query, MATCH_STYLE)[0]
+            current = self.scroll_offset.y + y == self._current_line and self.hit_pos >= 0 and not self.hits_stale
+            return mark_matches([strip], self.highlight_query, CURRENT_MATCH_STYLE if current else MATCH_STYLE)[0]
         return strip
 
     def block_versions(self, start: int, stop: int) -> list[Hashable]:
@@ -417,16 +470,10 @@ def _holds(block: object, hit: tuple[object, int]) -> bool:
 
 
 def _find_all(body: str, q: str, most: int) -> list[int]:
-    """Where ``q`` (casefolded) is in ``body``, in any case (as :func:`mark_matches` marks
-    it): at most ``most`` offsets."""
-    low = body.casefold()
+    """Where ``q`` (folded, see :func:`fold`) is in ``body``, in any case, as
+    :func:`mark_matches` marks it: at most ``most`` offsets."""
+    low = fold(body)
     out: list[int] = []
-    if len(low) != len(body):  # casefolding changed lengths (ß): offsets from a regular expression
-        for m in re.finditer(re.escape(q), body, re.IGNORECASE):
-            out.append(m.start())
-            if len(out) >= most:
-                break
-        return out
     at = low.find(q)
     while at >= 0 and len(out) < most:
         out.append(at)
