@@ -542,3 +542,15 @@ def test_settle_points_are_where_a_block_begins_that_cannot_join_the_one_before(
     assert [text[p:].split("\n")[0] for p in settle_points(text, at)] == firsts[2:]
     # A link definition anywhere (in a quote too) may change a link anywhere: no cut.
     assert settle_points(text + "\n\n> [ref]: http://x\n") is None
+
+
+@given(st.text(alphabet=st.sampled_from("aBßİıﬁΣςσ \u0307xYZ"), max_size=40))
+def test_fold_lowers_a_character_for_a_character(text):
+    """The search's case folding keeps every offset: a match's place in it is its place in the
+    text (İ lowers to two characters, ß and ﬁ casefold to two)."""
+    from viewer.ui.render import fold
+
+    folded = fold(text)
+    assert len(folded) == len(text)
+    # (lower case as str.lower gives it, in context: a final Σ is ς; İ is kept as it is)
+    assert folded == "\u0130".join(part.lower() for part in text.split("\u0130"))

@@ -31,7 +31,7 @@ from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
-from viewer.ui.render import StillWritten, under_cwd, use_code_theme
+from viewer.ui.render import StillWritten, fold, under_cwd, use_code_theme
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
@@ -1017,7 +1017,7 @@ class AgentViewerApp(App[int]):
         if not query or s is None:
             self._search_hits = []
             return
-        q = query.casefold()
+        q = fold(query)
         hits = self._find_hits(s, q)
         self._search_hits = hits
         self._search_elsewhere = self._elsewhere(s, q)
@@ -1025,7 +1025,7 @@ class AgentViewerApp(App[int]):
         if not hits:
             shown = self.transcript.shown_text
             in_thinking = not self.transcript.show_thinking and any(
-                b.kind == "thinking" and q in _as_shown(shown(b).casefold()) for b in s.blocks
+                b.kind == "thinking" and q in _as_shown(fold(shown(b))) for b in s.blocks
             )
             hint = " (it is in the hidden thinking: t shows it)" if in_thinking else ""
             if not hint and self._search_elsewhere:
@@ -1038,7 +1038,7 @@ class AgentViewerApp(App[int]):
         self.action_search_next(1)
 
     def _find_hits(self, s: Session, q: str) -> list[int]:
-        """Blocks of ``s`` whose shown text contains ``q`` (casefolded); tool calls by their
+        """Blocks of ``s`` whose shown text contains ``q`` (folded, as it is marked: see render.fold); tool calls by their
         label, target, summary and error."""
         self._search_seen = (id(s), s.events, self.transcript.show_thinking)
         return self._hits_in(s, q)
@@ -1067,7 +1067,7 @@ class AgentViewerApp(App[int]):
                 continue
             else:
                 hay = self.transcript.shown_text(b)  # (not what a huge text leaves undrawn)
-            hay = hay.casefold()
+            hay = fold(hay)
             if q in hay or (b.kind in ("assistant", "thinking", "result") and q in _as_shown(hay)):
                 hits.append(i)
         return hits
@@ -1089,7 +1089,7 @@ class AgentViewerApp(App[int]):
             # place), or the thinking was shown or hidden: search again, and go on from the
             # block the last step showed.
             at = hits[self._search_pos] if 0 <= self._search_pos < len(hits) else -1
-            hits = self._search_hits = self._find_hits(s, self.timeline.search.casefold())
+            hits = self._search_hits = self._find_hits(s, fold(self.timeline.search))
             if not hits:
                 self.run_search(self.timeline.search)
                 return

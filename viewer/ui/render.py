@@ -554,12 +554,17 @@ def fold(text: str) -> str:
     low = text.lower()
     if len(low) == len(text):
         return low
-    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    low = "\u0130".join(part.lower() for part in text.split("\u0130"))  # (İ: the one such letter)
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)  # pragma: no cover
 
 
-def mark_matches(strips: list[Strip], query: str, style: Style) -> list[Strip]:
+def mark_matches(strips: list[Strip], query: str, style: Style, current: int = -1,
+                 current_style: Style | None = None) -> list[Strip]:
     """``strips`` with every occurrence of ``query`` in any case (see :func:`fold`) drawn in
-    ``style`` (occurrences cut by a line wrap are not marked)."""
+    ``style`` (occurrences cut by a line wrap are not marked); the ``current``-th of the first
+    strip in ``current_style``."""
     q = fold(query)
     if not q:
         return strips
@@ -579,7 +584,9 @@ def mark_matches(strips: list[Strip], query: str, style: Style) -> list[Strip]:
         cuts.append(strip.cell_length)
         parts = strip.divide(cuts)
         out.append(Strip.join(
-            Strip(Segment.apply_style(part, post_style=style), part.cell_length) if k % 2 else part
+            Strip(Segment.apply_style(part, post_style=current_style if (
+                k // 2 == current and not out and current_style is not None) else style), part.cell_length)
+            if k % 2 else part
             for k, part in enumerate(parts)
         ))
     return out

@@ -275,7 +275,7 @@ class DetailScreen(ModalScreen[int]):
                 turn = {1: " (from the top)", -1: " (from the end)"}.get(view.wrapped, "")
                 found = f"{query}: {view.hit_pos + 1:,} of {many}{turn}, n N"
             else:
-                found = f"{query}: no match" if not n else f"{query}: {many}, n N"
+                found = f"{query}: no match" if not n else f"{query}: {many} match{'es' if n > 1 else ''}, n N"
         keys = " · ] [ next, previous"
         room = max(0, view.size.width - 6)  # (the border's corners and padding)
         if found and len(where) + len(keys) + len(found) + 3 > room:

@@ -21,6 +21,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from viewer.ui.render import fold
 from viewer.ui.widgets.scroll import set_virtual_size
 
 
@@ -246,6 +247,11 @@ class BlockView(ScrollView, can_focus=True):
         if was_at_end:
             self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
         elif 0 <= anchor < count:
+            if not self._exact[anchor]:  # (an estimate may be shorter than the place in it: drawn)
+                h = self._measure(anchor, width, exact=True)
+                if h != self._heights[anchor]:
+                    self._heights[anchor] = h
+                    self._rebuild_starts(anchor)
             y = self._starts[anchor] + min(anchor_offset, max(0, self._heights[anchor] - 1))
             self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
@@ -295,9 +301,9 @@ class BlockView(ScrollView, can_focus=True):
         room = self.size.height - 2  # (the block starts two lines down)
         if len(strips) <= room:
             return
-        q = text.casefold()
+        q = fold(text)
         for k, strip in enumerate(strips):
-            if q in strip.text.casefold():
+            if q in fold(strip.text):
                 if k >= room:
                     self.scroll_to(y=self._starts[index] + k - 2, animate=False, immediate=True, force=True)
                 return

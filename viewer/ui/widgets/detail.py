@@ -147,6 +147,8 @@ class DetailView(BlockView):
         self._current_line = -1  # the line of the match gone to last (drawn in its own style)
         self._rows: dict[tuple[int, int, int], int] = {}  # rows before a match in its chunk, by width
         self._resyncing = False
+        self._current_at: tuple[object, int, int] | None = None  # its block, the block's index, its row
+        self._current_nth = 0  # which of the matches on its row
 
     @property
     def pane_title(self) -> str:
@@ -176,6 +178,7 @@ class DetailView(BlockView):
         self.border_title = self.pane_title
         if not same_call:
             self.scroll_to(y=0, animate=False, immediate=True, force=True)
+            self.hit_pos, self._current_at, self._current_line = -1, None, -1  # (n goes on from the top)
         self.sync(reset=True)
 
     def _build(self, t: ToolCall | None, loader: Loader, sections_fn, empty: str = "") -> list[RenderableType]:
@@ -261,9 +264,14 @@ class DetailView(BlockView):
     def _make_visible_exact(self) -> None:
         self._cut_rests()
         super()._make_visible_exact()
-        if 0 <= self.hit_pos < len(self.hits) and not self.hits_stale:
-            # (blocks above it drawn since, their heights exact: its line moved with them)
-            self._current_line = self._hit_line(self.hits[self.hit_pos])
+        if self._current_at is not None and not self.hits_stale:
+            # (blocks above it drawn since, their heights exact: its line moved with them; its
+            # block found again by its place, and nothing measured here: every frame)
+            block, i, rows = self._current_at
+            if not (i < len(self._blocks) and self._blocks[i] is block):
+                i = next((k for k, b in enumerate(self._blocks) if b is block), -1)
+                self._current_at = (block, i, rows) if i >= 0 else None
+            self._current_line = self._starts[i] + rows if i >= 0 and i < len(self._starts) - 1 else -1
 
     def _cut_rests(self) -> None:
         """Cut the rest of a long body (see LAZY_FROM) into chunks once it is on screen."""
@@ -372,6 +380,14 @@ class DetailView(BlockView):
             BlockView._make_visible_exact(self)
             if self._hit_line(hit) == y:
                 break
+        i, rows = self._hit_place(hit)
+        self._current_at = (self._blocks[i], i, rows) if i >= 0 else None
+        # Which of the matches on its row it is: those before it in its block, on its row
+        # (nothing measured: measuring blocks above moved it).
+        k = self.hit_pos
+        while k > 0 and i >= 0 and _holds(self._blocks[i], self.hits[k - 1]) and self._hit_place(self.hits[k - 1]) == (i, rows):
+            k -= 1
+        self._current_nth = self.hit_pos - k
         self.refresh()
 
     def _current_visible(self) -> bool:
@@ -397,25 +413,33 @@ class DetailView(BlockView):
 
     def _hit_line(self, hit: tuple[object, int]) -> int:
         """The virtual line a match is on (its block drawn, its height made exact)."""
+        i, rows = self._hit_place(hit)
+        return self._exact_top(i) + rows if i >= 0 else 0
+
+    def _hit_place(self, hit: tuple[object, int]) -> tuple[int, int]:
+        """The block a match is in, and its row in that block (-1, 0 when gone)."""
         key, at = hit
         width = self._width
         for i, block in enumerate(self._blocks):
             if block is key:  # a block searched as drawn: ``at`` is its line
-                return self._exact_top(i) + at
+                return i, at
             if _holds(block, hit):
                 if type(block) is _Rest:
                     self._cut_rest(i)
-                    return self._hit_line(hit)
-                top = self._exact_top(i)
+                    return self._hit_place(hit)
                 rows = self._rows.get((id(block), at, width))
                 if rows is None:
-                    line = max(block.start, block.body.rfind("\n", block.start, at) + 1)  # the match's line
+                    body = block.body
+                    line = max(block.start, body.rfind("\n", block.start, at) + 1)  # the match's line
                     rows = len(self.strips_of(block.part(block.start, line - 1).renderable(), width)) if line > block.start else 0
-                    if at > line:  # its row in that line (wrapped), as drawn up to the match
-                        rows += len(self.strips_of(block.part(line, at).renderable(), width)) - 1
+                    # Its row in that line, as the line is drawn up to the end of the word it is
+                    # in: a word is wrapped whole (drawn up to the match, its start fitted the
+                    # row above).
+                    word = re.compile(r"\S*").match(body, at + len(self.highlight_query), block.end).end()
+                    rows += len(self.strips_of(block.part(line, word).renderable(), width)) - 1
                     self._rows[(id(block), at, width)] = rows
-                return top + rows
-        return 0
+                return i, rows
+        return -1, 0
 
     def _exact_top(self, i: int) -> int:
         """The first line of block ``i``, once it is drawn (if its height was an estimate)."""
@@ -430,7 +454,8 @@ class DetailView(BlockView):
         strip = super().render_line(y)
         if self.highlight_query:
             current = self.scroll_offset.y + y == self._current_line and self.hit_pos >= 0 and not self.hits_stale
-            return mark_matches([strip], self.highlight_query, CURRENT_MATCH_STYLE if current else MATCH_STYLE)[0]
+            return mark_matches([strip], self.highlight_query, MATCH_STYLE, self._current_nth if current else -1,
+                                CURRENT_MATCH_STYLE)[0]
         return strip
 
     def block_versions(self, start: int, stop: int) -> list[Hashable]:
