@@ -33,6 +33,7 @@ from pathlib import Path
 TARGET = 0.100
 SEARCH_HIT = "session"  # in the vocabulary: many transcript blocks and tool targets
 SEARCH_MISS = "zqxjv"
+DETAIL_WORD = "return"  # (in the huge read's generated code)
 
 
 def child(ns) -> int:
@@ -118,6 +119,18 @@ def child(ns) -> int:
             await pilot.pause()
             await op("enter: full-screen detail of that call", "enter", detail_done)
             await pilot.pause()
+            # Its own search (/ there), over the 10 MB body: find, then the next match.
+            zoom = app.screen.query_one(DetailView)
+            went = tui.mark_done(zoom, "go_to_hit")
+            await op("/ in the full-screen detail", "/", tui.mark_done(app.screen, "action_search"))
+            await pilot.press(*DETAIL_WORD)
+            await pilot.pause()
+            m = await op(f"enter: search that call for {DETAIL_WORD!r}", "enter", went)
+            m["hits"] = len(zoom.hits)
+            await pilot.pause()
+            for i in range(3):
+                await op(f"n: next match {i + 1}", "n", went)
+                await pilot.pause()
             if prof is not None:
                 prof.disable()
                 prof.dump_stats(ns.profile)

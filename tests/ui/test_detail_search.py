@@ -444,3 +444,25 @@ async def test_back_on_a_call_after_another_n_goes_on_from_the_top():
         await pilot.press("n")
         await pilot.pause()
         assert "'needle': 1 of 3" in str(view.border_subtitle)
+
+
+async def test_a_big_result_is_folded_for_searches_while_the_view_waits(monkeypatch):
+    """The first search of a 10 MB result took 100 ms to the next frame, most of it lowering
+    the text: the full-screen view does it a piece at a time, between frames, before the
+    search is typed.  The matches are the same."""
+    from viewer.ui.widgets import detail
+
+    monkeypatch.setattr(detail, "FOLD_PIECE", 4096)
+    app = make_app(_read_calls(lines=3_000))  # (about 100 KB: 25 pieces)
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        body = next(b.body for b in view._blocks if isinstance(b, (detail._Chunk, detail._Rest)) and len(b.body) > 4096)
+        for _ in range(100):
+            await pilot.pause(0.02)
+            entry = view._folded.get(id(body))
+            if entry and sum(map(len, entry[1])) == len(body):
+                break
+        entry = view._folded.get(id(body))
+        assert entry and len(entry[1]) > 10 and sum(map(len, entry[1])) == len(body)
+        await _search(pilot, "needle")
+        assert len(view.hits) == 3 and "'needle': 1 of 3, n N" in str(view.border_subtitle)

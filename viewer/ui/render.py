@@ -551,10 +551,10 @@ def fold(text: str) -> str:
     """``text`` in lower case, a character for a character, so that an offset in it is one in
     ``text`` (``str.lower`` makes İ two characters, ``casefold`` ß two, ﬁ two: a line with one
     was never marked, and the offsets of matches after it were off)."""
-    low = text.lower()
-    if len(low) == len(text):
-        return low
-    low = "\u0130".join(part.lower() for part in text.split("\u0130"))  # (İ: the one such letter)
+    if "\u0130" in text:  # (İ: the one such letter; found in one pass, not lowered twice)
+        low = "\u0130".join(part.lower() for part in text.split("\u0130"))
+    else:
+        low = text.lower()
     if len(low) == len(text):
         return low
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)  # pragma: no cover

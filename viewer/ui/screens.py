@@ -243,6 +243,7 @@ class DetailScreen(ModalScreen[int]):
     def on_mount(self) -> None:
         view = self.query_one(DetailView)
         view.raw = self._raw
+        view.prefold = True
         self._show()
         view.focus()
         # The call may still be running: its completion is drawn when it arrives (show() does

@@ -50,6 +50,11 @@ HEAD_CHARS = 64 * 1024
 #: A body shorter than this is drawn when the call is shown (cheap, and its height is exact).
 DRAW_AT_ONCE = 4096
 
+#: A big body is folded for searches this many characters at a time (about 6 ms), every
+#: FOLD_IDLE seconds, while the full-screen view is open.
+FOLD_PIECE = 1 << 20
+FOLD_IDLE = 0.02
+
 #: A search lists at most this many matches (n and N go through them); more are counted as
 #: "10,000+".
 MAX_HITS = 10_000
@@ -128,6 +133,8 @@ class DetailView(BlockView):
         super().__init__(**kwargs)
         self.follow = False
         self.raw = False
+        self.prefold = False  # fold big bodies for searches while idle (the full-screen view)
+        self._fold_pending = False  # (a timer to fold the next piece is set)
         self.tool: ToolCall | None = None
         self.session: Session | None = None
         self._blocks: list[RenderableType | _Chunk | _Rest] = []
@@ -147,6 +154,9 @@ class DetailView(BlockView):
         self._current_line = -1  # the line of the match gone to last (drawn in its own style)
         self._rows: dict[tuple[int, int, int], int] = {}  # rows before a match in its chunk, by width
         self._resyncing = False
+        #: Each body of the call on show, folded for searches (see fold): a body, and its
+        #: folded pieces so far (a big one is folded a piece at a time while the view is idle).
+        self._folded: dict[int, tuple[str, list[str]]] = {}
         self._current_at: tuple[object, int, int] | None = None  # its block, the block's index, its row
         self._current_nth = 0  # which of the matches on its row
 
@@ -173,6 +183,10 @@ class DetailView(BlockView):
         self.session, self.tool = session, tool
         self._generation += 1
         self._cache.clear()
+        self._folded.clear()
+        if self.prefold and not self._fold_pending:
+            self._fold_pending = True
+            self.set_timer(FOLD_IDLE, self._fold_a_piece)
         self._blocks = self._build(tool, loader, sections_fn, empty)
         self._rests = [i for i, b in enumerate(self._blocks) if type(b) is _Rest]
         self.border_title = self.pane_title
@@ -299,6 +313,38 @@ class DetailView(BlockView):
             self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
     # -- search (the full-screen detail's /) ---------------------------------------
+    def _folded_body(self, body: str) -> str:
+        """``body`` folded (see fold), the pieces not yet folded while idle folded now."""
+        entry = self._folded.get(id(body))
+        if entry is None or entry[0] is not body:
+            entry = self._folded[id(body)] = (body, [])
+        pieces = entry[1]
+        done = sum(map(len, pieces))
+        if done < len(body) or not pieces:
+            pieces.append(fold(body[done:]))
+        if len(pieces) > 1:
+            pieces[:] = ["".join(pieces)]
+        return pieces[0]
+
+    def _fold_a_piece(self) -> None:
+        """While the full-screen view waits for a search, its big bodies are folded a piece
+        at a time, between frames (10 MB of non-ASCII text took 66 ms to fold: the first
+        search of such a result took 100 ms to the next frame)."""
+        self._fold_pending = False
+        for block in self._blocks:
+            if isinstance(block, (_Chunk, _Rest)) and len(block.body) > FOLD_PIECE:
+                body = block.body
+                entry = self._folded.get(id(body))
+                if entry is None or entry[0] is not body:
+                    entry = self._folded[id(body)] = (body, [])
+                done = sum(map(len, entry[1]))
+                if done < len(body):
+                    entry[1].append(fold(body[done : done + FOLD_PIECE]))
+                    self._fold_pending = True
+                    self.set_timer(FOLD_IDLE, self._fold_a_piece)
+                    return
+
+
     def find(self, query: str) -> int:
         """List the matches of ``query`` (any case) in the call as it is drawn now, and mark
         them wherever a line shows them; how many there are (at most MAX_HITS).  The same
@@ -335,7 +381,8 @@ class DetailView(BlockView):
             if isinstance(block, (_Chunk, _Rest)):
                 if id(block.body) not in searched:
                     searched.add(id(block.body))
-                    hits.extend((block.body, at) for at in _find_all(block.body, q, MAX_HITS + 1 - len(hits)))
+                    hits.extend((block.body, at) for at in _find_all(self._folded_body(block.body), q,
+                                                                     MAX_HITS + 1 - len(hits)))
             else:  # a heading, the facts, a note: small, searched as drawn
                 hits.extend((block, k) for k, strip in enumerate(self._render_strips(i, width))
                             if q in fold(strip.text))
@@ -494,10 +541,9 @@ def _holds(block: object, hit: tuple[object, int]) -> bool:
     return type(block) in (_Chunk, _Rest) and block.body is key and block.start <= at < block.end  # type: ignore[attr-defined]
 
 
-def _find_all(body: str, q: str, most: int) -> list[int]:
-    """Where ``q`` (folded, see :func:`fold`) is in ``body``, in any case, as
-    :func:`mark_matches` marks it: at most ``most`` offsets."""
-    low = fold(body)
+def _find_all(low: str, q: str, most: int) -> list[int]:
+    """Where ``q`` is in ``low`` (both folded, see :func:`fold`: the offsets are the body's):
+    at most ``most`` offsets."""
     out: list[int] = []
     at = low.find(q)
     while at >= 0 and len(out) < most:
