@@ -55,6 +55,8 @@ DRAW_AT_ONCE = 4096
 FOLD_PIECE = 1 << 20
 FOLD_IDLE = 0.02
 
+_WORD_END = re.compile(r"\S*")
+
 #: A search lists at most this many matches (n and N go through them); more are counted as
 #: "10,000+".
 MAX_HITS = 10_000
@@ -313,12 +315,16 @@ class DetailView(BlockView):
             self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
     # -- search (the full-screen detail's /) ---------------------------------------
-    def _folded_body(self, body: str) -> str:
-        """``body`` folded (see fold), the pieces not yet folded while idle folded now."""
+    def _fold_entry(self, body: str) -> list[str]:
+        """The folded pieces of ``body`` so far (see ``_folded``)."""
         entry = self._folded.get(id(body))
         if entry is None or entry[0] is not body:
             entry = self._folded[id(body)] = (body, [])
-        pieces = entry[1]
+        return entry[1]
+
+    def _folded_body(self, body: str) -> str:
+        """``body`` folded (see fold), the pieces not yet folded while idle folded now."""
+        pieces = self._fold_entry(body)
         done = sum(map(len, pieces))
         if done < len(body) or not pieces:
             pieces.append(fold(body[done:]))
@@ -333,17 +339,13 @@ class DetailView(BlockView):
         self._fold_pending = False
         for block in self._blocks:
             if isinstance(block, (_Chunk, _Rest)) and len(block.body) > FOLD_PIECE:
-                body = block.body
-                entry = self._folded.get(id(body))
-                if entry is None or entry[0] is not body:
-                    entry = self._folded[id(body)] = (body, [])
-                done = sum(map(len, entry[1]))
-                if done < len(body):
-                    entry[1].append(fold(body[done : done + FOLD_PIECE]))
+                pieces = self._fold_entry(block.body)
+                done = sum(map(len, pieces))
+                if done < len(block.body):
+                    pieces.append(fold(block.body[done : done + FOLD_PIECE]))
                     self._fold_pending = True
                     self.set_timer(FOLD_IDLE, self._fold_a_piece)
                     return
-
 
     def find(self, query: str) -> int:
         """List the matches of ``query`` (any case) in the call as it is drawn now, and mark
@@ -482,7 +484,7 @@ class DetailView(BlockView):
                     # Its row in that line, as the line is drawn up to the end of the word it is
                     # in: a word is wrapped whole (drawn up to the match, its start fitted the
                     # row above).
-                    word = re.compile(r"\S*").match(body, at + len(self.highlight_query), block.end).end()
+                    word = _WORD_END.match(body, at + len(self.highlight_query), block.end).end()
                     rows += len(self.strips_of(block.part(line, word).renderable(), width)) - 1
                     self._rows[(id(block), at, width)] = rows
                 return i, rows
