@@ -265,24 +265,28 @@ class DetailScreen(ModalScreen[int]):
             if shown:
                 where += (" (the only one the filter shows)" if len(rows) == 1 else
                           f" ({at + 1:,} of the {len(rows):,} the filter shows)")
-        found = ""
-        if view.highlight_query:
-            query = "'" + one_line(view.highlight_query, 30) + "'"
-            n = len(view.hits)
-            many = f"{n:,}+" if view.hits_capped else f"{n:,}"
-            if view.hits_stale:
-                found = f"{query}: n finds it here"
-            elif view.hit_pos >= 0:
-                turn = {1: " (from the top)", -1: " (from the end)"}.get(view.wrapped, "")
-                found = f"{query}: {view.hit_pos + 1:,} of {many}{turn}, n N"
-            else:
-                found = f"{query}: no match" if not n else f"{query}: {many} match{'es' if n > 1 else ''}, n N"
+        found = self._found(view)
         keys = " · ] [ next, previous"
         room = max(0, view.size.width - 6)  # (the border's corners and padding)
         if found and len(where) + len(keys) + len(found) + 3 > room:
             keys = ""  # (narrow: the match counts, not the keys the footer shows)
         view.border_subtitle = Text(where + keys + (f" · {found}" if found else ""))
         self._title(view)
+
+    @staticmethod
+    def _found(view: DetailView) -> str:
+        """What the search found, for the border ("'needle': 2 of 3, n N"; "" before one)."""
+        if not view.highlight_query:
+            return ""
+        query = "'" + one_line(view.highlight_query, 30) + "'"
+        n = len(view.hits)
+        many = f"{n:,}+" if view.hits_capped else f"{n:,}"
+        if view.hits_stale:
+            return f"{query}: n finds it here"
+        if view.hit_pos >= 0:
+            turn = {1: " (from the top)", -1: " (from the end)"}.get(view.wrapped, "")
+            return f"{query}: {view.hit_pos + 1:,} of {many}{turn}, n N"
+        return f"{query}: no match" if not n else f"{query}: {many} match{'es' if n > 1 else ''}, n N"
 
     def _title(self, view: DetailView) -> None:
         """The run's state, as the header (hidden here) says it: a live run is seen to go on,
