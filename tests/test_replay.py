@@ -776,3 +776,22 @@ def test_a_call_started_twice_keeps_each_copy_of_the_model_as_it_was():
     assert r.model.current.tools[0].target.endswith("second.py")
     r.seek(3)
     assert r.model.current.tools[0].target.endswith("first.py")
+
+
+def test_the_run_clock_goes_on_through_records_with_no_time_of_their_own():
+    """Between two calls a run's messages have no time of their own: the clock went on only
+    at the next call, in one jump.  It now goes on through them, to that call's time."""
+    t0 = 1_790_000_000_000
+    started = {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": "s", "timestamp_ms": t0,
+               "tool_call": {"shellToolCall": {"args": {"command": "make"}}}}
+    msgs = [{"type": "assistant", "session_id": "s", "message": {"content": [{"type": "text", "text": "x" * 60}]}}
+            for _ in range(4)]
+    later = {"type": "thinking", "subtype": "completed", "session_id": "s", "timestamp_ms": t0 + 2_000}
+    idx = _file_index(b"".join(line(e) for e in [started, *msgs, later]))
+    idx.read()
+    r = Replay(index=idx, playing=True)
+    clocks = _run_clock_over_play(r, step=0.02)
+    assert all(b >= a for a, b in zip(clocks, clocks[1:]))
+    assert clocks[-1] == t0 + 2_000
+    between = {c for c in clocks if t0 < c < t0 + 2_000}
+    assert len(between) > 10, sorted(between)  # (it went through, not held then jumped)

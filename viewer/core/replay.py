@@ -179,6 +179,10 @@ def schedule(
     return [s.time(rec) for rec in records]
 
 
+#: How many records on a replay's run clock looks for the next time known (see Replay._gap).
+UNTIMED_AHEAD = 5_000
+
+
 def _clock(seconds: float) -> str:
     s = int(seconds)  # rounded down, like the replay bar's clock
     h, m = divmod(s // 60, 60)
@@ -541,14 +545,24 @@ class Replay:
         return Progress(self.position, self.total, self.clock_time, self.duration, self.speed, self.playing,
                         reading)
 
-    def _gap(self) -> tuple[float, float, float, float] | None:
+    def _gap(self, through_untimed: bool = False) -> tuple[float, float, float, float] | None:
         """The pause after the last record applied, before the next: (play time into it, its
-        play length, the events' clock at its start, its length by that clock, in ms)."""
+        play length, the events' clock at its start, its length by that clock, in ms).
+        ``through_untimed``: records with no time of their own are no end: the pause goes on
+        to the next record that moves the events' clock (up to UNTIMED_AHEAD records on)."""
         p, et = self.position, self.event_times
         if et is None or not 0 < p < self.total or p >= len(et):
             return None
-        e0, e1 = et[p - 1], et[p]
-        t0, t1 = self.times[p - 1], self.times[p]
+        e0 = et[p - 1]
+        r, q = p - 1, p  # the pause's first and last records
+        if through_untimed:  # (from the record that set the clock, past the untimed ones after it)
+            first, last = max(0, p - 1 - UNTIMED_AHEAD), min(self.total, len(et), p + UNTIMED_AHEAD) - 1
+            while r > first and et[r - 1] == e0:
+                r -= 1
+            while q < last and et[q] == e0:
+                q += 1
+        e1 = et[q]
+        t0, t1 = self.times[r], self.times[q]
         if not e1 >= e0 or t1 <= t0:  # (NaN: no time known yet)
             return None
         return min(max(self.clock_time - t0, 0.0), t1 - t0), t1 - t0, e0, e1 - e0
@@ -561,7 +575,9 @@ class Replay:
         p, et = self.position, self.event_times
         if et is None or p == 0 or p > len(et):
             return None
-        g = self._gap()
+        # Through records with no time of their own (a run's messages between two calls), the
+        # clock goes on to the next time known, rather than stand still, then jump.
+        g = self._gap(through_untimed=True)
         if g is not None:
             into, length, start, span = g
             return start + span * into / length
