@@ -136,6 +136,22 @@ def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path, arg):
         p.kill()
 
 
+def _shows_then_quits(command: str, *shown: bytes) -> None:
+    """``command`` in a pseudo-terminal (``{viewer}``: the console script, ``{demo}``: the demo
+    run) shows each of ``shown`` in turn, then q quits it, with status 0."""
+    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
+    p = Pty(command.format(viewer=viewer, demo=REPO / "sample_streams" / "demo_session.ndjson"))
+    try:
+        assert p.read_until(shown[0], 15), ANSI.sub(b"", p.buffer)[-2000:]
+        for more in shown[1:]:
+            assert p.read_until(more, 5), ANSI.sub(b"", p.buffer)[-2000:]
+        time.sleep(0.3)
+        p.send(b"q")
+        assert p.wait_exit(5) == 0
+    finally:
+        p.kill()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
 @pytest.mark.parametrize("stdin", ["< /dev/null", "<&-", "< {other}"], ids=["dev-null", "closed", "another file"])
 @pytest.mark.parametrize("args", ["{run}", "--replay {run}", "--follow {run}"], ids=["open", "replay", "follow"])
@@ -169,15 +185,8 @@ def test_a_replay_of_standard_input_redirected_from_a_file_plays_that_file():
     FILE", though the README says such input is opened as fast as by its name."""
     run = REPO / "sample_streams" / "failed_run.ndjson"
     events = len(run.read_bytes().splitlines())
-    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
-    p = Pty(f"exec {viewer} --replay --start-at {events} < {run} 2>&1")
-    try:
-        assert p.read_until(b"FAILED", 15), ANSI.sub(b"", p.buffer)[-2000:]
-        assert p.read_until(b"event " + str(events).encode(), 5)  # (the replay bar, at its end)
-        p.send(b"q")
-        assert p.wait_exit(5) == 0
-    finally:
-        p.kill()
+    _shows_then_quits(f"exec {{viewer}} --replay --start-at {events} < {run} 2>&1",
+                      b"FAILED", b"event " + str(events).encode())  # (the replay bar, at its end)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or not shutil.which("setsid"),
@@ -186,16 +195,7 @@ def test_keys_work_without_a_controlling_terminal():
     """(From a code review.)  With no /dev/tty (``setsid``: no controlling terminal) and
     standard input not a terminal, the keys are read from the terminal standard error is on
     (it refused to start: "no terminal for the keyboard")."""
-    run = REPO / "sample_streams" / "demo_session.ndjson"
-    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
-    p = Pty(f"exec setsid -w {viewer} {run} < /dev/null")
-    try:
-        assert p.read_until(b"Composer 2.5", 15), ANSI.sub(b"", p.buffer)[-2000:]
-        time.sleep(0.3)
-        p.send(b"q")
-        assert p.wait_exit(5) == 0
-    finally:
-        p.kill()
+    _shows_then_quits("exec setsid -w {viewer} {demo} < /dev/null", b"Composer 2.5")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
@@ -203,17 +203,8 @@ def test_keys_work_without_a_controlling_terminal():
 def test_a_file_named_as_standard_input_is_read_although_the_keys_take_fd_0(args):
     """(From a code review.)  `--follow /dev/stdin < run.ndjson` opened /dev/stdin after the
     keyboard was put on fd 0: it read the terminal ("waiting for events"), and ate a q."""
-    run = REPO / "sample_streams" / "demo_session.ndjson"
-    viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
-    p = Pty(f"exec {viewer} {args} < {run} 2>&1")
-    try:
-        assert p.read_until(b"Composer 2.5", 15), ANSI.sub(b"", p.buffer)[-2000:]
-        assert p.read_until(b"demo_session.ndjson" if "follow" in args else b"Composer 2.5", 5)
-        time.sleep(0.3)
-        p.send(b"q")
-        assert p.wait_exit(5) == 0
-    finally:
-        p.kill()
+    _shows_then_quits(f"exec {{viewer}} {args} < {{demo}} 2>&1", b"Composer 2.5",
+                      b"demo_session.ndjson" if "follow" in args else b"Composer 2.5")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
