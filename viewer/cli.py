@@ -341,14 +341,11 @@ def _stdin_is_data() -> bool:
 def _stdin_file_name() -> str | None:
     """The name of the saved file standard input is redirected from, if it still has it."""
     try:
-        st = os.fstat(0)
+        regular = stat.S_ISREG(os.fstat(0).st_mode)
         name = os.readlink("/proc/self/fd/0")
-        same = os.stat(name)
     except (OSError, ValueError):
         return None
-    if not stat.S_ISREG(st.st_mode) or (same.st_dev, same.st_ino) != (st.st_dev, st.st_ino):
-        return None
-    return name
+    return name if regular and _reads_from(name, None) else None  # (not a file since renamed or deleted)
 
 
 #: Names of standard input itself.
