@@ -583,9 +583,9 @@ def mark_matches(strips: list[Strip], query: str, style: Style, current: int = -
             i = low.find(q, i + len(q))
         cuts.append(strip.cell_length)
         parts = strip.divide(cuts)
+        nth = current if strip is strips[0] and current_style is not None else -1  # (that one is current)
         out.append(Strip.join(
-            Strip(Segment.apply_style(part, post_style=current_style if (
-                k // 2 == current and not out and current_style is not None) else style), part.cell_length)
+            Strip(Segment.apply_style(part, post_style=current_style if k // 2 == nth else style), part.cell_length)
             if k % 2 else part
             for k, part in enumerate(parts)
         ))
