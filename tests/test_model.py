@@ -1045,3 +1045,21 @@ def test_an_unknown_events_token_fields_show_by_their_length():
     assert f"event.delta.signature={sig[:12]}… ({len(sig)} characters)" in text, text
     assert f'extra=[{{"data": "{sig[:12]}… ({len(sig)} characters)"}}]' in text, text
     assert sig[:20] not in text
+
+
+def test_a_group_of_lines_that_are_not_events_stays_capped_while_it_is_drawn(h):
+    """(From a code review.)  Reading a group's text (the transcript draws it at every frame
+    while garbage streams in) joined its lines into one part, and from then on every line was
+    kept: memory grew with the garbage, and what the model kept depended on what was drawn."""
+    from viewer.core.model import MALFORMED_HEAD, MALFORMED_TAIL
+
+    recs, _ = h.decode(init() + user("q") + b"".join(b"garbage %d\n" % i for i in range(500)))
+    m = StreamModel()
+    for rec in recs:
+        m.apply(rec)
+        for b in m.current.blocks:
+            b.text  # noqa: B018 - as the transcript reads them
+    (group,) = [b for b in m.current.blocks if b.kind == "malformed"]
+    kept = group.text.splitlines()
+    assert len(kept) == MALFORMED_HEAD + MALFORMED_TAIL and group.ref == 500
+    assert kept[0].endswith(":garbage 0") and kept[-1].endswith(":garbage 499")

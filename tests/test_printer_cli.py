@@ -1215,3 +1215,23 @@ def test_a_coloured_line_that_is_not_an_event_is_listed_without_its_colours(caps
     assert code == 1
     assert "line 1: malformed line kept aside" in err and "Error: bad token\\x1b]0;t\\x07" in err, err
     assert "[31m" not in err and "\x1b" not in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_a_time_no_clock_holds_is_no_time_not_a_traceback(capsys, tmp_path, fmt):
+    """(From a code review.)  ``completedAtMs`` of "1" and 400 zeros (times may be strings)
+    made a call's duration no float holds: text mode failed with a traceback."""
+    big = "1" + "0" * 400
+    p = tmp_path / "big.ndjson"
+    tc = {"readToolCall": {"args": {"path": "a.txt"}, "result": {"success": {"content": "x"}}},
+          "startedAtMs": "0", "completedAtMs": big}
+    p.write_bytes(j(type="system", subtype="init", session_id=SID)
+                  + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+                      tool_call={"readToolCall": {"args": {"path": "a.txt"}}, "startedAtMs": "0"})
+                  + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID, tool_call=tc)
+                  + j(type="result", subtype="success", is_error=False, result="done", session_id=SID,
+                      duration_ms=big))
+    code, out, err = run_main(capsys, "--output-format", fmt, str(p))
+    assert code == 0 and "Traceback" not in err, err
+    if fmt == "text":
+        assert "Read file a.txt" in out and "done" in out

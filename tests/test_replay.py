@@ -795,3 +795,35 @@ def test_the_run_clock_goes_on_through_records_with_no_time_of_their_own():
     assert clocks[-1] == t0 + 2_000
     between = {c for c in clocks if t0 < c < t0 + 2_000}
     assert len(between) > 10, sorted(between)  # (it went through, not held then jumped)
+
+
+def test_numbers_no_clock_holds_are_no_time_and_do_not_stop_the_replay():
+    """(From a code review.)  A ``timestamp_ms`` of 400 nines (a string: the format allows
+    numbers as strings) stopped the replay's reading at that line with an OverflowError, and
+    the rest of the run was never played; one of -1.7e308 then 1.7e308 made the pause between
+    them infinite, which the app could not draw."""
+    huge = "9" * 400
+    for first, second in ((1000, huge), (-1.7e308, 1.7e308)):
+        data = (line({"type": "system", "subtype": "init", "session_id": "s"})
+                + line({"type": "thinking", "subtype": "delta", "text": "x", "session_id": "s", "timestamp_ms": first})
+                + line({"type": "thinking", "subtype": "completed", "session_id": "s", "timestamp_ms": second})
+                + line({"type": "assistant", "message": {"content": [{"type": "text", "text": "after"}]},
+                        "session_id": "s"})
+                + line({"type": "result", "subtype": "success", "is_error": False, "result": "after",
+                        "session_id": "s"}))
+        idx = _file_index(data)
+        idx.read()
+        assert idx.error is None and idx.complete and len(idx.records) == 5
+        r = Replay(index=idx, playing=True)
+        for n in range(6):
+            r.seek(n)
+            pause = r.shortened_pause()
+            assert pause is None or pause < 1e9
+        assert r.model.current.state == "succeeded"
+
+
+def test_a_start_at_time_too_big_for_a_float_is_an_error_not_a_traceback():
+    """(From a code review.)  ``--start-at`` of 400 nines and an s raised OverflowError."""
+    for value in ("9" * 400 + "s", "9" * 400 + ":00", "9" * 400 + "m", "1:" + "9" * 400 + ":00"):
+        with pytest.raises(ValueError, match="--start-at"):
+            parse_start_at(value, [0.0, 10.0])

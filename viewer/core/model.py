@@ -63,7 +63,8 @@ class Block:
     def text(self) -> str:
         if self._text is None:
             self._text = "".join(self.parts)
-            self.parts = [self._text] if self._text else []
+            if self.kind != "malformed":  # (its parts are lines, the first and last kept: see append_kept)
+                self.parts = [self._text] if self._text else []
         return self._text
 
     def append(self, s: str) -> None:

@@ -193,18 +193,27 @@ _CLOCK = re.compile(r"(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)")  # [h:]m:ss, as the rep
 _UNITS = re.compile(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?")  # 1h30m, 5m, 90s
 
 
+def _finite(seconds: float) -> float:
+    if not math.isfinite(seconds):
+        raise OverflowError
+    return seconds
+
+
 def start_at_target(value: str) -> tuple[str, float]:
     """``--start-at`` read: ("event", number) for ``120``, ("time", seconds) for ``90s``,
     ``1:30``, ``1:02:30``, ``5m`` or ``1h30m``; ValueError for anything else."""
     v = value.strip()
     if re.fullmatch(r"\d+", v):
         return "event", int(v)
-    m = _CLOCK.fullmatch(v)
-    if m and float(m.group(3)) < 60 and (m.group(1) is None or int(m.group(2)) < 60):
-        return "time", float(m.group(3)) + 60 * int(m.group(2)) + 3600 * int(m.group(1) or 0)
-    m = _UNITS.fullmatch(v)
-    if v and m:
-        return "time", float(m.group(3) or 0) + 60 * int(m.group(2) or 0) + 3600 * int(m.group(1) or 0)
+    try:
+        m = _CLOCK.fullmatch(v)
+        if m and float(m.group(3)) < 60 and (m.group(1) is None or int(m.group(2)) < 60):
+            return "time", _finite(float(m.group(3)) + 60 * int(m.group(2)) + 3600 * int(m.group(1) or 0))
+        m = _UNITS.fullmatch(v)
+        if v and m:
+            return "time", _finite(float(m.group(3) or 0) + 60 * int(m.group(2) or 0) + 3600 * int(m.group(1) or 0))
+    except OverflowError:  # (400 nines: no float holds them)
+        pass
     raise ValueError("--start-at expects an event number (120) or a time (90s, 1:30, 1:02:30, 5m, 1h30m), "
                      f"not {value!r}")
 
@@ -563,7 +572,7 @@ class Replay:
                 q += 1
         e1 = et[q]
         t0, t1 = self.times[r], self.times[q]
-        if not e1 >= e0 or t1 <= t0:  # (NaN: no time known yet)
+        if not e1 >= e0 or t1 <= t0 or not math.isfinite(e1 - e0):  # (NaN: no time known yet)
             return None
         return min(max(self.clock_time - t0, 0.0), t1 - t0), t1 - t0, e0, e1 - e0
 

@@ -47,21 +47,28 @@ def _s(v: Any) -> str:
     return ""
 
 
+#: A number past a 64-bit integer is no time, duration or count a stream means ("1" and 400
+#: zeros as ``completedAtMs`` made a duration no float holds: a traceback).
+_INT_LIMIT = 1 << 63
+
+
 def _int(v: Any) -> int | None:
     if type(v) is int:
-        return v
+        return v if -_INT_LIMIT < v < _INT_LIMIT else None
     if v is None or isinstance(v, bool):
         return None
-    if isinstance(v, int):
-        return v
     if isinstance(v, float):
-        return int(v)
-    if isinstance(v, str):
+        return int(v) if -_INT_LIMIT < v < _INT_LIMIT else None  # (not inf, not nan)
+    if isinstance(v, int):
+        n = v
+    elif isinstance(v, str):
         try:
-            return int(v.strip())
+            n = int(v.strip())
         except ValueError:
             return None
-    return None
+    else:
+        return None
+    return n if -_INT_LIMIT < n < _INT_LIMIT else None
 
 
 def _first_line(text: str, limit: int = 200) -> str:
