@@ -1235,3 +1235,25 @@ def test_a_time_no_clock_holds_is_no_time_not_a_traceback(capsys, tmp_path, fmt)
     assert code == 0 and "Traceback" not in err, err
     if fmt == "text":
         assert "Read file a.txt" in out and "done" in out
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_an_output_that_cannot_encode_a_character_gets_its_escape_not_a_traceback(h, tmp_path, encoding):
+    """(From a code review.)  Standard output in ASCII (``PYTHONIOENCODING``, an old locale)
+    failed on "—" with a UnicodeEncodeError traceback.  What it cannot encode is written as
+    JSON writes it, ``\\u2014``: json mode stays valid JSON."""
+    text = "Done — café ✓ 😀"
+    p = tmp_path / "uni.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID)
+                  + j(type="assistant", message={"content": [{"type": "text", "text": text}]}, session_id=SID)
+                  + j(type="result", subtype="success", is_error=False, result=text, session_id=SID))
+    env = {**h.cli_env(), "PYTHONIOENCODING": encoding}
+    for fmt in ("text", "json"):
+        r = subprocess.run([sys.executable, "-m", "viewer", "-p", "--output-format", fmt, str(p)],
+                           capture_output=True, env=env, cwd=h.repo, timeout=20, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr.decode()
+        out = r.stdout.decode(encoding)
+        if fmt == "json":
+            assert json.loads(out)["result"] == text
+        else:
+            assert "Done \\u2014 caf" in out and "\\u2713 \\ud83d\\ude00" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
 import stat
@@ -123,7 +124,36 @@ class _Writer:
                 self.out.failed(exc)
 
 
+def _json_escapes(exc: UnicodeError) -> tuple[str, int]:
+    """An encoding error handler: what cannot be encoded becomes ``\\uXXXX`` (a surrogate pair
+    past U+FFFF), the escape JSON itself uses, and plain to read in text."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for c in exc.object[exc.start : exc.end]:
+        o = ord(c)
+        if o > 0xFFFF:
+            o -= 0x10000
+            out.append(f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{o:04x}")
+    return "".join(out), exc.end
+
+
+def _escape_what_stdout_cannot_encode() -> None:
+    """Standard output in ASCII or Latin-1 (``PYTHONIOENCODING``, an old locale): a character it
+    has no code for ("—", "✓") is written as a JSON escape (``\\u2014``), not a traceback."""
+    stream = sys.stdout
+    if (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "") not in ("utf8", "utf8sig"):
+        codecs.register_error("agent_viewer.json_escapes", _json_escapes)
+        try:
+            stream.reconfigure(errors="agent_viewer.json_escapes")
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
 def run_print(path: str | None, output_format: str, follow: bool, save: str | None = None) -> int:
+    _escape_what_stdout_cannot_encode()
     out = Output(sys.stdout)
     printer = make_printer(output_format, out_text=out.text, follow=follow)
     splitter = LineSplitter()
