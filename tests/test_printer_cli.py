@@ -1257,3 +1257,31 @@ def test_an_output_that_cannot_encode_a_character_gets_its_escape_not_a_tracebac
             assert json.loads(out)["result"] == text
         else:
             assert "Done \\u2014 caf" in out and "\\u2713 \\ud83d\\ude00" in out
+
+
+def test_an_mcp_call_that_reports_an_error_says_what_the_error_is(capsys, tmp_path):
+    """(From a code review.)  An MCP tool's error comes as a "success" outcome with
+    ``isError``: text mode printed "(failed: success)" and left out what the tool said."""
+    tc = {"mcpToolCall": {"args": {"name": "gh-create_issue"},
+                          "result": {"success": {"content": [{"text": {"text": "401 Unauthorized\nretry later"}}],
+                                                 "isError": True}}}}
+    p = tmp_path / "mcp.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID)
+                  + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+                      tool_call={"mcpToolCall": {"args": {"name": "gh-create_issue"}}})
+                  + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID, tool_call=tc)
+                  + j(type="result", subtype="success", is_error=False, result="", session_id=SID))
+    code, out, err = run_main(capsys, str(p))
+    (line,) = [x for x in out.splitlines() if "gh-create_issue" in x]
+    assert "failed" in line and "401 Unauthorized" in line and "success" not in line, line
+
+
+@pytest.mark.parametrize("subtype", [{"x": 1}, ["error"], 7, None])
+def test_a_result_whose_subtype_is_not_a_string_gives_one_exit_status_in_every_mode(capsys, tmp_path, subtype):
+    """(From a code review.)  ``"subtype": {"x": 1}``: text mode read it as no subtype (exit 0),
+    json and stream-json as a failure (exit 1)."""
+    p = tmp_path / "r.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID)
+                  + j(type="result", subtype=subtype, is_error=False, result="hi", session_id=SID))
+    codes = {fmt: run_main(capsys, "--output-format", fmt, str(p))[0] for fmt in ("text", "json", "stream-json")}
+    assert set(codes.values()) == {0}, codes

@@ -827,3 +827,18 @@ def test_a_start_at_time_too_big_for_a_float_is_an_error_not_a_traceback():
     for value in ("9" * 400 + "s", "9" * 400 + ":00", "9" * 400 + "m", "1:" + "9" * 400 + ":00"):
         with pytest.raises(ValueError, match="--start-at"):
             parse_start_at(value, [0.0, 10.0])
+
+
+def test_next_error_stops_at_a_result_that_failed_by_its_subtype():
+    """(From a code review.)  A result of subtype ``error_max_turns`` with ``is_error`` false
+    is a failed run to the header and the exit status; ``}`` went past it ("No error after this
+    point")."""
+    data = (line({"type": "system", "subtype": "init", "session_id": "s"})
+            + line({"type": "assistant", "message": {"content": [{"type": "text", "text": "hi"}]}, "session_id": "s"})
+            + line({"type": "result", "subtype": "error_max_turns", "is_error": False, "session_id": "s"}))
+    recs = records_of(data)
+    r = Replay(recs, schedule(recs), playing=False)
+    fmt = StreamModel().format
+    assert r.next_marked(ERROR, fmt.interpret) == 2  # (the index of the result's record)
+    r.seek(3)
+    assert r.model.current.state == "failed"

@@ -94,6 +94,13 @@ class Query(Action):
     call_id: str = ""
 
 
+def failed_result(is_error: bool, subtype: str) -> bool:
+    """Whether a result says its run failed: ``is_error``, or a subtype other than success
+    (Claude Code's ``error_max_turns`` comes with ``is_error`` false).  The one rule for the
+    run's state, the exit status of every ``--print`` mode and the replay's next error."""
+    return is_error or subtype not in ("success", "")
+
+
 @dataclass(slots=True)
 class Result(Action):
     subtype: str = ""
@@ -103,6 +110,10 @@ class Result(Action):
     text: str = ""
     request_id: str = ""
     usage: dict[str, Any] | None = None
+
+    @property
+    def failed(self) -> bool:
+        return failed_result(self.is_error, self.subtype)
 
 
 @dataclass(slots=True)

@@ -186,6 +186,10 @@ class ResultInfo:
     session_id: str | None
     in_transcript: bool = False
 
+    @property
+    def failed(self) -> bool:
+        return A.failed_result(self.is_error, self.subtype)
+
 
 @dataclass(slots=True)
 class NoticeRecord:
@@ -243,7 +247,7 @@ class Session:
     def state(self) -> str:
         """live | succeeded | failed | ended (without result)."""
         if self.result is not None:
-            return "failed" if self.result.is_error or self.result.subtype not in ("success", "") else "succeeded"
+            return "failed" if self.result.failed else "succeeded"
         return "ended" if self.ended else "live"
 
     @property
@@ -939,7 +943,7 @@ class StreamModel:
         return Delta(Change.TRANSCRIPT, block=idx)
 
     def _result(self, s: Session, a: A.Result, ev: Event) -> Delta:
-        if a.is_error or a.subtype not in ("success", ""):
+        if a.failed:
             self._mark_cut(s)  # the failure stopped the text being written
         self._close_open(s)
         s.result = r = ResultInfo(

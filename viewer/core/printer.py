@@ -45,7 +45,9 @@ def tool_line(t: ToolCall) -> str:
         text += f" {one_line(t.target, 160)}"
     notes = []
     if t.status == "failed":
-        notes.append(t.detail if t.detail.startswith("exit") else f"failed: {t.outcome}")
+        # (a shell's exit code; a failure reported inside a "success", as an MCP tool's: "failed")
+        notes.append(t.detail if t.detail.startswith("exit") else "failed" if t.outcome == "success"
+                     else f"failed: {t.outcome}")
     elif t.status == "rejected":
         notes.append("rejected")
     elif t.status == "unknown":

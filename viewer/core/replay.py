@@ -778,5 +778,5 @@ def is_error(rec: Record, action: A.Action | None) -> bool:
     if isinstance(action, A.ToolCompleted) and action.info is not None:
         return action.info.status in ("failed", "rejected")
     if isinstance(action, A.Result):
-        return action.is_error
+        return action.failed
     return False

@@ -202,6 +202,8 @@ def error_text(outcome: str, payload: dict[str, Any]) -> str:
     if outcome in SUCCESS_OUTCOMES:
         if _int(payload.get("exitCode")) not in (None, 0):
             return _last_line(_s(payload.get("stderr"))) or _last_line(_s(payload.get("stdout")))
+        if payload.get("isError") is True:  # an MCP tool's error ("401 Unauthorized") is its answer
+            return _first_line(_mcp_text(payload))
         return ""
     for key in ("reason", "error", "message", "stderr", "detail"):
         v = payload.get(key)
@@ -361,6 +363,18 @@ def _todos_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> st
 
 def _mcp_target(args: dict[str, Any]) -> str:
     return _s(args.get("name")) or _s(args.get("toolName"))
+
+
+def _mcp_text(res: dict[str, Any]) -> str:
+    """What an MCP tool answered: its content's texts, an image by its type."""
+    texts = []
+    for c in _l(res.get("content")):
+        c = _d(c)
+        if "text" in c:
+            texts.append(_s(_d(c.get("text")).get("text")) or _s(c.get("text")))
+        elif "image" in c:
+            texts.append(f"(image, {_s(_d(c.get('image')).get('mimeType'))})")
+    return "\n".join(texts)
 
 
 def _mcp_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
@@ -721,7 +735,9 @@ def _error_message(data: dict[str, Any]) -> str:
 def result_problem(data: dict[str, Any]) -> str:
     """Why a result event is a failed run ("" when it succeeded)."""
     subtype = data.get("subtype")
-    if not _failed(data) and subtype in ("success", None, ""):
+    if type(subtype) is not str:  # (as the decoder reads it: {"x": 1} is no subtype)
+        subtype = ""
+    if not A.failed_result(_failed(data), subtype):
         return ""
     msg = data.get("result")
     return _s(msg) or _error_message(data) or _s(subtype) or "error"
@@ -895,15 +911,9 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
             add(Section("Results", _s(res.get("results"))))
     elif key == "mcpToolCall":
         add(Section(f"Arguments of {_mcp_target(args) or 'MCP tool'}", _json(args.get("args", args)), "json"))
-        texts = []
-        for c in _l(res.get("content")):
-            c = _d(c)
-            if "text" in c:
-                texts.append(_s(_d(c.get("text")).get("text")) or _s(c.get("text")))
-            elif "image" in c:
-                texts.append(f"(image, {_s(_d(c.get('image')).get('mimeType'))})")
-        if texts:
-            add(Section("Result", "\n".join(texts)))
+        text = _mcp_text(res)
+        if text:
+            add(Section("Result", text))
     else:
         if args:
             add(Section("Arguments", _json(args), "json"))
