@@ -3545,3 +3545,25 @@ async def test_a_replay_whose_events_came_at_once_says_it_plays_at_once():
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot)
         assert not any("almost at once" in str(n.message) for n in app._notifications)
+
+
+async def test_a_call_that_completes_is_redrawn_in_a_transcript_scrolled_to_its_end():
+    """(From a new-user trial.)  In a transcript taller than its pane, a call that completed
+    kept its frozen spinner until something else redrew the pane (t): the rows refreshed were
+    those of the call less the scroll, above it.  Seen live, under --follow, and after a seek.
+    What is on screen is what a redraw of the whole pane shows."""
+    lines, feed, app = live_demo()
+    calls = len(up_to_first_call(lines)) + 2  # (the demo starts three calls at once)
+    assert all(b'"started"' in line for line in lines[calls - 3 : calls])
+    async with app.run_test(size=(120, 14)) as pilot:
+        push(feed, lines[:calls])
+        await settle(pilot)
+        assert app.transcript.max_scroll_y > 0 and app.transcript.scroll_y > 0  # (taller than its pane, at its end)
+        push(feed, [lines[calls]])  # the last call started completes: nothing is added
+        assert b'"completed"' in lines[calls]
+        await settle(pilot)
+        shown = screen_rows(app)
+        app.transcript.refresh()
+        await pilot.pause()
+        assert shown == screen_rows(app)
+        assert "│✓ Updated todos" in shown  # (the transcript's row: its kind in full once done)

@@ -272,11 +272,12 @@ class BlockView(ScrollView, can_focus=True):
     def refresh_block(self, index: int) -> None:
         if index + 1 >= len(self._starts):
             return
-        top = self._starts[index] - self.scroll_offset.y
+        start = self._starts[index]
+        top = start - self.scroll_offset.y
         height = self._heights[index]
         if top + height < 0 or top > self.size.height:
             return
-        self.refresh_lines(max(0, top), height)
+        self.refresh_lines(start, height)  # (a virtual line: Textual takes the scroll off itself)
 
     def block_at_line(self, line: int) -> int:
         """Index of the block covering virtual line ``line`` (-1 if none)."""
