@@ -842,3 +842,23 @@ def test_next_error_stops_at_a_result_that_failed_by_its_subtype():
     assert r.next_marked(ERROR, fmt.interpret) == 2  # (the index of the result's record)
     r.seek(3)
     assert r.model.current.state == "failed"
+
+
+def test_a_runs_clock_does_not_count_the_wait_for_the_next_run():
+    """(From a new-user trial.)  Two runs of one session, 4m41s apart: through the first run's
+    final message (no time of its own) its clock went on toward the second run's first time,
+    and showed 02:09 for a run of 2.2 s.  Between two runs it holds."""
+    data = (REPO / "sample_streams" / "two_sessions.ndjson").read_bytes()
+    idx = _file_index(data)
+    idx.read()
+    r = Replay(index=idx, playing=True)
+    lines = data.splitlines()
+    result = next(i for i, x in enumerate(lines) if orjson.loads(x)["type"] == "result")
+    last_time = max(orjson.loads(x).get("timestamp_ms") or 0 for x in lines[:result])
+    r.seek(0)
+    r.tick(0.0)
+    clock = 0.0
+    while r.position <= result:  # up to the first run's result, not after it
+        assert r.run_now_ms() is None or r.run_now_ms() <= last_time, (r.position, r.run_now_ms() - last_time)
+        clock += 0.05
+        r.tick(clock)

@@ -298,18 +298,21 @@ def next_checkpoint(position: int, every: int) -> int:
 NEAR_SPAN = 1000
 NEAR_KEPT = 4
 
-#: ``marks`` of a record (bit flags): where ``]`` and ``}`` stop.
+#: ``marks`` of a record (bit flags): where ``]`` and ``}`` stop, and where a run starts or
+#: ends (a run's clock does not go on across it).
 TOOL_START = 1
 ERROR = 2
+RUN_EDGE = 4
 
 
 #: The values of ``marks`` that have each mark.
-_MARKED = {m: bytes(v for v in range(4) if v & m) for m in (TOOL_START, ERROR)}
+_MARKED = {m: bytes(v for v in range(8) if v & m) for m in (TOOL_START, ERROR)}
 _MARK_SEARCH = {m: re.compile(b"[" + values + b"]") for m, values in _MARKED.items()}
 
 
 def marks_of(rec: Record, action: A.Action | None) -> int:
-    return (TOOL_START if is_tool_start(rec, action) else 0) | (ERROR if is_error(rec, action) else 0)
+    return ((TOOL_START if is_tool_start(rec, action) else 0) | (ERROR if is_error(rec, action) else 0)
+            | (RUN_EDGE if isinstance(action, (A.Init, A.Result)) or type(rec) is Restart else 0))
 
 
 class RecordIndex(Sequence[Record]):
@@ -570,6 +573,9 @@ class Replay:
                 r -= 1
             while q < last and et[q] == e0:
                 q += 1
+            marks = self.index.marks if self.index is not None else None
+            if marks is not None and any(m & RUN_EDGE for m in marks[r + 1 : q + 1]):
+                return None  # a run ends or starts in between: the next time known is another run's
         e1 = et[q]
         t0, t1 = self.times[r], self.times[q]
         if not e1 >= e0 or t1 <= t0 or not math.isfinite(e1 - e0):  # (NaN: no time known yet)
