@@ -2760,6 +2760,34 @@ async def test_highlighted_code_is_readable_in_every_theme(theme, order):
 
 
 @pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
+async def test_an_edits_added_and_removed_lines_have_their_colours_in_every_theme(theme):
+    """(From a new-user trial.)  In a light theme an edit's diff was all black on white: the
+    light code style gives added and removed lines no colour."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        app.theme = theme
+        edit = next(t for t in app.session.tools if t.kind_key == "editToolCall" and "totals.py" in t.target)
+        app.timeline.select_tool(edit.index)
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        view = app.screen.query_one("#zoom-detail")
+        pane = view.rich_style.bgcolor
+        colours = {}
+        for y in range(view.size.height):
+            strip = view.render_line(y)
+            text = strip.text.lstrip()
+            if text[:1] in "+-" and text[:3] not in ("+++", "---") and text[1:].strip():
+                colours.setdefault(text[0], set()).update(
+                    seg.style.color for seg in strip if seg.text.strip() and seg.style and seg.style.color)
+        assert set(colours) == {"+", "-"}, colours
+        added, removed = colours["+"], colours["-"]
+        assert added and removed and not added & removed, colours  # told apart
+        assert all(_contrast(c, pane) >= 2 for c in added | removed), colours
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
 async def test_inline_code_is_readable_and_no_black_box_in_a_light_theme(theme):
     """(From a new-user trial.)  Inline code in the transcript kept Rich's bold cyan on black:
     black boxes on a light theme's page."""

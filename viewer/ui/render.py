@@ -46,6 +46,10 @@ MAX_DETAIL_CHARS = 32 << 20
 #: text is near white, unreadable on a light pane; every colour of xcode's is readable there.
 CODE_THEMES = {True: "monokai", False: "xcode"}
 CODE_THEME = CODE_THEMES[True]
+#: ... and for a diff: xcode gives added and removed lines no colour at all (a light theme
+#: showed an edit's diff all in black); Pygments' own style gives them green and red.
+DIFF_THEMES = {True: "monokai", False: "default"}
+DIFF_THEME = DIFF_THEMES[True]
 #: A search match, drawn over whatever style the text had.
 MATCH_STYLE = Style(color="black", bgcolor="yellow", bold=True)
 #: The match a search went to last, where several are on screen.
@@ -111,9 +115,9 @@ def use_code_theme(dark: bool, console: Console | None = None) -> None:
     """Code is highlighted from now on for a dark (or a light) theme, and ``console`` draws
     inline code in its colours; drawn lines are not redrawn here (the panes clear their caches
     when the theme changes)."""
-    global CODE_THEME
+    global CODE_THEME, DIFF_THEME
     if CODE_THEME != CODE_THEMES[dark]:
-        CODE_THEME = CODE_THEMES[dark]
+        CODE_THEME, DIFF_THEME = CODE_THEMES[dark], DIFF_THEMES[dark]
         _SharedParser.template = None
     if console is not None:
         if getattr(console, "_inline_code_theme", None) is not None:
@@ -544,7 +548,7 @@ def json_text(body: str) -> _HangingLines:
 
 
 def diff(body: str) -> Syntax:
-    return Syntax(clean(body), "diff", theme=CODE_THEME, word_wrap=True, background_color="default")
+    return Syntax(clean(body), "diff", theme=DIFF_THEME, word_wrap=True, background_color="default")
 
 
 def fold(text: str) -> str:
