@@ -3595,3 +3595,29 @@ async def test_a_call_that_completes_is_redrawn_in_a_transcript_scrolled_to_its_
         await pilot.pause()
         assert shown == screen_rows(app)
         assert "│✓ Updated todos" in shown  # (the transcript's row: its kind in full once done)
+
+
+async def test_after_a_followed_file_starts_over_the_detail_gives_the_files_own_line_numbers():
+    """(From a new-user trial.)  After a --follow truncation the detail said "events line 218
+    → line 219" of a file of 35 lines: lines count on across the restart (as in a --save copy),
+    and only the health screen said so."""
+    lines, feed, app = live_demo()
+    first = up_to_first_call(lines)
+    before = len(first) + 1  # (the file's lines before it started over: those, and a line left over)
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, first + [b"not json\n"])
+        await settle(pilot)
+        feed._queue.put(feed.ingest.close(restart=True))
+        push(feed, first)  # the run again, in the file as it is now
+        await settle(pilot)
+        assert len(app.model.sessions) == 2 and app.view_index == 1
+        app.timeline.select_tool(0)
+        await settle(pilot)
+        line = len(first)  # the call's start: the last line pushed
+        facts = " ".join(_plain(app, app.detail).split())
+        assert f"line {line} → (running) of the file now ({before} lines were read before it started over)" in facts, facts
+        app.show_session(0)  # the run before: its lines are of the file as it was
+        app.timeline.select_tool(0)
+        await settle(pilot)
+        facts = " ".join(_plain(app, app.detail).split())
+        assert f"line {line} → (no completion), of the file before it started over" in facts, facts

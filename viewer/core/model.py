@@ -233,6 +233,11 @@ class Session:
         #: its last event when the followed file started over (a live source's; None otherwise).
         self.end_arrival: float | None = None
         self.ended = False  # the input ended (or a new session started after this one)
+        #: A followed file that started over: the lines read before this run's part of it (its
+        #: line n is line n - line_base of the file now), and whether it started over since
+        #: (this run's lines are of what the file was before).
+        self.line_base = 0
+        self.before_restart = False
         self.status_counts: Counter[str] = Counter()  # tool calls per status
         self.empty_deltas = 0
         self._open_text: Block | None = None
@@ -462,6 +467,7 @@ class StreamModel:
             self._finish(cur, why="The next run began here" + (" (the same session, resumed)" if session_id else ""),
                          arrival=arrival)
         s = Session(len(self.sessions), session_id)
+        s.line_base = self.restarts[-1] if self.restarts else 0
         self.sessions.append(s)
         self._current = s
         self._show_unplaced(s)
@@ -562,6 +568,7 @@ class StreamModel:
         unfinished), and the next event begins a new run even if its id was seen before."""
         for s in self.sessions:  # (a clock stops at the run's last event: when the file changed is not known)
             self._finish(s, why="The file started over here (truncated or replaced)", arrival=s.last_arrival)
+            s.before_restart = True
         self._current = None
         self._restarted_at = len(self.sessions)
         self.restarts.append(line)

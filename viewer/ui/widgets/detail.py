@@ -201,7 +201,7 @@ class DetailView(BlockView):
         if t is None:
             why = empty or "No tool call selected. Move in the tool-call list (Tab, ↑/↓)."
             return [Text(why, style="dim")]
-        blocks: list[RenderableType] = [self._facts(t)]
+        blocks: list[RenderableType] = [self._facts(t, self.session)]
         started = loader(t.start_ref)
         completed = loader(t.end_ref)
         if self.raw:
@@ -238,7 +238,7 @@ class DetailView(BlockView):
         return parts
 
     @staticmethod
-    def _facts(t: ToolCall) -> RenderableType:
+    def _facts(t: ToolCall, s: Session | None = None) -> RenderableType:
         glyph, style = status_glyph(t.status)
         head = _Heading(Text.assemble((f"{glyph} ", style), (one_line(t.heading, 100), "bold"), " "),
                         one_line(t.target, 500))
@@ -257,11 +257,18 @@ class DetailView(BlockView):
         grid.add_row("kind", safe_line(t.kind_key, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
         # Where its events are in the stream (line numbers; r shows them raw).
-        lines = f"line {t.start_line:,}" if t.start_line else "(no start)"
+        # After a followed file started over, the lines read count on across that (as in a
+        # --save copy): the file's own line numbers are those less the lines before.
+        base = s.line_base if s is not None and not s.before_restart else 0
+        lines = f"line {t.start_line - base:,}" if t.start_line else "(no start)"
         if t.end_line:
-            lines += f" → line {t.end_line:,}"
+            lines += f" → line {t.end_line - base:,}"
         else:
             lines += " → (running)" if t.status == "running" else " → (no completion)"
+        if s is not None and s.before_restart:
+            lines += ", of the file before it started over"
+        elif base:
+            lines += f" of the file now ({base:,} lines were read before it started over)"
         grid.add_row("events", lines)
         if t.duplicates:
             grid.add_row("duplicates", f"{t.duplicates} repeated event(s)")
