@@ -1285,3 +1285,19 @@ def test_a_result_whose_subtype_is_not_a_string_gives_one_exit_status_in_every_m
                   + j(type="result", subtype=subtype, is_error=False, result="hi", session_id=SID))
     codes = {fmt: run_main(capsys, "--output-format", fmt, str(p))[0] for fmt in ("text", "json", "stream-json")}
     assert set(codes.values()) == {0}, codes
+
+
+def test_text_mode_shows_events_of_a_known_type_that_are_shown_by_their_fields(capsys, tmp_path):
+    """(From a new-user trial.)  Claude Code's ``system/permission_denied`` (a known type,
+    shown by its fields in the transcript) was left out of text mode, which listed the unknown
+    lines around it."""
+    p = tmp_path / "claude.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID, model="m")
+                  + j(type="system", subtype="permission_denied", tool_name="Write", session_id=SID,
+                      message="Claude requested permissions to write to /tmp/x")
+                  + j(type="retry", attempt=2, session_id=SID)
+                  + j(type="result", subtype="success", is_error=False, result="no permission", session_id=SID))
+    code, out, err = run_main(capsys, "--print", str(p))
+    lines = out.splitlines()
+    assert "(at line 2: system/permission_denied: tool_name=Write message=Claude requested permissions" in lines[0]
+    assert lines[1] == "(at line 3: retry: attempt=2)", lines

@@ -194,6 +194,11 @@ class TextPrinter(Printer):
             self._heading(s)
             # (As the transcript shows it: an answer of another agent's was cut at 160.)
             self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
+        elif 0 <= delta.block < len(s.blocks) and s.blocks[delta.block].kind == "notice":
+            # An event of a known type shown by its fields (a retry; Claude Code's
+            # system/permission_denied), as the transcript shows it.
+            self._heading(s)
+            self._say(f"(at line {rec.line}: {one_line(s.blocks[delta.block].text, NOTICE_CHARS)})")
         self.out.flush()
 
     def _heading(self, s: Session) -> None:
