@@ -1063,3 +1063,30 @@ def test_a_group_of_lines_that_are_not_events_stays_capped_while_it_is_drawn(h):
     kept = group.text.splitlines()
     assert len(kept) == MALFORMED_HEAD + MALFORMED_TAIL and group.ref == 500
     assert kept[0].endswith(":garbage 0") and kept[-1].endswith(":garbage 499")
+
+
+def test_calls_without_a_call_id_are_each_a_call(h):
+    """(From a code review.)  Two calls with no call id (nor toolCallId) were one: the second
+    start was taken for a repeat of the first, and the first call was gone.  Each completion
+    goes to the first call of its kind still running."""
+    read = tool("started", "", kind="readToolCall", args={"path": "a.txt"})
+    shell = tool("started", "", args={"command": "make", "workingDirectory": ""})
+    read_done = tool("completed", "", kind="readToolCall", args={"path": "a.txt"},
+                     result={"success": {"content": "x"}})
+    shell_done = tool("completed", "", args={"command": "make"},
+                      result={"success": {"command": "make", "exitCode": 2, "stdout": "", "stderr": "boom"}})
+    m, _, _ = apply_all(init() + read + shell + shell_done + read_done + result(), h)
+    (s,) = m.sessions
+    assert [(t.kind_key, t.target, t.status) for t in s.tools] == [
+        ("readToolCall", "a.txt", "success"), ("shellToolCall", "make", "failed")]
+    assert all(t.start_line and t.end_line for t in s.tools) and not any(t.duplicates for t in s.tools)
+
+
+def test_a_completion_before_its_start_is_one_call(h):
+    """(From a code review.)  A call's completion, then its start: the start made a second call,
+    "unfinished" for ever (and printed as such)."""
+    m, _, _ = apply_all(init() + shell_completed("c1") + shell_started("c1") + result(), h)
+    (s,) = m.sessions
+    (t,) = s.tools
+    assert (t.status, t.target, t.start_line, t.end_line) == ("success", "ls", 3, 2)
+    assert [b.kind for b in s.blocks].count("tool") == 1

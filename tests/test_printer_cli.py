@@ -1301,3 +1301,17 @@ def test_text_mode_shows_events_of_a_known_type_that_are_shown_by_their_fields(c
     lines = out.splitlines()
     assert "(at line 2: system/permission_denied: tool_name=Write message=Claude requested permissions" in lines[0]
     assert lines[1] == "(at line 3: retry: attempt=2)", lines
+
+
+def test_text_mode_prints_a_call_once_when_its_start_comes_after_its_completion(capsys, tmp_path):
+    """(From a code review.)  It printed the call, then the same call again as "unfinished"."""
+    started = j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+                tool_call={"shellToolCall": {"args": {"command": "ls"}}})
+    done = j(type="tool_call", subtype="completed", call_id="c1", session_id=SID,
+             tool_call={"shellToolCall": {"args": {"command": "ls"},
+                                          "result": {"success": {"exitCode": 0, "stdout": "a"}}}})
+    p = tmp_path / "late.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID) + done + started
+                  + j(type="result", subtype="success", is_error=False, result="done", session_id=SID))
+    code, out, err = run_main(capsys, str(p))
+    assert code == 0 and out.splitlines() == ["Ran terminal command ls (exit 0)", "", "done"], out

@@ -18,6 +18,9 @@ from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Restart, Run
 from viewer.core.formats import Format, get_format, sniff_agent
 
+#: How far back a completion without a call id looks for the call it completes.
+NO_ID_LOOKBACK = 256
+
 
 class Change:
     """Bit flags telling what a :class:`Delta` changed (plain ints: this is a hot path)."""
@@ -282,7 +285,8 @@ class Session:
         self.tools, self.blocks, self.tool_by_id = keep, [], {}
         for i, t in enumerate(keep):
             t.index = i
-            self.tool_by_id[t.call_id] = i
+            if t.call_id:
+                self.tool_by_id[t.call_id] = i
             if 0 <= t.block < len(blocks):
                 b = blocks[t.block]
                 b.ref = i
@@ -862,9 +866,24 @@ class StreamModel:
         t = ToolCall(len(s.tools), call_id)
         s.tools.append(t)
         s.status_counts["running"] += 1
-        s.tool_by_id[call_id] = t.index
+        if call_id:  # (calls without one are told apart by their order: see _running_without_id)
+            s.tool_by_id[call_id] = t.index
         t.block = self._add_block(s, "tool", ev.line, ref=t.index)
         return t
+
+    @staticmethod
+    def _running_without_id(s: Session, info: A.ToolInfo | None) -> int | None:
+        """The call a completion without a call id completes: the first started of the calls
+        without one, of its kind, still running (among the last NO_ID_LOOKBACK calls).  Two
+        such calls were one before: the second start was taken for a repeat of the first."""
+        kind = info.kind_key if info is not None else None
+        found = None
+        tools = s.tools
+        for i in range(len(tools) - 1, max(-1, len(tools) - 1 - NO_ID_LOOKBACK), -1):
+            t = tools[i]
+            if not t.call_id and t.status == "running" and (kind is None or t.kind_key == kind):
+                found = i
+        return found
 
     def _share(self, text: str) -> str:
         """One object for equal strings: a run repeats its paths, commands, summaries, labels
@@ -894,12 +913,23 @@ class StreamModel:
             t.completed_ms = info.completed_ms
 
     def _tool_started(self, s: Session, a: A.ToolStarted, ev: Event) -> Delta:
-        idx = s.tool_by_id.get(a.call_id)
+        idx = s.tool_by_id.get(a.call_id) if a.call_id else None  # (no id: a call of its own)
         if idx is not None and s.tools[idx].status == "running":
             t = s.own_tool(idx)  # the same start again (e.g. stderr mirrored into stdout)
             t.duplicates += 1
             self._fill(t, a.info)
             return Delta(Change.TOOLS | Change.HEALTH, tool=idx)
+        if idx is not None and s.tools[idx].start_ref is None:
+            # Its completion came first (out of order): this is its start, not another call's
+            # (which stayed "unfinished" for ever).  What the completion said stays.
+            t = s.own_tool(idx)
+            t.start_ts, t.start_arrival, t.start_line = a.timestamp_ms, ev.arrival, ev.line
+            t.start_ref = make_ref(ev.offset, ev.length)
+            if a.info is not None:
+                t.target = t.target or self._share(a.info.target)
+                if t.started_ms is None:
+                    t.started_ms = a.info.started_ms
+            return Delta(Change.TOOLS | Change.HEADER, tool=idx)
         t = self._new_tool(s, a.call_id, ev)
         t.turn_id = self._share(a.turn_id)
         t.start_ts = a.timestamp_ms
@@ -910,7 +940,7 @@ class StreamModel:
         return Delta(Change.TOOLS | Change.TRANSCRIPT | Change.HEADER, tool=t.index)
 
     def _tool_completed(self, s: Session, a: A.ToolCompleted, ev: Event) -> Delta:
-        idx = s.tool_by_id.get(a.call_id)
+        idx = s.tool_by_id.get(a.call_id) if a.call_id else self._running_without_id(s, a.info)
         flags = Change.TOOLS | Change.HEADER
         if idx is None:
             t = self._new_tool(s, a.call_id, ev)  # joined mid-stream: no start seen
