@@ -1315,3 +1315,14 @@ def test_text_mode_prints_a_call_once_when_its_start_comes_after_its_completion(
                   + j(type="result", subtype="success", is_error=False, result="done", session_id=SID))
     code, out, err = run_main(capsys, str(p))
     assert code == 0 and out.splitlines() == ["Ran terminal command ls (exit 0)", "", "done"], out
+
+
+def test_interleaved_runs_give_one_exit_status_in_every_mode(capsys, tmp_path):
+    """(From a code review.)  Run A starts, run B starts, B succeeds, then A fails: json and
+    stream-json exited 1 (the input's last result), text mode 0 (the run started last)."""
+    p = tmp_path / "inter.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id="A") + j(type="system", subtype="init", session_id="B")
+                  + j(type="result", subtype="success", is_error=False, result="ok", session_id="B")
+                  + j(type="result", subtype="error", is_error=True, result="boom", session_id="A"))
+    codes = {fmt: run_main(capsys, "--output-format", fmt, str(p))[0] for fmt in ("text", "json", "stream-json")}
+    assert set(codes.values()) == {1}, codes

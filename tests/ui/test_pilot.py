@@ -3621,3 +3621,29 @@ async def test_after_a_followed_file_starts_over_the_detail_gives_the_files_own_
         await settle(pilot)
         facts = " ".join(_plain(app, app.detail).split())
         assert f"line {line} → (no completion), of the file before it started over" in facts, facts
+
+
+async def test_next_error_in_a_replay_of_interleaved_runs_shows_the_run_that_failed():
+    """(From a code review.)  Runs A and B interleaved, A's call fails after B started: } went
+    to the failure but showed run B, with no call selected."""
+    def started(cid, sid, cmd):
+        return orjson.dumps({"type": "tool_call", "subtype": "started", "call_id": cid, "session_id": sid,
+                             "tool_call": {"shellToolCall": {"args": {"command": cmd}}}}) + b"\n"
+
+    def completed(cid, sid, cmd, code):
+        return orjson.dumps({"type": "tool_call", "subtype": "completed", "call_id": cid, "session_id": sid,
+                             "tool_call": {"shellToolCall": {"args": {"command": cmd},
+                                                             "result": {"success": {"exitCode": code}}}}}) + b"\n"
+
+    data = (b'{"type":"system","subtype":"init","session_id":"A"}\n' + started("a1", "A", "make test")
+            + started("a2", "A", "sleep 1") + b'{"type":"system","subtype":"init","session_id":"B"}\n'
+            + started("b1", "B", "ls") + completed("a1", "A", "make test", 2) + completed("a2", "A", "sleep 1", 0)
+            + completed("b1", "B", "ls", 0))
+    app = make_replay_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("right_curly_bracket")
+        await settle(pilot)
+        assert app.replay.position == 6
+        assert app.session.session_id == "A"
+        assert app.session.tools[app.timeline.selected_index()].target == "make test"

@@ -436,6 +436,9 @@ class StreamModel:
         self.duplicates = 0  # events skipped as mirrored copies
         self._prev: Event | None = None
         self._current: Session | None = None
+        #: The run the latest event went to: with runs interleaved in one input, an earlier run
+        #: than the latest started (whose result may be the input's last word).
+        self.last_run: Session | None = None
         self._restarted_at = 0  # sessions before this index were read before a restart
         #: Malformed lines read while no run was current (before the first, after a restart):
         #: the next run shows them first (an agent's "Warning: ..." on stderr, before its init).
@@ -454,12 +457,15 @@ class StreamModel:
         c._unplaced = list(self._unplaced)
         c.event_types = Counter(self.event_types)
         c._current = c.sessions[self._current.index] if self._current is not None else None
+        c.last_run = c.sessions[self.last_run.index] if self.last_run is not None else None
         return c
 
     # -- routing -----------------------------------------------------------------
     @property
     def current(self) -> Session | None:
-        """The run the latest event went to (after a restart, until the next event: the last)."""
+        """The latest run started (after a restart, until the next event: the last); the one
+        an event of no run goes to.  (With runs interleaved, the latest event may have gone to
+        an earlier one: :attr:`last_run`.)"""
         return self._current or (self.sessions[-1] if self.sessions else None)
 
     def _new_session(self, session_id: str | None, arrival: float | None = None) -> Session:
@@ -598,6 +604,7 @@ class StreamModel:
         action = self._interpret(ev) if ev.action is None else ev.action  # (a worker may have done it)
         self.event_types[ev.type or "(no type)"] += 1
         session, created = self._route(action.session_id, type(action) is A.Init, ev.arrival)
+        self.last_run = session
         session.events += 1
         if not session.first_line:
             session.first_line = ev.line
@@ -629,6 +636,7 @@ class StreamModel:
         # The next event is compared with the run's last line, as it would be without runs.
         self._prev = Event(run.end_line, 1, 0, run.last_length, run.last_data or {})
         session, created = self._route(run.session_id, False, run.arrival)
+        self.last_run = session
         session.events += n
         if not session.first_line:
             session.first_line = run.line

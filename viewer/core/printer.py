@@ -240,7 +240,7 @@ class TextPrinter(Printer):
     def close(self) -> int:
         m = self.model
         m.end()
-        cur = m.current
+        cur = m.last_run or m.current  # (the run of the input's last event: runs may be interleaved)
         self._list_unfinished(m.sessions[self._listed:])
         if cur is not None:
             if cur.result is None:

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input
 
+from viewer.core.decode import Malformed
 from viewer.core.detail import fmt_duration
 from viewer.core.feed import Feed
 from viewer.core.model import Change
@@ -371,7 +372,11 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         # Show the run that record went to, and select the call it is of: with calls running
         # side by side, following selects the newest one, not the one that failed.  (Once a
         # key press: a scan of the run's calls from the newest.)
-        line, s = self.replay.line_of(i), self.model.current
+        # (the run of the record gone to: with runs interleaved, not always the latest started;
+        # a line that is not an event is shown in the latest)
+        m = self.model
+        line = self.replay.line_of(i)
+        s = (m.current if isinstance(self.replay.records[i], Malformed) else m.last_run) or m.current
         if not line or s is None:
             return
         if s.index != self.view_index:
