@@ -1326,3 +1326,24 @@ def test_interleaved_runs_give_one_exit_status_in_every_mode(capsys, tmp_path):
                   + j(type="result", subtype="error", is_error=True, result="boom", session_id="A"))
     codes = {fmt: run_main(capsys, "--output-format", fmt, str(p))[0] for fmt in ("text", "json", "stream-json")}
     assert set(codes.values()) == {1}, codes
+
+
+def test_json_follow_writes_a_mirrored_result_once(tmp_path):
+    """(From a code review.)  A stream with stderr merged into stdout (2>&1: every event twice)
+    under --follow wrote its result object twice (once without --follow)."""
+    path = tmp_path / "run.ndjson"
+    events = (j(type="system", subtype="init", session_id=SID)
+              + j(type="result", subtype="success", is_error=False, result="first", session_id=SID))
+    path.write_bytes(b"".join(x + x for x in events.splitlines(keepends=True)))
+    proc = viewer_process("--print", "--output-format", "json", "--follow", str(path))
+    output = ChildOutput(proc)
+    try:
+        output.until(b"first")
+        with open(path, "ab") as f:  # (the next run: a result must come after the first's copies)
+            f.write(j(type="system", subtype="init", session_id=SID)
+                    + j(type="result", subtype="success", is_error=False, result="second", session_id=SID))
+        out = output.until(b"second")
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert [json.loads(x)["result"] for x in out.splitlines()] == ["first", "second"]

@@ -289,8 +289,8 @@ class JsonPrinter(Printer):
         self.written = 0  # result objects written
 
     def _track(self, data: dict) -> None:
-        if self.runs.track(data) == "result" and self.each_result:
-            self._write_result(data)
+        if self.runs.track(data) == "result" and self.each_result and not self.runs.repeated:
+            self._write_result(data)  # (a result twice in a row: stderr merged into stdout, written once)
 
     def _write_result(self, data: dict) -> None:
         self.out.write(json_safe(orjson.dumps(self.runs.format.result_object(data))).decode() + "\n")
@@ -316,7 +316,7 @@ class JsonPrinter(Printer):
             elif n == 5:
                 line, offset, length, reason, preview = item
                 self.tell_malformed(Malformed(before + line, offset, length, reason, preview), self.err)
-            elif note(*item) == "result" and each:
+            elif note(*item) == "result" and each and not runs.repeated:
                 self._write_result(item[2])
         dec.skip(seg.lines, seg.blank, seg.events, seg.malformed, seg.rejoined, None)
         return True
@@ -366,6 +366,7 @@ class RunOutcome:
         self.history: list[list] = []
         self._latest: dict[str | None, list] = {}
         self._prev: tuple | None = None  # (marker, session id, object) of the event before
+        self.repeated = False  # the last event noted was the init or result before it again (2>&1)
         self.events = 0
         self.unknown = 0  # events of a type the format does not know
         self.other_agent = ""  # see formats.sniff_agent
@@ -389,6 +390,7 @@ class RunOutcome:
             # The same init or result twice in a row is stderr merged into stdout (2>&1: every
             # event comes twice), as the model tells it, not a run that ended without a result.
             again, self._prev = self._prev == (marker, self.current, data), (marker, self.current, data)
+            self.repeated = again
             if marker == "result":
                 self.results[self.current] = data
                 if self.keep_runs and not again:
@@ -407,6 +409,7 @@ class RunOutcome:
                     self.other_agent = sniff_agent(data) if agent is None else agent
         else:
             self._prev = None
+            self.repeated = False
             if self.events <= SNIFF_EVENTS and not self.other_agent:
                 # And the first events: a stream joined mid-way starts with messages.
                 self.other_agent = sniff_agent(data) if agent is None else agent
@@ -417,6 +420,7 @@ class RunOutcome:
         them), the last session id among them ``sid``."""
         self.events += count
         self._prev = None
+        self.repeated = False
         if sid is not None:
             self.current = sid
 
