@@ -3647,3 +3647,22 @@ async def test_next_error_in_a_replay_of_interleaved_runs_shows_the_run_that_fai
         assert app.replay.position == 6
         assert app.session.session_id == "A"
         assert app.session.tools[app.timeline.selected_index()].target == "make test"
+
+
+async def test_next_error_under_a_filter_that_hides_the_failed_call_turns_the_filter_off():
+    """(From a new-user trial.)  With the tool list showing only successes, } went to the
+    failed pytest run, but the list could not select it: the detail showed another call, with
+    nothing said."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        app.timeline.status_filter = "success"
+        app.timeline.refilter()
+        await pilot.press("home", "right_curly_bracket")
+        await settle(pilot)
+        t = app.session.tools[app.timeline.selected_index()]
+        assert t.status == "failed" and app.detail.tool is t
+        assert not app.timeline.filtered
+        assert any("filter is off" in str(n.message) for n in app._notifications)

@@ -381,11 +381,17 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             return
         if s.index != self.view_index:
             self.show_session(s.index)
+        tl = self.timeline
         for t in reversed(s.tools):
             if line in (t.start_line, t.end_line):
-                if t.index != len(s.tools) - 1:  # (the newest: following selects it anyway)
-                    self.timeline.follow = False
-                    self.timeline.select_tool(t.index)
+                hidden = tl.filtered and not tl.shows(t)
+                if hidden:  # (the detail showed another call, and the failure was nowhere in the list)
+                    tl.status_filter, tl.kind_filter = "all", ""
+                    tl.refilter()
+                    self.notify_once("The tool list's filter is off: it hid the call gone to.", timeout=3)
+                if hidden or t.index != len(s.tools) - 1:  # (the newest: following selects it anyway)
+                    tl.follow = t.index == len(s.tools) - 1
+                    tl.select_tool(t.index)
                 break
 
     def action_next_tool(self) -> None:

@@ -121,7 +121,8 @@ class Timeline(ScrollView, can_focus=True):
         t = self.tool_at(self.cursor)
         return t.index if t is not None else -1
 
-    def _matches(self, t: ToolCall) -> bool:
+    def shows(self, t: ToolCall) -> bool:
+        """Whether the filters let ``t`` be listed."""
         if self.status_filter != "all":
             want = self.status_filter
             if want == "running":
@@ -149,7 +150,7 @@ class Timeline(ScrollView, can_focus=True):
         if s is None or not self.filtered:
             self.rows = None
         else:
-            self.rows = [t.index for t in s.tools if self._matches(t)]
+            self.rows = [t.index for t in s.tools if self.shows(t)]
         self._update_size()
         if not (selected >= 0 and self.select_tool(selected, scroll=True)):
             if self.follow:
@@ -186,7 +187,7 @@ class Timeline(ScrollView, can_focus=True):
         if self.filtered:
             # A status change can move a call in or out of the filter: rebuild the rows.
             before = self.row_count
-            self.rows = [t.index for t in s.tools if self._matches(t)]
+            self.rows = [t.index for t in s.tools if self.shows(t)]
             grew = self.row_count != before
         else:
             grew = self.virtual_size.height != self.row_count
