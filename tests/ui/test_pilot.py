@@ -3666,3 +3666,27 @@ async def test_next_error_under_a_filter_that_hides_the_failed_call_turns_the_fi
         assert t.status == "failed" and app.detail.tool is t
         assert not app.timeline.filtered
         assert any("filter is off" in str(n.message) for n in app._notifications)
+
+
+async def test_a_paused_replay_does_not_turn_its_spinners():
+    """(From a new-user trial.)  Paused at a running call, the spinners went on turning: it
+    looked as if the replay still played."""
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.core.sources import MemoryStore
+    from viewer.ui.replay import ReplayApp
+
+    data = sample("demo_session.ndjson")
+    index = FileIndex(MemoryStore(data), len(data))
+    index.read()
+    now = [1000.0]
+    app = ReplayApp(Replay(index=index, playing=False), BytesFeed(data, eof=False), clock=lambda: now[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app._seek(len(up_to_first_call(data.splitlines(keepends=True))))
+        await pilot.pause(0.2)
+        assert app.session.running
+        shown = screen_rows(app)
+        for _ in range(6):
+            now[0] += 0.35
+            await pilot.pause(0.1)
+        assert screen_rows(app) == shown

@@ -213,7 +213,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self._refresh_all(self._end_flags(), None, None)
             if self.view_index < 0:  # no run at all (the detail pane says so, not "yet")
                 self._show_no_run()
-        if not deltas:
+        if not deltas and self.replay.playing:  # (paused, a spinner that turns says it plays)
             self._tick_animations()
         s = self.session
         elapsed = self.header.elapsed(s) if s is not None else ""
