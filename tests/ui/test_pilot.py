@@ -3690,3 +3690,20 @@ async def test_a_paused_replay_does_not_turn_its_spinners():
             now[0] += 0.35
             await pilot.pause(0.1)
         assert screen_rows(app) == shown
+
+
+async def test_n_in_a_replay_back_at_its_start_says_why_nothing_is_found():
+    """(From a new-user trial.)  A search at the end of a replay, Home, then n: nothing
+    happened and nothing was said (no run is shown at the start)."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        app.run_search("quantize")
+        await pilot.press("home")
+        await settle(pilot)
+        app.clear_notifications()
+        await pilot.press("n")
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == ["No match for 'quantize': no run is shown yet."]

@@ -1083,6 +1083,9 @@ class AgentViewerApp(App[int]):
         if not hits or s is None:
             if not self.timeline.search:
                 self.notify("No search yet: / searches.", timeout=1.5)
+            elif s is None:  # (a replay at its start; a stream before its first event)
+                self.notify_once(f"No match for {one_line(self.timeline.search, 60)!r}: no run is shown yet.",
+                                 timeout=2, severity="warning")
             return
         if self._search_seen != (id(s), s.events, self.transcript.show_thinking):
             # More of the run arrived (new blocks, or text or a call's summary that grew in
