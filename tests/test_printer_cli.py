@@ -7,6 +7,7 @@ run of the viewer.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -1347,3 +1348,27 @@ def test_json_follow_writes_a_mirrored_result_once(tmp_path):
         proc.terminate()
         proc.communicate(timeout=10)
     assert [json.loads(x)["result"] for x in out.splitlines()] == ["first", "second"]
+
+
+def test_json_follow_tells_a_run_the_file_starting_over_cut_off(tmp_path):
+    """(From a code review.)  Under --follow, a run cut off without a result by the file
+    starting over was said in text mode, never in json mode."""
+    from viewer.core.printer import make_printer
+    from viewer.core.sources import LineSplitter
+
+    first = (j(type="system", subtype="init", session_id="s1")
+             + j(type="tool_call", subtype="started", call_id="c1", session_id="s1",
+                 tool_call={"shellToolCall": {"args": {"command": "make"}}}))
+    second = (j(type="system", subtype="init", session_id="s2")
+              + j(type="result", subtype="success", is_error=False, result="second", session_id="s2"))
+    out, err = io.StringIO(), io.StringIO()
+    p = make_printer("json", out, err, follow=True)
+    split = LineSplitter()
+    p.feed_lines(split.feed(first))
+    p.restart()
+    split = LineSplitter(len(first))
+    p.feed_lines(split.feed(second))
+    assert p.finish() == 0
+    assert [json.loads(x)["result"] for x in out.getvalue().splitlines()] == ["second"]
+    assert err.getvalue() == ("agent-viewer: an earlier run (session s1): the run ended without a result "
+                              "(the file started over)\n")

@@ -288,6 +288,16 @@ class JsonPrinter(Printer):
         self.each_result = each_result
         self.written = 0  # result objects written
 
+    def restart(self) -> None:
+        """(``--follow``: each run is told as it ends.)  A run the file's start over cut off,
+        without a result, is told then: it was never said."""
+        super().restart()
+        runs = self.runs
+        if self.each_result and runs.events and runs.unknown < runs.events and runs.last_result() is None:
+            sid = runs.current
+            tell(f"an earlier run{f' (session {one_line(sid[:8])})' if sid else ''}: the run ended without "
+                 "a result (the file started over)", self.err)
+
     def _track(self, data: dict) -> None:
         if self.runs.track(data) == "result" and self.each_result and not self.runs.repeated:
             self._write_result(data)  # (a result twice in a row: stderr merged into stdout, written once)
