@@ -3707,3 +3707,31 @@ async def test_n_in_a_replay_back_at_its_start_says_why_nothing_is_found():
         await pilot.press("n")
         await pilot.pause()
         assert [str(n.message) for n in app._notifications] == ["No match for 'quantize': no run is shown yet."]
+
+
+async def test_following_a_run_under_way_shows_its_clock_from_its_first_event(tmp_path):
+    """(From a new-user trial.)  --follow of a run under way showed "LIVE 00:02" (counted from
+    when the viewer read the file) beside "no event for 31m51s".  A run the file held as it was
+    opened counts from its own first event (this machine's clock); one written to after that,
+    from when its first event came."""
+    from viewer.core.feed import FollowFeed
+
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    first = up_to_first_call(lines)
+    first_ms = next(orjson.loads(x)["timestamp_ms"] for x in first if b"timestamp_ms" in x)
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(b"".join(first))
+    feed = FollowFeed(str(path))
+    feed._follower._poll = 0.01
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.header.wall = lambda: first_ms / 1000 + 754.4  # 12m34s after its first event
+        await pilot.pause(0.3)
+        assert app.session.state == "live" and feed.caught_up_at is not None
+        app.header.refresh()
+        await pilot.pause()
+        assert "LIVE  12:34" in (t := app.header.render_line(0).text), t
+        app.header.wall = lambda: first_ms / 1000 - 3600  # the agent's clock is not this machine's
+        app.header.refresh()
+        await pilot.pause()
+        assert "LIVE  00:00" in (t := app.header.render_line(0).text), t

@@ -58,6 +58,10 @@ class Feed:
         self.error: str | None = None
         self.eof = False
         self.resets = 0
+        #: A followed file: when what it held as it was opened had been read (by the feed's
+        #: clock).  Records that arrived by then were written before: their arrival says
+        #: nothing of when (None: no such records, or not a followed file).
+        self.caught_up_at: float | None = None
         # Record batches, or raw chunks still to decode (FileFeed), or None at the end.
         self._queue: queue.Queue[list[Record] | bytes | Segment | None] = queue.Queue(maxsize=16)
         self._stop = threading.Event()
@@ -433,6 +437,8 @@ class FollowFeed(Feed):
             self._tee(chunk)
         self.store.append(chunk)  # type: ignore[attr-defined]
         self._chunk(chunk)
+        if self.caught_up_at is None and self._size_at_start and self.ingest.bytes_read >= self._size_at_start:
+            self.caught_up_at = self._clock()
 
     def _on_reset(self) -> None:
         # Truncated or replaced: finish the old stream, continue with the new bytes.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from rich.cells import cell_len
@@ -25,6 +26,9 @@ STATE_STYLES = {
 
 #: A live run that has sent nothing for this many seconds says so in the header.
 QUIET_AFTER = 30
+#: A followed run's clock from its own first time, when that is at most this long ago (a week;
+#: else the agent's clock is not this machine's, and it counts from when the viewer read it).
+MAX_WALL_ELAPSED = 7 * 86400
 
 
 def _two_lines(a: Text, b: Text) -> Text:
@@ -57,6 +61,11 @@ class SessionHeader(Widget):
         self.live_source = False
         #: Seconds since the input last changed (a followed file), when known.
         self.unchanged_for: Callable[[], float | None] | None = None
+        #: When the records a followed file held as it was opened had been read (see
+        #: Feed.caught_up_at), and the wall clock (seconds since the epoch) to set a run's own
+        #: times against, for such a run's clock.
+        self.caught_up_at: Callable[[], float | None] | None = None
+        self.wall: Callable[[], float] = time.time
         # (bytes read, total) while a saved file loads.  Not "loading": that is Textual's own
         # attribute, and setting it covers the widget with a loading animation.
         self.progress: tuple[int, int | None] | None = None
@@ -85,9 +94,20 @@ class SessionHeader(Widget):
     def elapsed(self, s: Session) -> str:
         if s.result is not None and s.result.duration_ms is not None:
             return fmt_duration(s.result.duration_ms)
+        # A run that began in what a followed file held as it was opened: its events came at
+        # once, whenever they were written (when it had been read, else None).
+        read_at_open = self._read_at_open(s)
         if s.state == "live" and self.live_source and s.first_arrival is not None:
+            if read_at_open is not None and s.first_ms is not None:
+                # (--follow of a run under way: its clock from its first event, not from when
+                # the viewer read it, when the run's times are this machine's)
+                since = self.wall() - s.first_ms / 1000
+                if 0 <= since <= MAX_WALL_ELAPSED:
+                    return fmt_clock(since)
             return fmt_clock(self.clock() - s.first_arrival)
-        if s.state == "ended" and s.end_arrival is not None and s.first_arrival is not None:
+        if s.state == "ended" and s.end_arrival is not None and s.first_arrival is not None and not (
+            read_at_open is not None and s.first_ms is not None and s.last_ms is not None  # (its own, below)
+        ):
             return fmt_clock(s.end_arrival - s.first_arrival)  # where the live clock stopped
         if s.state == "live" and self.run_now is not None:
             now = self.run_now()
@@ -96,6 +116,10 @@ class SessionHeader(Widget):
         if s.first_ms is not None and s.last_ms is not None:
             return fmt_clock((s.last_ms - s.first_ms) / 1000)
         return ""
+
+    def _read_at_open(self, s: Session) -> float | None:
+        at = self.caught_up_at() if self.caught_up_at is not None else None
+        return at if at is not None and s.first_arrival is not None and s.first_arrival <= at else None
 
     def quiet_for(self, s: Session) -> str:
         """How long a live run has sent nothing, once that is QUIET_AFTER or more ("" before):
