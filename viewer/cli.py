@@ -13,6 +13,7 @@ import click
 
 from viewer import __version__
 from viewer.core.printer import PROG, make_printer, print_file_with_workers, tell
+from viewer.core.sanitize import json_escape
 from viewer.core.sources import (
     CHUNK,
     LineSplitter,
@@ -129,15 +130,7 @@ def _json_escapes(exc: UnicodeError) -> tuple[str, int]:
     past U+FFFF), the escape JSON itself uses, and plain to read in text."""
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
-    out = []
-    for c in exc.object[exc.start : exc.end]:
-        o = ord(c)
-        if o > 0xFFFF:
-            o -= 0x10000
-            out.append(f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}")
-        else:
-            out.append(f"\\u{o:04x}")
-    return "".join(out), exc.end
+    return "".join(map(json_escape, exc.object[exc.start : exc.end])), exc.end
 
 
 def _escape_what_stdout_cannot_encode() -> None:

@@ -154,12 +154,17 @@ def _json_needs_escapes(raw: bytes) -> bool:
     return any(lead in raw for lead in _JSON_RARE_LEADS) and _JSON_RAW.search(raw) is not None
 
 
+def json_escape(c: str) -> str:
+    """A character as JSON writes it escaped: ``\\uXXXX``, or a surrogate pair past U+FFFF."""
+    o = ord(c)
+    if o <= 0xFFFF:
+        return f"\\u{o:04x}"
+    o -= 0x10000
+    return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
+
+
 def _json_escape(m: re.Match[bytes]) -> bytes:
-    c = ord(m.group().decode())
-    if c <= 0xFFFF:
-        return b"\\u%04x" % c
-    c -= 0x10000  # JSON writes a character past U+FFFF as a surrogate pair
-    return b"\\u%04x\\u%04x" % (0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF))
+    return json_escape(m.group().decode()).encode()
 
 
 def json_safe(raw: bytes) -> bytes:
