@@ -1090,3 +1090,41 @@ def test_a_completion_before_its_start_is_one_call(h):
     (t,) = s.tools
     assert (t.status, t.target, t.start_line, t.end_line) == ("success", "ls", 3, 2)
     assert [b.kind for b in s.blocks].count("tool") == 1
+
+
+def test_calls_without_an_id_side_by_side_complete_by_their_target_and_a_repeat_is_one(h):
+    """(From a review of the change above.)  Two calls without ids side by side: the one started
+    second finished first and took the first one's start; the same completion again made a
+    second call with no start."""
+    sleep = tool("started", "", args={"command": "sleep 10", "workingDirectory": ""}, ts=1000)
+    false = tool("started", "", args={"command": "false", "workingDirectory": ""}, ts=2000)
+    false_done = tool("completed", "", args={"command": "false"},
+                      result={"success": {"command": "false", "exitCode": 1, "stdout": "", "stderr": ""}}, ts=3000)
+    sleep_done = tool("completed", "", args={"command": "sleep 10"},
+                      result={"success": {"command": "sleep 10", "exitCode": 0, "stdout": "", "stderr": ""}}, ts=11000)
+    m, _, _ = apply_all(init() + sleep + false + false_done + assistant("x") + sleep_done + false_done + result(), h)
+    (s,) = m.sessions
+    assert [(t.target, t.status, t.start_line, t.end_line) for t in s.tools] == [
+        ("sleep 10", "success", 2, 6), ("false", "failed", 3, 7)]
+    assert s.tools[1].duplicates == 1
+
+
+def test_text_mode_prints_a_call_once_when_its_completion_comes_again_or_its_start_after_others(h):
+    """(From a review.)  A completion seen again, later, printed the call twice; a start that
+    came after its completion, once another call had started, printed it again as unfinished
+    (text mode lets go of finished calls)."""
+    import io
+
+    from viewer.core.printer import make_printer
+
+    data = (init() + shell_completed("c1", "first") + shell_started("c2", "second") + shell_started("c1", "first")
+            + shell_completed("c2", "second") + assistant("x") + shell_completed("c2", "second") + result("bye"))
+    out, err = io.StringIO(), io.StringIO()
+    p = make_printer("text", out, err)
+    recs, _ = h.decode(data)
+    for r in recs:
+        p.handle(r)
+    p.close()
+    calls = [x for x in out.getvalue().splitlines() if x.startswith("Ran terminal command")]
+    assert [x.split(" (")[0] for x in calls] == ["Ran terminal command first", "Ran terminal command second"], calls
+    assert "unfinished" not in out.getvalue()

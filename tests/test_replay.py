@@ -862,3 +862,29 @@ def test_a_runs_clock_does_not_count_the_wait_for_the_next_run():
         assert r.run_now_ms() is None or r.run_now_ms() <= last_time, (r.position, r.run_now_ms() - last_time)
         clock += 0.05
         r.tick(clock)
+
+
+def test_a_saved_copys_run_clock_goes_on_to_a_result_with_a_time_of_its_own():
+    """(From a review of the change above.)  With a --save copy's arrival times the result has
+    a time of its own: the clock held through the run's final pause, then jumped."""
+    t0 = 1_790_000_000_000
+    objs = [({"type": "system", "subtype": "init", "session_id": "s"}, 0),
+            ({"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": "s", "timestamp_ms": t0 + 2000,
+              "tool_call": {"shellToolCall": {"args": {"command": "make"}}}}, 2000),
+            ({"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": "s", "timestamp_ms": t0 + 50_000,
+              "tool_call": {"shellToolCall": {"args": {"command": "make"}, "result": {"success": {"exitCode": 0}}}}},
+             50_000),
+            ({"type": "result", "subtype": "success", "is_error": False, "session_id": "s"}, 60_000)]
+    data, timing = b"", []
+    for o, ms in objs:
+        data += line(o)
+        timing.append((len(data), ms))
+    idx = _file_index(data, timing=timing)
+    idx.read()
+    r = Replay(index=idx, playing=True)
+    r.seek(3)  # the call completed: its final pause, to the result, plays
+    r.playing, r.clock_time = True, r.times[2]
+    start = r.run_now_ms()
+    r.tick(0.0)
+    r.tick(1.0)  # a second into the pause
+    assert r.position == 3 and r.run_now_ms() > start

@@ -3735,3 +3735,20 @@ async def test_following_a_run_under_way_shows_its_clock_from_its_first_event(tm
         app.header.refresh()
         await pilot.pause()
         assert "LIVE  00:00" in (t := app.header.render_line(0).text), t
+
+
+async def test_the_detail_shows_a_start_that_came_after_its_completion():
+    """(From a review.)  The model took a late start in, but the detail kept "(no start)": the
+    call's drawing was keyed by its completion only."""
+    lines, feed, app = live_demo()
+    head = lines[:2]
+    started = up_to_first_call(lines)[-1]
+    cid = orjson.loads(started)["call_id"]
+    done = next(x for x in lines if b'"completed"' in x and orjson.loads(x).get("call_id") == cid)
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, head + [done])
+        await settle(pilot)
+        assert "(no start)" in _plain(app, app.detail)
+        push(feed, [started])
+        await settle(pilot)
+        assert "(no start)" not in (shown := _plain(app, app.detail)) and "line 4 → line 3" in shown, shown

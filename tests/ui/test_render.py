@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -554,3 +555,47 @@ def test_fold_lowers_a_character_for_a_character(text):
     assert len(folded) == len(text)
     # (lower case as str.lower gives it, in context: a final Σ is ς; İ is kept as it is)
     assert folded == "\u0130".join(part.lower() for part in text.split("\u0130"))
+
+
+def test_a_calls_lines_are_those_of_its_file_after_a_second_restart_and_in_a_saved_copy():
+    """(From a review.)  After the followed file started over twice, a run between the two gave
+    its lines counted across both; a replay of a --save copy (all its lines there) gave them
+    less the lines before the restart."""
+    from rich.console import Console
+
+    from viewer.core.decode import Decoder
+    from viewer.core.model import StreamModel
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.core.sources import MemoryStore
+    from viewer.ui.widgets.detail import DetailView
+
+    def run(sid: str) -> list[bytes]:
+        return [orjson.dumps(o) + b"\n" for o in (
+            {"type": "system", "subtype": "init", "session_id": sid},
+            {"type": "tool_call", "subtype": "started", "call_id": "c" + sid, "session_id": sid,
+             "tool_call": {"shellToolCall": {"args": {"command": "ls"}}}},
+            {"type": "result", "subtype": "success", "is_error": False, "session_id": sid})]
+
+    def events_row(s) -> str:
+        console = Console(width=160)
+        with console.capture() as c:
+            console.print(DetailView._facts(s.tools[0], s))
+        return " ".join(next(x for x in c.get().splitlines() if "events" in x).split())
+
+    dec, m, off = Decoder(), StreamModel(), 0
+    for batch in (run("a"), None, run("b"), None):
+        for raw in batch or []:
+            for r in dec.feed(raw, off):
+                m.apply(r)
+            off += len(raw)
+        if batch is None:
+            for r in dec.restart():
+                m.apply(r)
+    assert events_row(m.sessions[1]) == "events line 2 → (no completion), of the file before it started over"
+
+    data = b"".join(run("a") + run("b"))
+    idx = FileIndex(MemoryStore(data), len(data), restarts=[len(b"".join(run("a")))])
+    idx.read()
+    r = Replay(index=idx)
+    r.seek(r.total)
+    assert events_row(r.model.sessions[1]) == "events line 5 → (no completion)"

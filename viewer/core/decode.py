@@ -91,9 +91,12 @@ class Malformed:
 @dataclass(slots=True)
 class Restart:
     """The source started over (a followed file was truncated or replaced): what was read
-    before has ended, whatever comes next is a new stream.  ``line``: the last line before."""
+    before has ended, whatever comes next is a new stream.  ``line``: the last line before.
+    ``in_copy``: marked in a ``--save`` copy, whose lines are all there, numbered on across it
+    (a followed file's line numbers start again after it)."""
 
     line: int
+    in_copy: bool = False
 
 
 @dataclass(slots=True)

@@ -241,6 +241,8 @@ class Session:
         #: (this run's lines are of what the file was before).
         self.line_base = 0
         self.before_restart = False
+        #: Ids of calls let go of (see forget_finished) that had no start yet.
+        self.started_late: set[str] = set()
         self.status_counts: Counter[str] = Counter()  # tool calls per status
         self.empty_deltas = 0
         self._open_text: Block | None = None
@@ -276,6 +278,11 @@ class Session:
         calls still running (``StreamModel(keep_history=False)``, called when a call
         starts: no text block is open then).  Running calls are renumbered."""
         keep = [t for t in self.tools if not t.done]
+        # (A call whose completion came before its start: its start, when it comes, is no new
+        # call; its id is kept, a few thousand at most.)
+        if len(self.started_late) > 4096:
+            self.started_late.clear()
+        self.started_late.update(t.call_id for t in self.tools if t.done and t.start_ref is None and t.call_id)
         if self._shared_below:  # (not with a copy of this session: renumbered here)
             keep = [copy.copy(t) for t in keep]
             self._shared_below, self._copied = 0, set()
@@ -347,6 +354,7 @@ class Session:
         self._shared_below = c._shared_below = len(self.tools)
         self._copied, c._copied = set(), set()
         c.tool_by_id = dict(self.tool_by_id)
+        c.started_late = set(self.started_late)
         c.notices = list(self.notices)
         c.status_counts = Counter(self.status_counts)
         c._queries = dict(self._queries)
@@ -440,6 +448,7 @@ class StreamModel:
         #: than the latest started (whose result may be the input's last word).
         self.last_run: Session | None = None
         self._restarted_at = 0  # sessions before this index were read before a restart
+        self._line_base = 0  # the lines before the file's part a new run is in (see Session.line_base)
         #: Malformed lines read while no run was current (before the first, after a restart):
         #: the next run shows them first (an agent's "Warning: ..." on stderr, before its init).
         self._unplaced: list[Malformed] = []
@@ -477,7 +486,7 @@ class StreamModel:
             self._finish(cur, why="The next run began here" + (" (the same session, resumed)" if session_id else ""),
                          arrival=arrival)
         s = Session(len(self.sessions), session_id)
-        s.line_base = self.restarts[-1] if self.restarts else 0
+        s.line_base = self._line_base
         self.sessions.append(s)
         self._current = s
         self._show_unplaced(s)
@@ -522,7 +531,7 @@ class StreamModel:
         if type(rec) is Run:
             return self.apply_run(rec)
         if type(rec) is Restart:
-            return self.restart(rec.line)
+            return self.restart(rec.line, rec.in_copy)
         self.malformed_lines += 1
         self.last_malformed = rec
         if len(self.malformed) < MAX_MALFORMED_KEPT:
@@ -573,15 +582,16 @@ class StreamModel:
         s.blocks[0].ref = self.malformed_lines  # (one block: nothing came between them)
         return s
 
-    def restart(self, line: int = 0) -> Delta:
+    def restart(self, line: int = 0, in_copy: bool = False) -> Delta:
         """The source started over: every run read so far has ended (open calls become
         unfinished), and the next event begins a new run even if its id was seen before."""
         for s in self.sessions:  # (a clock stops at the run's last event: when the file changed is not known)
             self._finish(s, why="The file started over here (truncated or replaced)", arrival=s.last_arrival)
-            s.before_restart = True
+            s.before_restart = s.before_restart or not in_copy  # (a copy holds its lines: they stay its)
         self._current = None
         self._restarted_at = len(self.sessions)
         self.restarts.append(line)
+        self._line_base = 0 if in_copy else line  # (a copy's lines are numbered on across it)
         self._prev = None
         self.other_agent = ""  # another file now: whose stream it is is told again
         return Delta(Change.ENDED | Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, len(self.sessions) - 1)
@@ -881,17 +891,26 @@ class StreamModel:
 
     @staticmethod
     def _running_without_id(s: Session, info: A.ToolInfo | None) -> int | None:
-        """The call a completion without a call id completes: the first started of the calls
-        without one, of its kind, still running (among the last NO_ID_LOOKBACK calls).  Two
-        such calls were one before: the second start was taken for a repeat of the first."""
+        """The call a completion without a call id completes, among the last NO_ID_LOOKBACK
+        calls without one, of its kind: the running one of its target (calls side by side
+        finish in any order), else the first started still running; else one that completed
+        with that target already (the same completion again: 2>&1).  Two such calls were one
+        before: the second start was taken for a repeat of the first."""
         kind = info.kind_key if info is not None else None
-        found = None
+        target = info.target if info is not None else ""
+        first = same = done = None
         tools = s.tools
         for i in range(len(tools) - 1, max(-1, len(tools) - 1 - NO_ID_LOOKBACK), -1):
             t = tools[i]
-            if not t.call_id and t.status == "running" and (kind is None or t.kind_key == kind):
-                found = i
-        return found
+            if t.call_id or (kind is not None and t.kind_key != kind):
+                continue
+            if t.status == "running":
+                first = i
+                if target and t.target == target:
+                    same = i
+            elif done is None and target and t.target == target:
+                done = i
+        return same if same is not None else first if first is not None else done
 
     def _share(self, text: str) -> str:
         """One object for equal strings: a run repeats its paths, commands, summaries, labels
@@ -922,6 +941,9 @@ class StreamModel:
 
     def _tool_started(self, s: Session, a: A.ToolStarted, ev: Event) -> Delta:
         idx = s.tool_by_id.get(a.call_id) if a.call_id else None  # (no id: a call of its own)
+        if idx is None and a.call_id in s.started_late:  # (let go of: its completion came first)
+            s.started_late.discard(a.call_id)
+            return Delta(Change.NONE)
         if idx is not None and s.tools[idx].status == "running":
             t = s.own_tool(idx)  # the same start again (e.g. stderr mirrored into stdout)
             t.duplicates += 1
@@ -958,6 +980,7 @@ class StreamModel:
             t = s.own_tool(idx)
             if t.end_ref is not None:
                 t.duplicates += 1  # the same completion again
+                flags |= Change.HEALTH
         self._fill(t, a.info)
         if a.info is not None:
             s.set_status(t, a.info.status)

@@ -178,7 +178,8 @@ class TextPrinter(Printer):
             self._heading(s)
         if delta.tool >= 0:
             t = s.tools[delta.tool]
-            if t.done and t.end_line == rec.line:  # (as it completes: not at a start that came late)
+            # As it completes: not at a start that came late, nor at the same completion again.
+            if t.done and t.end_line == rec.line and not delta.flags & Change.HEALTH:
                 self._heading(s)
                 self._say(tool_line(t))
         if delta.flags & Change.RESULT:

@@ -55,12 +55,12 @@ def with_restarts(records: Iterable[Record], offsets: Sequence[int]) -> Iterator
     for rec in records:
         if not isinstance(rec, Restart):
             while k < len(marks) and rec.offset >= marks[k]:
-                yield Restart(last_line)
+                yield Restart(last_line, in_copy=True)
                 k += 1
             last_line = rec.end_line if isinstance(rec, Event) else rec.line
         yield rec
     for _ in marks[k:]:  # at the very end (the viewer quit after it)
-        yield Restart(last_line)
+        yield Restart(last_line, in_copy=True)
 
 
 def _pace(rec: Record, fmt: Format, action: A.Action | None = None) -> float:
@@ -574,8 +574,11 @@ class Replay:
             while q < last and et[q] == e0:
                 q += 1
             marks = self.index.marks if self.index is not None else None
-            if marks is not None and any(m & RUN_EDGE for m in marks[r + 1 : q + 1]):
-                return None  # a run ends or starts in between: the next time known is another run's
+            if marks is not None and any(m & RUN_EDGE for m in marks[r + 1 : q]):
+                # A run ends or starts in between: the next time known is another run's.  (Not
+                # at q: a result with a time of its own, from a --save copy's arrivals, is the
+                # run's own end, its clock going on to it.)
+                return None
         e1 = et[q]
         t0, t1 = self.times[r], self.times[q]
         if not e1 >= e0 or t1 <= t0 or not math.isfinite(e1 - e0):  # (NaN: no time known yet)

@@ -174,7 +174,8 @@ class DetailView(BlockView):
         """Show ``tool``; with no tool, ``empty`` says why (else: how to select one)."""
         key = (
             id(session), tool.index if tool else -1, tool.status if tool else empty,
-            tool.end_ref if tool else None, self.raw,
+            tool.end_ref if tool else None, tool.start_ref if tool else None,
+            session.before_restart if session is not None else False, self.raw,
         )
         if key == self._key:
             return
@@ -259,7 +260,7 @@ class DetailView(BlockView):
         # Where its events are in the stream (line numbers; r shows them raw).
         # After a followed file started over, the lines read count on across that (as in a
         # --save copy): the file's own line numbers are those less the lines before.
-        base = s.line_base if s is not None and not s.before_restart else 0
+        base = s.line_base if s is not None else 0
         lines = f"line {t.start_line - base:,}" if t.start_line else "(no start)"
         if t.end_line:
             lines += f" → line {t.end_line - base:,}"
