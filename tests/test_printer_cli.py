@@ -1372,3 +1372,30 @@ def test_json_follow_tells_a_run_the_file_starting_over_cut_off(tmp_path):
     assert [json.loads(x)["result"] for x in out.getvalue().splitlines()] == ["second"]
     assert err.getvalue() == ("agent-viewer: an earlier run (session s1): the run ended without a result "
                               "(the file started over)\n")
+
+
+def test_json_follow_tells_a_cut_off_run_once_and_does_not_take_an_old_result_for_a_new_run():
+    """(From a review.)  A run cut off, then the file starting over twice: it was told at each
+    restart and again at the end.  A run with a result, the file replaced by more of that session
+    with no result: the old result hid it (exit 0, where text mode said it ended without one)."""
+    from viewer.core.printer import make_printer
+    from viewer.core.sources import LineSplitter
+
+    def follow(*parts):
+        out, err = io.StringIO(), io.StringIO()
+        p = make_printer("json", out, err, follow=True)
+        split = LineSplitter()
+        for part in parts:
+            if part is None:
+                p.restart()
+            else:
+                p.feed_lines(split.feed(part))
+        return p.finish(), err.getvalue()
+
+    init_a = j(type="system", subtype="init", session_id="a")
+    said = j(type="assistant", message={"content": [{"type": "text", "text": "working"}]}, session_id="a")
+    code, err = follow(init_a + said, None, None)
+    assert code == 1 and err.count("ended without a result") == 1, err
+    done = j(type="result", subtype="success", is_error=False, result="done", session_id="a")
+    code, err = follow(init_a + done, None, said, None)
+    assert code == 1 and err.count("ended without a result") == 1, err

@@ -288,16 +288,29 @@ class JsonPrinter(Printer):
         #: --follow has no end of input to wait for: write each run's result object as it comes.
         self.each_result = each_result
         self.written = 0  # result objects written
+        #: (--follow) The events read, and the old stream's problem, when the file last started over.
+        self._before_restart: tuple[int, str] | None = None
 
     def restart(self) -> None:
         """(``--follow``: each run is told as it ends.)  A run the file's start over cut off,
         without a result, is told then: it was never said."""
         super().restart()
         runs = self.runs
-        if self.each_result and runs.events and runs.unknown < runs.events and runs.last_result() is None:
+        if not self.each_result or not runs.events:
+            return
+        if self._before_restart is not None and self._before_restart[0] == runs.events:
+            return  # (nothing came since it last started over: that was told then)
+        problem = runs.problem(self.decoder.malformed)
+        if problem and runs.last_result() is None and runs.unknown < runs.events:
             sid = runs.current
             tell(f"an earlier run{f' (session {one_line(sid[:8])})' if sid else ''}: the run ended without "
                  "a result (the file started over)", self.err)
+        # What follows is a new stream: the old one's runs are not its (a result of the same
+        # session from before hid a run cut off after it; one cut off was told at every restart).
+        # Until an event comes, the input's last word is the old one's: its problem, told.
+        self._before_restart = (runs.events, problem)
+        runs.results.clear()
+        runs.current, runs._prev, runs.repeated = None, None, False
 
     def _track(self, data: dict) -> None:
         if self.runs.track(data) == "result" and self.each_result and not self.runs.repeated:
@@ -344,6 +357,9 @@ class JsonPrinter(Printer):
     def close(self) -> int:
         self.tell_malformed_count(self.err, self.decoder.malformed)  # (workers send only their first)
         problem = self.runs.problem(self.decoder.malformed)
+        before = self._before_restart
+        if before is not None and before[0] == self.runs.events:  # (nothing since the file started over)
+            return EXIT_RUN_FAILED if before[1] else EXIT_OK  # (told at the restart, if at all)
         last = self.runs.last_result()
         if last is not None and not self.each_result:
             # The run's result object, also when it failed (is_error true: what a CI job parses).
