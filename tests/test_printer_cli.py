@@ -1399,3 +1399,17 @@ def test_json_follow_tells_a_cut_off_run_once_and_does_not_take_an_old_result_fo
     done = j(type="result", subtype="success", is_error=False, result="done", session_id="a")
     code, err = follow(init_a + done, None, said, None)
     assert code == 1 and err.count("ended without a result") == 1, err
+
+
+def test_json_follow_says_a_failed_run_the_file_started_over_after():
+    """(The change above, reread.)  A failed run, then the file starting over and nothing more:
+    the exit status said it failed, stderr did not."""
+    from viewer.core.printer import make_printer
+    from viewer.core.sources import LineSplitter
+
+    out, err = io.StringIO(), io.StringIO()
+    p = make_printer("json", out, err, follow=True)
+    p.feed_lines(LineSplitter().feed(j(type="system", subtype="init", session_id="a")
+                                     + j(type="result", subtype="error", is_error=True, result="quota", session_id="a")))
+    p.restart()
+    assert p.finish() == 1 and "the run failed: quota" in err.getvalue(), err.getvalue()

@@ -289,7 +289,7 @@ class JsonPrinter(Printer):
         self.each_result = each_result
         self.written = 0  # result objects written
         #: (--follow) The events read, and the old stream's problem, when the file last started over.
-        self._before_restart: tuple[int, str] | None = None
+        self._before_restart: tuple[int, str, bool] | None = None  # (and whether it was told then)
 
     def restart(self) -> None:
         """(``--follow``: each run is told as it ends.)  A run the file's start over cut off,
@@ -301,16 +301,16 @@ class JsonPrinter(Printer):
         if self._before_restart is not None and self._before_restart[0] == runs.events:
             return  # (nothing came since it last started over: that was told then)
         problem = runs.problem(self.decoder.malformed)
-        if problem and runs.last_result() is None and runs.unknown < runs.events:
+        cut = bool(problem) and runs.last_result() is None and runs.unknown < runs.events
+        if cut:
             sid = runs.current
             tell(f"an earlier run{f' (session {one_line(sid[:8])})' if sid else ''}: the run ended without "
                  "a result (the file started over)", self.err)
         # What follows is a new stream: the old one's runs are not its (a result of the same
         # session from before hid a run cut off after it; one cut off was told at every restart).
-        # Until an event comes, the input's last word is the old one's: its problem, told.
-        self._before_restart = (runs.events, problem)
-        runs.results.clear()
-        runs.current, runs._prev, runs.repeated = None, None, False
+        # Until an event comes, the input's last word is the old one's: its problem.
+        self._before_restart = (runs.events, problem, cut)
+        runs.new_stream()
 
     def _track(self, data: dict) -> None:
         if self.runs.track(data) == "result" and self.each_result and not self.runs.repeated:
@@ -359,7 +359,10 @@ class JsonPrinter(Printer):
         problem = self.runs.problem(self.decoder.malformed)
         before = self._before_restart
         if before is not None and before[0] == self.runs.events:  # (nothing since the file started over)
-            return EXIT_RUN_FAILED if before[1] else EXIT_OK  # (told at the restart, if at all)
+            _, problem, told = before
+            if problem and not told:  # (a failed run's result: written, its failure not yet said)
+                tell(problem, self.err)
+            return EXIT_RUN_FAILED if problem else EXIT_OK
         last = self.runs.last_result()
         if last is not None and not self.each_result:
             # The run's result object, also when it failed (is_error true: what a CI job parses).
@@ -441,6 +444,11 @@ class RunOutcome:
                 # And the first events: a stream joined mid-way starts with messages.
                 self.other_agent = sniff_agent(data) if agent is None else agent
         return marker
+
+    def new_stream(self) -> None:
+        """The input started over: what it said of its runs is not the new stream's."""
+        self.results.clear()
+        self.current, self._prev, self.repeated = None, None, False
 
     def plain(self, count: int, sid: str | None) -> None:
         """``count`` events that are neither an init, a result nor unknown (a worker counted
