@@ -109,6 +109,15 @@ class BlockView(ScrollView, can_focus=True):
         self._starts = starts
         set_virtual_size(self, Size(self._width, self._starts[-1]))
 
+    def _exact_top(self, i: int) -> int:
+        """The first line of block ``i``, once it is drawn (if its height was an estimate)."""
+        if not self._exact[i]:
+            h = self._measure(i, self._width, exact=True)
+            if h != self._heights[i]:
+                self._heights[i] = h
+                self._rebuild_starts(i)
+        return self._starts[i]
+
     def _make_visible_exact(self) -> None:
         """Render the blocks on screen so their heights are exact (estimates elsewhere)."""
         if not self._heights:
@@ -247,12 +256,8 @@ class BlockView(ScrollView, can_focus=True):
         if was_at_end:
             self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
         elif 0 <= anchor < count:
-            if not self._exact[anchor]:  # (an estimate may be shorter than the place in it: drawn)
-                h = self._measure(anchor, width, exact=True)
-                if h != self._heights[anchor]:
-                    self._heights[anchor] = h
-                    self._rebuild_starts(anchor)
-            y = self._starts[anchor] + min(anchor_offset, max(0, self._heights[anchor] - 1))
+            # (an estimate may be shorter than the place in it: drawn)
+            y = self._exact_top(anchor) + min(anchor_offset, max(0, self._heights[anchor] - 1))
             self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     def keep_first(self, n: int) -> None:

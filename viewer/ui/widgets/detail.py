@@ -498,15 +498,6 @@ class DetailView(BlockView):
                 return i, rows
         return -1, 0
 
-    def _exact_top(self, i: int) -> int:
-        """The first line of block ``i``, once it is drawn (if its height was an estimate)."""
-        if not self._exact[i]:
-            h = self._measure(i, self._width, exact=True)
-            if h != self._heights[i]:
-                self._heights[i] = h
-                self._rebuild_starts(i)
-        return self._starts[i]
-
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
         if self.highlight_query:
