@@ -181,7 +181,7 @@ class DetailView(BlockView):
             return
         # The same call updated (a completion arrived): keep the place; another call or the
         # raw view toggled: start at the top.
-        same_call = self._key is not None and self._key[:2] == key[:2] and self._key[-1] == key[-1]
+        same_call = self._call == (key[0], key[1], key[-1])
         self._key = key
         self.session, self.tool = session, tool
         self._generation += 1
@@ -360,7 +360,7 @@ class DetailView(BlockView):
         them wherever a line shows them; how many there are (at most MAX_HITS).  The same
         call drawn again (its completion came, a new theme): the last match gone to stays the
         one n goes on from."""
-        call = (self._key[0], self._key[1], self._key[-1]) if self._key is not None else None  # (and raw or not)
+        call = self._call
         again = query == self.highlight_query and self._hits_for == call and self.hit_pos >= 0
         pos = self.hit_pos
         self.highlight_query = query
@@ -374,9 +374,14 @@ class DetailView(BlockView):
         return len(self.hits)
 
     @property
+    def _call(self) -> tuple | None:
+        """The call on show, however drawn: (session id, call index, raw or not)."""
+        return (self._key[0], self._key[1], self._key[-1]) if self._key is not None else None
+
+    @property
     def same_call_as_hits(self) -> bool:
         """The call on show is the one the matches were found in (drawn again since, maybe)."""
-        return self._key is not None and self._hits_for == (self._key[0], self._key[1], self._key[-1])
+        return self._key is not None and self._hits_for == self._call
 
     @property
     def hits_stale(self) -> bool:
