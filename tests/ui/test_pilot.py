@@ -3752,3 +3752,28 @@ async def test_the_detail_shows_a_start_that_came_after_its_completion():
         push(feed, [started])
         await settle(pilot)
         assert "(no start)" not in (shown := _plain(app, app.detail)) and "line 4 → line 3" in shown, shown
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
+async def test_the_selected_calls_status_glyph_keeps_the_panes_background(theme):
+    """(From a new-user trial.)  On the selected row the status glyph was drawn on the cursor's
+    colour: a running call's yellow spinner on amber, a green tick on amber, hard to read.  It
+    keeps its colour on a cell of the pane's background; the rest of the row is the cursor's."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.theme = theme
+        await settle(pilot)
+        tl = app.timeline
+        assert app.focused is tl
+        pane = tl.rich_style.bgcolor
+        for row, selected in ((tl.cursor, True), (tl.cursor - 1, False)):
+            segments = [s for s in tl.render_line(row - tl.scroll_offset.y) if s.text.strip()]
+            glyph, after = segments[0], segments[1]
+            assert glyph.text in "✓✗", segments
+            assert glyph.style.color.name in ("green", "red")  # (its status colour)
+            assert glyph.style.bgcolor == pane
+            if selected:
+                assert after.style.bgcolor != pane  # (the cursor row)
+            else:
+                assert after.style.bgcolor in (None, pane)

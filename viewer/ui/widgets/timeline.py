@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -379,7 +380,13 @@ class Timeline(ScrollView, can_focus=True):
         # keeps it: its time appears after a second, and the row must not move then).
         right = f"  {dur:>7}" if dur or not (t.done or t.status == "unfinished") else ""
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{glyph} ", style=gstyle)
+        if selected:
+            # The status colours are read against the pane's background; on the cursor's
+            # (amber in most themes) green, red and yellow are hard to tell, so the glyph keeps
+            # a cell of the pane's own background.
+            gstyle = Style.parse(gstyle) + Style(bgcolor=self.rich_style.bgcolor)
+        text.append(glyph, style=gstyle)
+        text.append(" ")
         text.append(num, style="dim")
         text.append(label, style="bold")
         summary_width = max(0, width - 2 - len(num) - len(label) - len(right))
