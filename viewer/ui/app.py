@@ -20,7 +20,6 @@ from typing import Any
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
@@ -31,7 +30,7 @@ from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
-from viewer.ui.render import StillWritten, fold, under_cwd, use_code_theme
+from viewer.ui.render import StillWritten, fold, markup_literal, under_cwd, use_code_theme
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
@@ -1151,7 +1150,7 @@ class AgentViewerApp(App[int]):
                 lambda st=status: self._set_status_filter(st),
             )
         for kind in self._kinds():
-            name = escape(one_line(f"{kind_name(self.session, kind)} ({kind})", 80))
+            name = markup_literal(one_line(f"{kind_name(self.session, kind)} ({kind})", 80))
             yield SystemCommand(
                 f"Filter: kind {name}", f"Only {name} calls", lambda k=kind: self._set_kind_filter(k)
             )

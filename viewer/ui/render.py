@@ -170,6 +170,13 @@ _SHOWN = Style(conceal=False, blink=False, blink2=False)
 _DEFAULT_BACKGROUND = Style(bgcolor="default")
 
 
+def markup_literal(text: str) -> str:
+    """``text`` as Textual markup that reads as ``text`` itself, for the few places that take
+    only markup (the command palette's titles).  Every ``[`` is escaped (a backslash before
+    one stays as it is): ``textual.markup.escape`` lets ``[$error]`` (a variable) through."""
+    return text.replace("[", "\\[")
+
+
 def safe_line(text: str, limit: int | None = None, style: str = "") -> Text:
     return Text(one_line(text, limit), style=style, no_wrap=True, overflow="ellipsis")
 

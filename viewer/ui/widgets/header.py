@@ -312,7 +312,8 @@ class SessionHeader(Widget):
         """"18 tools: 0 running · 17 ok · 1 failed": the first three always (they stay put)."""
         counts = s.status_counts
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
-        done = s.done_tools - failed - rejected  # each call counted once: the parts add up
+        unknown = counts["unknown"]  # (an outcome the viewer does not know: "?" in the list)
+        done = s.done_tools - failed - rejected - unknown  # each call counted once: the parts add up
         line2.append(f"{s.tool_count:,} tool{'' if s.tool_count == 1 else 's'}: ", style="dim")
         line2.append(f"{running:,} running", style="yellow" if running else "dim")
         line2.append(" · ")
@@ -322,6 +323,9 @@ class SessionHeader(Widget):
         if rejected:
             line2.append(" · ")
             line2.append(f"{rejected:,} rejected", style="magenta")
+        if unknown:
+            line2.append(" · ")
+            line2.append(f"{unknown:,} unknown", style="yellow")
         unfinished = counts["unfinished"]
         if unfinished:
             line2.append(" · ")

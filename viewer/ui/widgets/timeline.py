@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
+from textual.content import Content
 from textual.events import Click, MouseScrollUp
 from textual.geometry import Size
-from textual.markup import escape
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -176,33 +177,42 @@ class Timeline(ScrollView, can_focus=True):
             only.append(self.status_filter)
         if self.kind_filter:
             only.append(one_line(kind_name(s, self.kind_filter), 60))
-        # Border titles are Textual markup: stream text in them must be escaped.
-        self.border_title = escape(title + (" · following" if self.follow else ""))
-        self.border_subtitle = escape("only: " + " · ".join(only)) if only else ""
+        # Border titles given as strings are Textual markup (escape() lets "[$error]" through):
+        # stream text goes in as Content, drawn as it is.
+        self.border_title = Content(title + (" · following" if self.follow else ""))
+        self.border_subtitle = Content("only: " + " · ".join(only)) if only else ""
 
     def calls_added_or_changed(self, changed: set[int]) -> None:
         """New calls were appended and/or ``changed`` calls moved (session tool indices)."""
         s = self.session
         if s is None:
             return
+        moved = False
         if self.filtered:
             # A status change can move a call in or out of the filter: rebuild the rows.
-            before = self.row_count
+            before, selected = self.rows, self.selected_index()
             self.rows = [t.index for t in s.tools if self.shows(t)]
-            grew = self.row_count != before
+            moved = self.rows != before
+            grew = len(self.rows) != len(before or ())
         else:
             grew = self.virtual_size.height != self.row_count
         if grew:
             self._update_size()
         if grew or (self.filtered and self._titled_total != len(s.tools)):  # "(1/18)": 18 moved
             self._update_title()
-        if self.follow and grew:
+        if self.follow and (grew or moved):
             self._by_data = True
             try:
                 self.action_last()
             finally:
                 self._by_data = False
         else:
+            if moved:
+                # The cursor's row may hold another call now, or none: the selected call stays
+                # selected, and one that left the filter gives its place to the call after it.
+                if not (selected >= 0 and self.select_tool(selected, scroll=False)):
+                    self.cursor = min(bisect_left(self.rows, selected), max(0, self.row_count - 1))
+                self._announce_selection()
             self.refresh()
         if self.selected_index() in changed:
             self.post_message(self.Selected(self.selected_index(), by_data=True))
@@ -332,8 +342,8 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor
         frame = (self.frame, self._running_for(t)) if t.status == "running" else 0
-        key = (t.index, t.status, t.target, t.detail, t.short, frame, selected, width, self.search,
-               self.has_focus, id(self.session), self._column_widths())
+        key = (t.index, t.status, t.target, t.detail, t.short, t.duration_ms, t.error_text, frame, selected,
+               width, self.search, self.has_focus, id(self.session), self._column_widths())
         strip = self._cache.get(key)
         if strip is None:
             strip = self._render_row(t, width, selected)
@@ -349,7 +359,7 @@ class Timeline(ScrollView, can_focus=True):
             return NUMBER_MIN, LABEL_MIN
         tools = s.tools
         for t in tools[self._scanned:]:
-            self._label_w = max(self._label_w, min(len(t.short), LABEL_MAX))
+            self._label_w = max(self._label_w, min(cell_len(t.short), LABEL_MAX))
         self._scanned = len(tools)
         return max(NUMBER_MIN, len(str(len(tools)))), self._label_w
 
@@ -373,9 +383,9 @@ class Timeline(ScrollView, can_focus=True):
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
         kind = one_line(t.short)
-        if len(kind) > label_w:  # (an unknown kind's long name)
-            kind = kind[: label_w - 1] + "…"
-        label = f"{kind:<{label_w}} "
+        if cell_len(kind) > label_w:  # (an unknown kind's long name; wide characters count two)
+            kind = set_cell_size(kind, label_w - 1) + "…"
+        label = set_cell_size(kind, label_w) + " "
         # A finished call with no time to show lends its column to the summary (a running one
         # keeps it: its time appears after a second, and the row must not move then).
         right = f"  {dur:>7}" if dur or not (t.done or t.status == "unfinished") else ""
@@ -389,7 +399,7 @@ class Timeline(ScrollView, can_focus=True):
         text.append(" ")
         text.append(num, style="dim")
         text.append(label, style="bold")
-        summary_width = max(0, width - 2 - len(num) - len(label) - len(right))
+        summary_width = max(0, width - 2 - len(num) - cell_len(label) - len(right))
         target = one_line(under_cwd(t.target, self.session))
         rest = [one_line(t.detail, 200)] if t.detail else []
         error = one_line(t.error_text, 200)

@@ -286,7 +286,8 @@ class Transcript(BlockView):
             hl = i == hb and (True, hq)
             if kind == "tool" and 0 <= b.ref < n_tools:
                 t = tools[b.ref]
-                append((b.version, t.status, t.target, t.detail, frame if t.status == "running" else 0, hl))
+                append((b.version, t.status, t.heading, t.target, t.detail, t.duration_ms, t.error_text,
+                        frame if t.status == "running" else 0, hl))
             elif kind == "thinking":
                 append((b.version, b.open, hl, thinking))
             elif kind == "end":

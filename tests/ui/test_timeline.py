@@ -1,0 +1,178 @@
+"""The tool list, the transcript's call lines and the header's counts as calls change
+(from a code review of the UI widgets)."""
+
+from __future__ import annotations
+
+import orjson
+from rich.cells import cell_len
+
+from tests.ui.conftest import make_app, screen_rows, settle
+from viewer.core.feed import BytesFeed
+from viewer.ui.app import AgentViewerApp
+
+SID = "11111111-2222-3333-4444-555555555555"
+T0 = 1_790_000_000_000
+
+
+def ev(**fields) -> bytes:
+    fields.setdefault("session_id", SID)
+    return orjson.dumps(fields) + b"\n"
+
+
+HEAD = [
+    ev(type="system", subtype="init", apiKeySource="login", cwd="/home/u/proj", model="Auto",
+       permissionMode="default"),
+    ev(type="user", message={"role": "user", "content": [{"type": "text", "text": "do it"}]}),
+]
+RESULT = ev(type="result", subtype="success", duration_ms=5000, duration_api_ms=5000, is_error=False,
+            result="done", request_id="r")
+
+
+def start(cid: str, key: str, args: dict, ts: int = T0) -> bytes:
+    return ev(type="tool_call", subtype="started", call_id=cid, timestamp_ms=ts, tool_call={key: {"args": args}})
+
+
+def done(cid: str, key: str, args: dict, result: dict, ts: int = T0 + 1000) -> bytes:
+    return ev(type="tool_call", subtype="completed", call_id=cid, timestamp_ms=ts,
+              tool_call={key: {"args": args, "result": result}})
+
+
+def shell(cid: str) -> tuple[bytes, bytes]:
+    args = {"command": f"echo {cid}"}
+    ok = {"success": {"command": args["command"], "exitCode": 0, "stdout": "", "stderr": ""}}
+    return start(cid, "shellToolCall", args), done(cid, "shellToolCall", args, ok)
+
+
+def live():
+    clock = lambda: 1000.0  # noqa: E731
+    feed = BytesFeed(b"", live=True, eof=False, clock=clock)
+    return feed, AgentViewerApp(feed, clock=clock)
+
+
+def push(feed: BytesFeed, *lines: bytes) -> None:
+    feed._queue.put(feed.ingest.feed(b"".join(lines)))
+
+
+async def _three_running_under_the_running_filter(feed, app, pilot):
+    push(feed, *HEAD, *(shell(c)[0] for c in ("c1", "c2", "c3")))
+    await settle(pilot)
+    tl = app.timeline
+    app.set_focus(tl)
+    tl.status_filter = "running"
+    tl.refilter()
+    await settle(pilot)
+    assert tl.rows == [0, 1, 2]
+    return tl
+
+
+async def test_the_selected_call_leaving_the_filter_gives_its_place_to_the_next():
+    """With a status filter on and follow off, a selected call that left the filter (it
+    completed) left the cursor on a row past the list: nothing selected."""
+    feed, app = live()
+    async with app.run_test(size=(140, 40)) as pilot:
+        tl = await _three_running_under_the_running_filter(feed, app, pilot)
+        await pilot.press("up", "down")  # the last row, following off
+        await settle(pilot)
+        assert not tl.follow and tl.selected_index() == 2
+        push(feed, shell("c3")[1])
+        await settle(pilot)
+        assert tl.rows == [0, 1]
+        assert tl.selected_index() == 1  # (the row before: none comes after it)
+        assert app.detail.tool.index == 1
+
+
+async def test_the_list_and_the_detail_show_one_call_when_rows_leave_the_filter():
+    """A call above the cursor left the filter: the list highlighted the call after the
+    selected one while the detail still showed the selected one (Enter opened another)."""
+    feed, app = live()
+    async with app.run_test(size=(140, 40)) as pilot:
+        tl = await _three_running_under_the_running_filter(feed, app, pilot)
+        await pilot.press("home", "down")
+        await settle(pilot)
+        assert tl.selected_index() == 1 and app.detail.tool.index == 1
+        push(feed, shell("c1")[1])  # above the cursor
+        await settle(pilot)
+        assert tl.rows == [1, 2]
+        assert tl.selected_index() == 1 and app.detail.tool.index == 1  # the same call
+        push(feed, shell("c2")[1])  # the selected one: its place goes to the call after it
+        await settle(pilot)
+        assert tl.rows == [2]
+        assert tl.selected_index() == 2 and app.detail.tool.index == 2
+
+
+async def test_a_start_that_comes_after_its_completion_shows_the_calls_time():
+    """An askQuestion call's start comes after its completion (stream-json.md): the model then
+    knows its time, but the list's row and the transcript's line were drawn from a cache keyed
+    without it and never showed it."""
+    key, args = "askQuestionToolCall", {"title": "Which DB?", "questions": []}
+    feed, app = live()
+    async with app.run_test(size=(140, 30)) as pilot:
+        push(feed, *HEAD, done("q1", key, args, {"success": {}}, ts=T0 + 4000))
+        await settle(pilot)
+        tl, tr = app.timeline, app.transcript
+        assert "3.0 s" not in tl.render_line(0).text
+        push(feed, start("q1", key, args, ts=T0 + 1000))
+        await settle(pilot)
+        assert len(app.session.tools) == 1 and app.session.tools[0].duration_ms == 3000
+        assert "3.0 s" in tl.render_line(0).text
+        marker = next(tr.render_line(y).text for y in range(tr.size.height)
+                      if "question" in tr.render_line(y).text)
+        assert "3.0 s" in marker, marker
+
+
+async def test_a_call_of_an_unknown_outcome_is_not_counted_ok():
+    """A completion whose outcome the viewer does not know ("?" in the list) was counted
+    "1 ok" in the header."""
+    args = {"command": "deploy"}
+    data = b"".join([*HEAD, start("c1", "shellToolCall", args),
+                     done("c1", "shellToolCall", args, {"needsConfirmation": {"command": "deploy"}}), RESULT])
+    app = make_app(data)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot)
+        assert app.session.tools[0].status == "unknown"
+        line2 = app.header.render().plain.split("\n")[1]
+        assert "1 tool: 0 running · 0 ok · 0 failed · 1 unknown" in line2, line2
+
+
+async def test_a_kind_of_wide_characters_keeps_the_lists_columns():
+    """An unknown kind named in wide characters was sized by its characters, not its cells:
+    its row was longer than the pane, and its time was cut off."""
+    args = {"path": "/home/u/proj/a.txt"}
+    data = b"".join([
+        *HEAD,
+        start("c1", "読込ファイルToolCall", args, ts=T0), done("c1", "読込ファイルToolCall", args, {"success": {}}, ts=T0 + 3000),
+        start("c2", "readToolCall", args, ts=T0 + 4000),
+        done("c2", "readToolCall", args, {"success": {"content": "x"}}, ts=T0 + 7000), RESULT,
+    ])
+    app = make_app(data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        tl = app.timeline
+        rows = [tl.render_line(y).text for y in range(2)]
+        assert app.session.tools[0].short == "読込ファイル"
+        assert all(cell_len(row) == tl.scrollable_content_region.width for row in rows), rows
+        assert all(row.rstrip().endswith("3.0 s") for row in rows), rows
+        assert len({cell_len(row[: row.index("a.txt")]) for row in rows}) == 1, rows  # one column
+
+
+async def test_a_kinds_name_is_shown_as_it_is_in_the_filter_and_the_palette():
+    """The kind filter's line on the border was Textual markup with the kind's name escaped,
+    and the escape lets ``[$error]`` through: "only: Deploy", the rest taken for a style.
+    The command palette's filter commands too."""
+    key, args = "deploy[$error]ToolCall", {"path": "x"}
+    data = b"".join([*HEAD, start("c1", key, args), done("c1", key, args, {"success": {}}), RESULT])
+    app = make_app(data)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        tl = app.timeline
+        assert app.session.tools[0].short == "Deploy[$error]"
+        tl.kind_filter = key
+        tl.refilter()
+        await settle(pilot)
+        assert "only: Deploy[$error]" in screen_rows(app)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"kind")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        assert "Filter: kind Deploy[$error] (deploy[$error]ToolCall)" in screen_rows(app)
