@@ -3092,6 +3092,8 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path, monkeypatch)
             end = _transcript_words(app)
             assert ("The file ends here for now, without a result: it may still be written" in end) == told, end
             assert ("the agent may have been stopped" in end) == (not told and name != "done"), end
+            # (From a new-user trial.)  It said "it changed 1 s ago" for as long as it was open.
+            assert ("changed 0 s before it was read" in end or "changed 1 s before it was read" in end) == told, end
 
 
 async def test_a_long_still_written_hint_leaves_room_for_the_malformed_lines_warning(tmp_path, monkeypatch):
@@ -3777,3 +3779,42 @@ async def test_the_selected_calls_status_glyph_keeps_the_panes_background(theme)
                 assert after.style.bgcolor != pane  # (the cursor row)
             else:
                 assert after.style.bgcolor in (None, pane)
+
+
+async def test_a_time_to_start_at_is_where_the_clocks_read():
+    """(From a new-user trial.)  --start-at 0:30 showed "PAUSED 00:29" and "00:29 / 00:52":
+    the clock stood at the last event before 0:30."""
+    from viewer.core.replay import StartAt
+
+    app = make_replay_app(sample("demo_session.ndjson"))
+    assert app.replay.begin_at(StartAt("0:30")) == ""
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        r = app.replay
+        assert r.times[r.position - 1] < 30 <= r.times[r.position]  # (no event at 0:30 itself)
+        assert "00:30 / 00:52" in _plain(app, app.bar)
+        # (The header's is the run's own clock: from its first event with a time, 0.33 s of
+        # play time after the init, which has none.)
+        assert "PAUSED  00:29" in _plain(app, app.header)
+        assert 29.6 < (r.run_now_ms() - r.event_times[2]) / 1000 < 29.7
+
+
+async def test_the_replay_bar_is_filled_and_clicked_by_its_clock():
+    """(From a new-user trial.)  The bar was filled by events, its clock by time: at event
+    216/337 (64 % of the bar) it read 00:26 / 00:52, and a click in the middle of the bar
+    went to the middle event, not the middle of the run."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        start, end = app.bar._bar
+        await pilot.click(app.bar, offset=((start + end - 1) // 2, 0))
+        await settle(pilot)
+        r = app.replay
+        half = r.duration / 2
+        assert abs(r.clock_time - half) <= r.duration / (end - start)  # (a cell's worth)
+        assert r.times[r.position - 1] <= r.clock_time < r.times[r.position]
+        bar = app.bar.render()
+        filled = sum(len(s.text) for s in bar.render(app.console) if "━" in s.text and s.style and s.style.bold)
+        assert abs(filled - (end - start) / 2) <= 1, filled
+        await pilot.press("full_stop")  # a step from there: the clock is that event's again
+        assert r.clock_time == r.times[r.position - 1]

@@ -268,7 +268,8 @@ class FileFeed(Feed):
         if st.st_size > self.bytes_read:
             return "it has grown since it was read"
         age = time.time() - st.st_mtime
-        return f"it changed {age:.0f} s ago" if 0 <= age < recent else ""
+        # (said once, and kept on screen: "ago" would go stale)
+        return f"it changed {age:.0f} s before it was read" if 0 <= age < recent else ""
 
     def prepare(self) -> None:
         """Start the worker processes, if the file is big enough to want them, so that they

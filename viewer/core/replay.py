@@ -696,7 +696,11 @@ class Replay:
         return deltas
 
     def seek_time(self, seconds: float) -> list[Delta]:
-        return self.seek(bisect_right(self.times, seconds, 0, self.total))
+        """Move to play time ``seconds``: the records up to it applied, and the clock there
+        (not back at the last record's time: ``--start-at 0:30`` reads 00:30)."""
+        deltas = self.seek(bisect_right(self.times, seconds, 0, self.total))
+        self.clock_time = max(self.clock_time, min(seconds, self.duration))
+        return deltas
 
     def begin_at(self, start: StartAt) -> str | None:
         """Go to ``start`` (paused until then): see :meth:`settle_start`."""
@@ -717,7 +721,10 @@ class Replay:
             n = parse_start_at(st.value, self.times[: self.total], st.idle_limit)
         except ValueError as exc:
             return str(exc)
-        self.seek(n)
+        if st.kind == "time":
+            self.seek_time(st.target)
+        else:
+            self.seek(n)
         self.generation += 1  # (a view shows the model from scratch)
         self.playing = self._play_after_start
         return ""

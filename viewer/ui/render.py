@@ -131,7 +131,7 @@ class StillWritten(NamedTuple):
     transcript's end say so."""
 
     run: Session  # its last run
-    why: str  # "it changed 3 s ago"
+    why: str  # "it changed 3 s before it was read"
     command: str  # what reads on: agent-viewer --follow 'my run.ndjson'
 
 

@@ -68,7 +68,9 @@ class ReplayBar(Widget):
             if room - len(right) >= BAR_MIN:
                 break
         width = max(10, room - len(right))
-        frac = p.position / p.total if p.total else 0.0
+        # Filled by play time, as its clock reads (a click goes to a time too); by events when
+        # the run has no length.
+        frac = min(1.0, p.time / p.duration) if p.duration > 0 else p.position / p.total if p.total else 0.0
         filled = int(round(frac * width))
         self._bar = (1 + len(left), 1 + len(left) + width)
         t = Text(no_wrap=True)
@@ -324,9 +326,17 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         return super().check_action(action, parameters)
 
     def _seek(self, n: int) -> None:
+        """To ``n`` records applied (paused)."""
+        self._seek_by(self.replay.seek, n)
+
+    def _seek_time(self, seconds: float) -> None:
+        """To play time ``seconds`` (paused)."""
+        self._seek_by(self.replay.seek_time, seconds)
+
+    def _seek_by(self, seek: Callable, to: float) -> None:
         self._give_up_start()
         self.replay.playing = False
-        self._absorb_deltas(self.replay.seek(n))
+        self._absorb_deltas(seek(to))
         self.bar.refresh()
 
     def action_play_pause(self) -> None:
@@ -425,4 +435,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         yield SystemCommand("Replay: previous error", "{", self.action_prev_error)
 
     def on_replay_bar_seek(self, message: ReplayBar.Seek) -> None:
-        self._seek(int(round(message.fraction * self.replay.total)))
+        r = self.replay
+        if message.fraction <= 0 or r.duration <= 0:  # (the first cell: before the first event)
+            self._seek(int(round(message.fraction * r.total)))
+        else:
+            self._seek_time(message.fraction * r.duration)
