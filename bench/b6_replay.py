@@ -90,7 +90,7 @@ def child(ns) -> int:
             await pilot.pause()
             await op("home", app.action_seek_start)
             await pilot.pause()
-            await op("click the middle of the bar", lambda: app._seek(replay.total // 2))
+            await op("click the middle of the bar", lambda: app._seek_time(replay.duration / 2))  # (a click goes to a time)
             for i in range(3):
                 await pilot.pause()
                 await op(f"left (step back) {i + 1}, from the middle", lambda: app.action_step(-1))
