@@ -134,7 +134,7 @@ class AgentViewerApp(App[int]):
 
     BINDINGS = [
         Binding("q", "quit", "Quit"),
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help"),
         # A priority key: handled as it arrives, so the keys typed right after it go into the box
         # (as an ordinary binding it ran after they had been taken as shortcuts: /quit quit).
@@ -881,6 +881,11 @@ class AgentViewerApp(App[int]):
             return path
         self.notify(f"Could not save the screenshot {why}", severity="error", timeout=8, markup=False)
         return None
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C quits, with the status of a program interrupted (130), as the shell's ^C
+        gives: ``agent | agent-viewer && next`` does not go on."""
+        self.exit(return_code=130)
 
     def action_toggle_raw(self) -> None:
         self.detail.raw = not self.detail.raw

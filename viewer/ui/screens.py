@@ -41,7 +41,7 @@ HELP_ROWS = [
     ("App", ""),
     ("Ctrl+P", "command palette"),
     ("?", "this help"),
-    ("q", "quit"),
+    ("q", "quit (Ctrl+C: quit with exit status 130, as interrupted)"),
 ]
 
 
