@@ -176,3 +176,15 @@ async def test_a_kinds_name_is_shown_as_it_is_in_the_filter_and_the_palette():
         await settle(pilot)
         await pilot.pause(0.3)
         assert "Filter: kind Deploy[$error] (deploy[$error]ToolCall)" in screen_rows(app)
+
+
+def test_a_file_that_grows_as_it_is_read_is_never_more_than_all_read():
+    """(From a code review.)  The share read was bytes read over the size at open: a file
+    that grew while it loaded read "104%"."""
+    from viewer.ui.widgets.header import SessionHeader
+
+    header = SessionHeader(clock=lambda: 1000.0)
+    header.progress = (52, 100)
+    assert header.percent_loaded == 52
+    header.progress = (104, 100)
+    assert header.percent_loaded == 100

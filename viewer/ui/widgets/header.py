@@ -89,7 +89,7 @@ class SessionHeader(Widget):
         if self.progress is None or not self.progress[1]:
             return None
         read, total = self.progress
-        return read * 100 // total
+        return min(100, read * 100 // total)  # (a file that grows as it is read: not "104%")
 
     def elapsed(self, s: Session) -> str:
         if s.result is not None and s.result.duration_ms is not None:
