@@ -332,6 +332,30 @@ def test_speed_steps_are_bounded():
     assert r.speed == 0.25
 
 
+@pytest.mark.parametrize("start, step, expected", [
+    (3.0, -1, 2.0), (3.0, 1, 4.0), (5.0, -1, 4.0), (1.5, -1, 1.0), (48.0, -1, 32.0), (0.3, 1, 0.5),
+    (2.0, -1, 1.0), (2.0, 1, 4.0),
+])
+def test_speed_steps_from_a_speed_between_two_go_to_the_next_one(start, step, expected):
+    """(From a code review.)  --speed 3, then -: 1×, skipping 2× (the nearest step was taken
+    first, then one more)."""
+    r = Replay([], [], speed=start)
+    assert r.faster(step) == expected
+
+
+@pytest.mark.parametrize("value", ["0s", "0:00", "0"])
+def test_start_at_nought_is_the_start(value):
+    """(From a code review.)  --start-at 0s applied the first record (its play time is 0),
+    where --start-at 0 and Home apply none; a file of one line was over at once."""
+    assert parse_start_at(value, [0.0, 0.0, 1.5]) == 0
+    from viewer.core.replay import StartAt
+
+    for data in (timed_run(), timed_run().splitlines(keepends=True)[0]):  # (one line too)
+        recs = records_of(data)
+        r = Replay(recs, schedule(recs), playing=False)
+        assert r.begin_at(StartAt(value)) == "" and r.position == 0 and not r.at_end
+
+
 def test_recorder_timing_sidecar_drives_replay(tmp_path):
     clock_values = iter([10.0, 12.5])
     path = tmp_path / "run.ndjson"
@@ -645,7 +669,8 @@ def test_start_at_in_a_file_too_big_to_read_that_far_at_once_goes_there_once_it_
         index.read()
         said = r.settle_start()
         if why:
-            assert why in said and r.position == 0
+            # (From a code review.)  It stayed paused, though neither --paused nor a key said so.
+            assert why in said and r.position == 0 and r.playing
         else:
             assert said == "" and r.position == 700 and r.playing and r.start is None
 

@@ -3818,3 +3818,100 @@ async def test_the_replay_bar_is_filled_and_clicked_by_its_clock():
         assert abs(filled - (end - start) / 2) <= 1, filled
         await pilot.press("full_stop")  # a step from there: the clock is that event's again
         assert r.clock_time == r.times[r.position - 1]
+
+
+def _two_runs(b_calls: int) -> bytes:
+    def ev(sid, **f):
+        return orjson.dumps({"session_id": sid, **f}) + b"\n"
+
+    out = [ev("A", type="system", subtype="init", model="m", cwd="/w"),
+           ev("A", type="user", message={"content": [{"type": "text", "text": "hi"}]}),
+           ev("A", type="result", subtype="success", is_error=False, result="ok"),
+           ev("B", type="system", subtype="init", model="m", cwd="/w")]
+    for i in range(b_calls):
+        body = {"args": {"command": f"c{i}"}}
+        out.append(ev("B", type="tool_call", subtype="started", call_id=f"c{i}", tool_call={"shellToolCall": body}))
+        out.append(ev("B", type="tool_call", subtype="completed", call_id=f"c{i}",
+                      tool_call={"shellToolCall": {**body, "result": {"success": {"exitCode": 0}}}}))
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("b_calls", [10, 700])  # 700 calls: 1,404 records, a jump from a copy of the model
+async def test_a_far_seek_forward_shows_the_newest_run_as_a_near_one_does(b_calls):
+    """(From a code review.)  End from the first of two runs, the list following: a seek of
+    a few records showed run 2, one far enough to start from a copy of the model kept run 1."""
+    app = make_replay_app(_two_runs(b_calls), checkpoint_every=100)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("full_stop", "full_stop")
+        await settle(pilot)
+        assert app.view_index == 0 and app.timeline.follow
+        await pilot.press("end")
+        await settle(pilot)
+        assert app.replay.position == app.replay.total and len(app.model.sessions) == 2
+        assert app.view_index == 1
+
+
+async def test_a_step_back_keeps_the_call_the_user_selected():
+    """(From a code review.)  Call 14 of 18 selected (the list not following), then ←: the
+    list and the detail went to call 17."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        tl = app.timeline
+        tl.focus()
+        await pilot.press("up", "up", "up")
+        await settle(pilot)
+        picked = tl.selected_index()
+        assert not tl.follow and picked == len(app.session.tools) - 4
+        await pilot.press("left")
+        await settle(pilot)
+        assert tl.selected_index() == picked and app.detail.tool.index == picked
+        assert not tl.follow
+
+
+async def test_the_replay_bar_fills_as_its_clock_goes_between_events(monkeypatch):
+    """(From a code review.)  The bar is filled by play time, but it was drawn again only when
+    the clock's whole second changed: on a 2.9 s run it showed 29 cells where 54 were due."""
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.core.sources import MemoryStore
+    from viewer.ui.replay import ReplayApp, ReplayBar
+
+    drawn = []
+    real_render = ReplayBar.render
+    monkeypatch.setattr(ReplayBar, "render", lambda self: drawn.append(real_render(self)) or drawn[-1])
+    t0 = 1_790_000_000_000
+    data = b"".join(orjson.dumps({"type": "thinking", "subtype": "delta", "text": text, "session_id": "s",
+                                  "timestamp_ms": t0 + ms}) + b"\n" for text, ms in (("a", 0), ("b", 2_900)))
+    index = FileIndex(MemoryStore(data), len(data))
+    index.read()
+    now = [0.0]
+    replay = Replay(index=index, playing=True)
+    app = ReplayApp(replay, BytesFeed(data, eof=False), clock=lambda: now[0], frame_interval=3600,
+                    start_reading=False)
+
+    def filled(text) -> int:
+        return sum(s.end - s.start for s in text.spans if str(s.style) == "bold green")
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for t in (1.05, 1.95):  # one whole second, no event between
+            now[0] = t
+            app.pump()
+            await pilot.pause()
+        assert replay.position == 1 and abs(replay.clock_time - 1.95) < 1e-9
+        assert filled(drawn[-1]) == filled(real_render(app.bar)) > 0
+
+
+async def test_space_on_an_empty_recording_does_not_say_it_plays_it_again():
+    """(From a code review.)  An empty file is at its end: Space said "Playing again from the
+    start"."""
+    app = make_replay_app(b"")
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("space")
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert not any("Playing again" in m for m in said), said

@@ -235,7 +235,8 @@ def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None 
             why = (f" (pauses longer than {idle_limit:g} s are shortened to {idle_limit:g} s; "
                    "a larger --idle-limit keeps more of them)")
         raise ValueError(f"--start-at {v}: the run plays for {_clock(end)}{why}")
-    return bisect_right(times, target)
+    # (0s is the start, as event 0 is: the first record's play time is 0, and it is not applied)
+    return bisect_right(times, target) if target > 0 else 0
 
 
 class StartAt:
@@ -720,8 +721,9 @@ class Replay:
         try:
             n = parse_start_at(st.value, self.times[: self.total], st.idle_limit)
         except ValueError as exc:
+            self.playing = self._play_after_start  # (from the start, as without --start-at)
             return str(exc)
-        if st.kind == "time":
+        if st.kind == "time" and n:
             self.seek_time(st.target)
         else:
             self.seek(n)
@@ -733,7 +735,7 @@ class Replay:
     def toggle(self, wall_now: float) -> bool:
         """Play or pause; paused at the end of a whole recording, play it again from its start
         (says whether it did)."""
-        again = not self.playing and self.at_end and self.input_ended
+        again = not self.playing and self.at_end and self.input_ended and self.total > 0
         if again:
             self.seek(0)
         self.playing = not self.playing
@@ -741,8 +743,10 @@ class Replay:
         return again
 
     def faster(self, step: int) -> float:
-        i = min(range(len(SPEEDS)), key=lambda k: abs(SPEEDS[k] - self.speed))
-        self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i + step))]
+        """The next speed of SPEEDS up (``step`` 1) or down (-1); from a speed between two
+        of them (``--speed 3``), the one on that side (2 or 4)."""
+        i = bisect_right(SPEEDS, self.speed) + step - 1 if step > 0 else bisect_left(SPEEDS, self.speed) + step
+        self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i))]
         return self.speed
 
     def step(self, n: int) -> list[Delta]:

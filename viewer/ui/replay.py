@@ -239,7 +239,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def _refresh_bar(self) -> None:
         """Only when what it shows changed (a paused replay redrew it every frame: 7 % CPU)."""
         p = self.replay.progress()
-        shown = (p.position, p.total, int(p.time), int(p.duration), p.speed, p.playing,
+        fill = round(p.time / p.duration * self.bar.size.width) if p.duration > 0 else 0  # (by play time)
+        shown = (p.position, p.total, int(p.time), int(p.duration), fill, p.speed, p.playing,
                  None if p.reading is None else int(p.reading * 100), self.bar.size)
         if shown != self._drawn:
             self._drawn = shown
@@ -286,22 +287,29 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         return Change.HEADER | Change.TOOLS | Change.TRANSCRIPT
 
     def _sync_after_seek(self) -> None:
-        """The replay moved backward: show its new model from scratch."""
+        """The replay moved back, or far forward from a copy of the model: show its new model
+        from scratch, as a step there would have left the view: the newest run if that was on
+        show and followed, and the call the user had selected (not following) if it is there."""
         if any(isinstance(screen, DetailScreen) for screen in self.screen_stack):
             while len(self.screen_stack) > 1:  # it showed a call of the old model (maybe under the help)
                 self.pop_screen()
+        tl = self.timeline
+        newest = self.view_index < 0 or (tl.follow and self.view_index == len(self.model.sessions) - 1)
+        picked = -1 if tl.follow else tl.selected_index()
         self._generation = self.replay.generation
         self.model = self.replay.model
         self.header.model = self.model
         n = len(self.model.sessions)
-        view = self.view_index if 0 <= self.view_index < n else n - 1
-        if view == self.view_index and view >= 0:
+        view = n - 1 if newest else self.view_index if 0 <= self.view_index < n else n - 1
+        same = view == self.view_index and view >= 0
+        if same:
             self.show_session(view, same_run=True)
         else:
             self.show_session(view)
         if view < 0 and self.model.ended:
             self._show_no_run()
-        self.timeline.action_last()
+        if not (same and picked >= 0 and tl.select_tool(picked)):
+            tl.action_last()
         self.bar.refresh()
 
     # -- controls ------------------------------------------------------------------------------
