@@ -1206,7 +1206,7 @@ async def test_a_search_that_only_hidden_thinking_matches_says_so():
         await pilot.press("t")
         await pilot.press("n")  # n searches again now that the thinking is shown
         await pilot.pause()
-        assert app._search_hits and any(n.message.startswith("Block 1 of ") for n in app._notifications)
+        assert app._search_hits and str(app.transcript.border_subtitle).startswith("'double-checking': block 1 of ")
 
 
 async def test_a_paused_replay_at_its_start_says_so_not_waiting_for_events():
@@ -1562,7 +1562,7 @@ async def test_n_takes_in_what_arrived_or_was_shown_since_the_search():
         await pilot.press("n")
         await pilot.pause()
         assert app._search_pos == 0
-        assert app._notifications and list(app._notifications)[-1].message.endswith("(from the top)")
+        assert str(app.transcript.border_subtitle).endswith(" (from the top), n N")
 
 
 async def test_a_binary_file_says_one_line_could_not_be_parsed_in_plain_words():
@@ -2853,16 +2853,16 @@ async def test_a_search_says_what_the_other_sessions_hold():
                    for m in said), said
         await pilot.press("slash", *"csv", "enter")  # in both
         await pilot.pause()
-        said = [n.message for n in app._notifications]
-        assert any(m.startswith("Block 1 of ") and "(session 1 has " in m for m in said), said
+        place = str(app.transcript.border_subtitle)
+        assert place.startswith("'csv': block 1 of ") and "(session 1 has " in place, place
         # (From a fourth trial.)  The key named is the one that goes there.
         app.clear_notifications()
         await pilot.press("escape")
         await pilot.press("less_than_sign")
         await pilot.press("slash", *"VAT number", "enter")
         await pilot.pause()
-        said = [n.message for n in app._notifications]
-        assert any("(session 2 has 2: > goes there)" in m for m in said), said
+        place = str(app.transcript.border_subtitle)
+        assert "(session 2 has 2: > goes there)" in place, place
 
 
 async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
@@ -3915,3 +3915,23 @@ async def test_space_on_an_empty_recording_does_not_say_it_plays_it_again():
         await settle(pilot)
         said = [n.message for n in app._notifications]
         assert not any("Playing again" in m for m in said), said
+
+
+async def test_stepping_through_search_hits_piles_no_notices_over_the_panes():
+    """(From a new-user trial.)  / then n n n: a toast a step, and the terminal kept the
+    removed ones on screen over the tool list.  Where the search is shows on the transcript's
+    border, as in the full-screen detail; a new search or x clears it."""
+    from textual.widgets._toast import Toast
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"total", "enter", "n", "n")
+        await pilot.pause()
+        assert not app.screen.query(Toast)
+        place = str(app.transcript.border_subtitle)
+        assert place.startswith("'total': block 3 of ") and place.endswith(", n N"), place
+        assert "'total': block 3 of" in screen_rows(app)
+        await pilot.press("x")
+        await pilot.pause()
+        assert not str(app.transcript.border_subtitle)

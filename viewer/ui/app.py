@@ -20,6 +20,7 @@ from typing import Any
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
@@ -659,6 +660,7 @@ class AgentViewerApp(App[int]):
             self.transcript.set_session(s)
         self.timeline.set_session(s)
         self._search_hits = []
+        self._search_place("")
         self._show_detail()
         self.header.refresh()
 
@@ -1012,6 +1014,7 @@ class AgentViewerApp(App[int]):
         old, tr.highlight_block, tr.highlight_query = tr.highlight_block, -1, ""
         if old >= 0:
             tr.update_blocks({old})
+        self._search_place("")
 
     def run_search(self, query: str) -> None:
         s = self.session
@@ -1119,11 +1122,17 @@ class AgentViewerApp(App[int]):
         if b.kind == "tool":
             self.timeline.follow = False
             self.timeline.select_tool(b.ref)
-        # Hits are blocks (a message, a call), each with its matches marked: say so.
+        # Hits are blocks (a message, a call), each with its matches marked: say so, on the
+        # transcript's border (as the full-screen detail does).  Toasts, one a step, piled up
+        # over the panes: a terminal keeps a removed toast's cells until they are drawn over.
         where = (" (from the top)" if step > 0 else " (from the end)") if wrapped else ""
-        self.clear_notifications()  # one toast for the latest step, not a pile of them
-        self.notify(f"Block {self._search_pos + 1:,} of {len(hits):,} containing {self.timeline.search!r}{where}"
-                    f"{self._search_elsewhere}", timeout=1.5, markup=False)
+        query = one_line(self.timeline.search, 40)
+        self._search_place(f"{query!r}: block {self._search_pos + 1:,} of {len(hits):,}{where}, n N"
+                           f"{self._search_elsewhere}")
+
+    def _search_place(self, text: str) -> None:
+        """Where the transcript's search is, on its bottom border ("" clears it)."""
+        self.transcript.border_subtitle = Content(text)
 
     # -- command palette ----------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
