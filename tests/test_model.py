@@ -920,7 +920,7 @@ def test_calls_share_one_string_for_equal_paths_labels_and_turns(h):
 def test_a_list_field_that_is_not_a_list_does_not_crash_any_tool_kind(h, value):
     """(Found by a reviewer's fuzzing.)  {"todos": 5} raised TypeError in the model and in
     every --print mode; so did any list field of a result that was a number."""
-    from viewer.core.formats.cursor import TOOL_KINDS, tool_sections
+    from viewer.core.formats.cursor import TOOL_KINDS, copy_text, tool_sections
 
     fields = ("todos", "questions", "options", "content", "matches", "files", "counts", "childrenFiles",
               "childrenDirs", "paths")
@@ -936,6 +936,7 @@ def test_a_list_field_that_is_not_a_list_does_not_crash_any_tool_kind(h, value):
         assert t.kind_key == kind and t.status == "success"
         started, completed = (orjson.loads(x) for x in data.splitlines()[1:])
         assert isinstance(tool_sections(started, completed), list)  # the detail view's sections: no exception
+        assert isinstance(copy_text(started, completed), str)  # (y: what it copies)
 
 
 def test_an_events_place_is_kept_as_one_int_and_given_back_whole():
@@ -1128,3 +1129,25 @@ def test_text_mode_prints_a_call_once_when_its_completion_comes_again_or_its_sta
     calls = [x for x in out.getvalue().splitlines() if x.startswith("Ran terminal command")]
     assert [x.split(" (")[0] for x in calls] == ["Ran terminal command first", "Ran terminal command second"], calls
     assert "unfinished" not in out.getvalue()
+
+
+def test_copying_a_call_gives_its_main_argument_whole(real_stream_path):
+    """y copies a call's command with all its lines (the list shows the first), or its path or
+    pattern; in every real Cursor stream, each call that has one gives it."""
+    from viewer.core.formats.cursor import copy_text
+
+    events = [orjson.loads(x) for x in real_stream_path.read_bytes().splitlines() if x.strip().startswith(b"{")]
+    calls: dict[str, dict] = {}
+    for ev in events:
+        if ev.get("type") == "tool_call":
+            calls.setdefault(ev.get("call_id"), {})[ev.get("subtype")] = ev
+    for pair in calls.values():
+        started, completed = pair.get("started"), pair.get("completed")
+        text = copy_text(started, completed)
+        body = next(iter((started or completed)["tool_call"].values()))
+        args = body.get("args", {})
+        for field in ("command", "pattern", "globPattern", "path"):  # (a grep's: its pattern)
+            if field in args:
+                assert text == args[field], (text, args)
+                break
+    assert copy_text(None, None) == ""

@@ -188,3 +188,25 @@ def test_a_file_that_grows_as_it_is_read_is_never_more_than_all_read():
     assert header.percent_loaded == 52
     header.progress = (104, 100)
     assert header.percent_loaded == 100
+
+
+async def test_y_copies_a_calls_whole_command_as_shown():
+    """(From a daily-user trial.)  There was no way to copy a command the agent ran: the
+    terminal's selection took the borders and line numbers, a wrapped line at a time, and
+    the list shows a command's first line only.  y copies it whole, in the list and full
+    screen, with control characters escaped as the detail shows them."""
+    command = "cd /work && \\\n  pytest -q \x1b]52;c;AAAA\x07tests/"
+    args = {"command": command}
+    ok = {"success": {"command": command, "exitCode": 0, "stdout": "", "stderr": ""}}
+    data = b"".join([*HEAD, start("c1", "shellToolCall", args), done("c1", "shellToolCall", args, ok),
+                     start("c2", "readToolCall", {"path": "/home/u/proj/a.txt"}),
+                     done("c2", "readToolCall", {"path": "/home/u/proj/a.txt"}, {"success": {"content": "x"}}), RESULT])
+    app = make_app(data)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("home", "y")
+        assert app.clipboard == "cd /work && \\\n  pytest -q \\x1b]52;c;AAAA\\x07tests/"
+        assert any(n.message.startswith("Copied (2 lines): cd /work") for n in app._notifications)
+        await pilot.press("enter", "right_square_bracket", "y")  # full screen, the next call
+        assert app.clipboard == "/home/u/proj/a.txt"
+        assert app.timeline.selected_index() == 0  # (the call shown there, not the list's)

@@ -136,6 +136,7 @@ class AgentViewerApp(App[int]):
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
+        Binding("y", "copy", "Copy", show=False),
         Binding("question_mark", "help", "Help"),
         # A priority key: handled as it arrives, so the keys typed right after it go into the box
         # (as an ordinary binding it ran after they had been taken as shortcuts: /quit quit).
@@ -884,6 +885,29 @@ class AgentViewerApp(App[int]):
         self.notify(f"Could not save the screenshot {why}", severity="error", timeout=8, markup=False)
         return None
 
+    def action_copy(self) -> None:
+        s, idx = self.session, self.timeline.selected_index()
+        if s is None or idx < 0:
+            self._nothing_to_open()
+            return
+        self.copy_call(s, idx)
+
+    def copy_call(self, s: Session, index: int) -> None:
+        """Copy a call's main argument whole (its command, path, pattern) to the clipboard: the
+        terminal's own selection takes the borders and line numbers, and one line of a wrapped
+        command at a time.  As shown: control characters escaped (pasted into a shell, an escape
+        sequence from the stream would be keys)."""
+        t = s.tools[index]
+        text = self.model.format.copy_text(self.load_event(t.start_ref), self.load_event(t.end_ref)) or t.target
+        if not text:
+            self.notify_once(f"Call {index + 1} has no command, path or pattern to copy.", timeout=3)
+            return
+        self.copy_to_clipboard(clean(text))
+        lines = text.count("\n") + 1
+        more = f" ({lines:,} lines)" if lines > 1 else ""
+        # (Through the terminal, OSC 52: some terminals do not take it, or ask first.)
+        self.notify(f"Copied{more}: {one_line(text, 60)}", title="Clipboard", timeout=3, markup=False)
+
     def action_interrupt(self) -> None:
         """Ctrl+C quits, with the status of a program interrupted (130), as the shell's ^C
         gives: ``agent | agent-viewer && next`` does not go on."""
@@ -1157,6 +1181,8 @@ class AgentViewerApp(App[int]):
         yield SystemCommand("Open the selected tool call", "Full screen, with its arguments and output (Enter)",
                             self.action_open_selected)
         yield SystemCommand("Help: keys", "Every key of agent-viewer (?)", self.action_help)
+        yield SystemCommand("Copy the selected call's command", "Its command, path or pattern, whole, to the clipboard (y)",
+                            self.action_copy)
         yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
         for status in self._statuses():
             yield SystemCommand(

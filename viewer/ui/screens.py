@@ -29,6 +29,7 @@ HELP_ROWS = [
     ("Seeing", ""),
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
+    ("y", "copy the selected call's command, path or pattern, whole, to the clipboard"),
     ("f", "follow the newest output (on by default)"),
     ("< >", "previous / next session when the stream holds several"),
     ("h", "stream health: malformed lines, unknown events"),
@@ -209,6 +210,7 @@ class DetailScreen(ModalScreen[int]):
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close"),
         Binding("r", "toggle_raw", "Raw JSON"),
+        Binding("y", "copy", "Copy"),
         Binding("right_square_bracket", "step(1)", "Next call"),
         Binding("left_square_bracket", "step(-1)", "Previous call"),
         Binding("slash", "search", "Search"),
@@ -320,6 +322,9 @@ class DetailScreen(ModalScreen[int]):
         """Whether it shows the raw JSON (r toggles it)."""
         return self._raw
 
+    def action_copy(self) -> None:
+        self.app.copy_call(self._session, self._index)  # type: ignore[attr-defined]
+
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)
         view.raw = self._raw = not view.raw
@@ -328,6 +333,8 @@ class DetailScreen(ModalScreen[int]):
     def system_commands(self) -> Iterable[SystemCommand]:
         """The command palette's commands here: this view's keys."""
         yield SystemCommand("Search this call", "Find a word in its arguments and output (/)", self.action_search)
+        yield SystemCommand("Copy this call's command", "Its command, path or pattern, whole, to the clipboard (y)",
+                            self.action_copy)
         yield SystemCommand("Next match", "Of the search in this call (n)", lambda: self.action_search_next(1))
         yield SystemCommand("Previous match", "Of the search in this call (N)", lambda: self.action_search_next(-1))
         yield SystemCommand("Next call", "The next tool call, full screen (])", lambda: self.action_step(1))

@@ -2,6 +2,7 @@
 
 A format is a module exposing ``NAME``, ``interpret(event) -> Action``,
 ``tool_sections(started, completed) -> list[Section]``,
+``copy_text(started, completed) -> str`` (a call's main argument, whole),
 ``event_time_ms(event) -> int | None``, ``run_line(data)`` (which events are text
 deltas the decoder may gather into runs) and, for ``--print --output-format
 json``, ``run_marker(data)``, ``result_problem(data)`` and
@@ -24,6 +25,8 @@ class Format(Protocol):  # pragma: no cover - typing only
     def interpret(self, ev): ...
 
     def tool_sections(self, started, completed): ...
+
+    def copy_text(self, started, completed): ...
 
     def event_time_ms(self, ev): ...
 

@@ -812,8 +812,10 @@ def _diff_from(before: str, after: str, path: str) -> str:
     )
 
 
-def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None) -> list[Section]:
-    """Sections for a tool call's detail view from its two events (either may be None)."""
+def _call_parts(started: dict[str, Any] | None,
+                completed: dict[str, Any] | None) -> tuple[str, dict[str, Any], str, dict[str, Any]]:
+    """(kind key, args, outcome, result payload) of a call from its two events (either may be
+    None): the completion's args when it has them."""
     key, args, result, _ = tool_parts(_d((started or {}).get("tool_call")))
     if completed is not None:
         ckey, cargs, result, _ = tool_parts(_d(completed.get("tool_call")))
@@ -821,6 +823,27 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         if cargs:
             args = cargs
     outcome, res = split_result(result) if result is not None else ("", {})
+    return key, args, outcome, res
+
+
+def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None) -> str:
+    """What copying a call gives: its main argument whole (a command of many lines, a path, a
+    pattern, a URL), where the list shows it cut to a line; "" when it has none."""
+    key, args, _outcome, res = _call_parts(started, completed)
+    field = _COPIED.get(key)
+    if field:  # (not "pattern in directory", as the list shows them)
+        return _s(args.get(field)) or _s(res.get(field))
+    kind = kind_for(key)
+    return kind.target(args) or kind.target(res)
+
+
+#: What copy_text gives of the kinds whose target is not the whole of it.
+_COPIED = {"shellToolCall": "command", "grepToolCall": "pattern", "globToolCall": "globPattern"}
+
+
+def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None) -> list[Section]:
+    """Sections for a tool call's detail view from its two events (either may be None)."""
+    key, args, outcome, res = _call_parts(started, completed)
     path = _s(args.get("path")) or _s(res.get("path"))
     out: list[Section] = []
     add = out.append
