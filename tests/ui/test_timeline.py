@@ -210,3 +210,22 @@ async def test_y_copies_a_calls_whole_command_as_shown():
         await pilot.press("enter", "right_square_bracket", "y")  # full screen, the next call
         assert app.clipboard == "/home/u/proj/a.txt"
         assert app.timeline.selected_index() == 0  # (the call shown there, not the list's)
+
+
+async def test_a_long_command_gives_way_to_its_exit_code_and_time():
+    """(From a daily-user trial.)  A command longer than the room pushed "· exit 0" and the
+    time off the row: the list showed "ls -1 | wc -l; ls -1 …", the transcript "· ex…".
+    The command is cut instead (y copies it whole)."""
+    command = "python -m pytest -q --maxfail=1 " + " ".join(f"tests/test_module_{i}.py" for i in range(12))
+    args = {"command": command}
+    ok = {"success": {"command": command, "exitCode": 0, "stdout": "", "stderr": ""}}
+    data = b"".join([*HEAD, start("c1", "shellToolCall", args, ts=T0),
+                     done("c1", "shellToolCall", args, ok, ts=T0 + 1000), RESULT])
+    app = make_app(data)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        row = app.timeline.render_line(0).text.rstrip()
+        assert "python -m pytest" in row and row.endswith("… · exit 0    1.0 s"), row
+        tr = app.transcript
+        line = next(tr.render_line(y).text for y in range(tr.size.height) if "Ran terminal" in tr.render_line(y).text)
+        assert "python -m pytest" in line and line.rstrip().endswith("… · exit 0 · 1.0 s"), line

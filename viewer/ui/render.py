@@ -20,7 +20,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
-from rich.cells import cell_len, chop_cells
+from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
@@ -81,6 +81,24 @@ def under_cwd(target: str, session) -> str:
         if rest:
             return rest
     return target
+
+
+def fit_before(target: str, rest: int, cells: int) -> str:
+    """``target`` cut at its end ("…") so that ``rest`` cells after it fit in ``cells``, when
+    they take at most half: a call's summary after a long command ("· exit 1", its time) is
+    what says how it went, and was the part cut off."""
+    room = cells - rest
+    if cell_len(target) <= room or rest > cells // 2 or room < 2:
+        return target
+    if pathlike(target):  # (its end, the file's name, says most)
+        return keep_end(target, room)
+    return set_cell_size(target, room - 1) + "…"
+
+
+def pathlike(target: str) -> bool:
+    """A call's target that is a path, cut at its start to fit (a URL keeps its host: it is cut
+    at its end, as a command is)."""
+    return "/" in target and " " not in target and "://" not in target
 
 
 def keep_end(text: str, cells: int) -> str:

@@ -22,7 +22,7 @@ from viewer.core.detail import fmt_duration
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import keep_end, status_glyph, under_cwd
+from viewer.ui.render import fit_before, keep_end, pathlike, status_glyph, under_cwd
 from viewer.ui.widgets.scroll import set_virtual_size
 
 #: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
@@ -410,8 +410,7 @@ class Timeline(ScrollView, can_focus=True):
         tail = " · ".join(rest)
         if target and tail:
             tail = f" · {tail}"
-        if cell_len(target) + cell_len(tail) > summary_width and "/" in target and " " not in target \
-                and "://" not in target:  # (a URL keeps its host: cut at the end as usual)
+        if cell_len(target) + cell_len(tail) > summary_width and pathlike(target):
             # A path: its end (the file name) says most.  It keeps the room the rest leaves, or
             # the whole column when that is too little (the rest is in the detail pane).
             room = summary_width - cell_len(tail)
@@ -419,6 +418,8 @@ class Timeline(ScrollView, can_focus=True):
                 room, tail = summary_width, ""
             if room >= 2:
                 target = keep_end(target, room)
+        elif tail:
+            target = fit_before(one_line(target, 400), cell_len(tail), summary_width)
         elif len(target) > 400:
             target = one_line(target, 400)
         summary = target + tail

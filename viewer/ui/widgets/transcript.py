@@ -28,6 +28,7 @@ from viewer.ui.render import (
     MATCH_STYLE,
     StillWritten,
     drawn,
+    fit_before,
     mark_matches,
     markdown,
     prose,
@@ -356,7 +357,7 @@ class Transcript(BlockView):
         s = self.session
         assert s is not None
         b = s.blocks[index]
-        r = self._render(s, b)
+        r = self._render(s, b, width)
         if index != self.highlight_block:
             return r
         strips = self.strips_of(Group(Text("▶ search match", style="reverse bold"), r), width)
@@ -378,7 +379,7 @@ class Transcript(BlockView):
         sw = self.still_written
         return f"{sw.why}: {sw.command} reads on" if sw is not None and sw.run is s else ""
 
-    def _render(self, s: Session, b: Block) -> RenderableType:
+    def _render(self, s: Session, b: Block, width: int = 0) -> RenderableType:
         kind = b.kind
         if kind == "assistant":
             body = self._prose(b, b.text)
@@ -394,17 +395,20 @@ class Transcript(BlockView):
             # A running call is named by its kind ("Shell"): its label says what it did, in the
             # past tense ("Ran terminal command"), which it has not done yet.
             line.append(f" {one_line(t.heading, 100)}", style="bold")
-            if t.target:
-                line.append(" ")
-                line.append_text(safe_line(under_cwd(t.target, s), 300, style="cyan"))
+            rest = Text()
             if t.detail:
-                line.append(f" · {one_line(t.detail, 200)}", style="dim")
+                rest.append(f" · {one_line(t.detail, 200)}", style="dim")
             dur = fmt_duration(t.duration_ms)
             if dur and t.done:
-                line.append(f" · {dur}", style="dim")
+                rest.append(f" · {dur}", style="dim")
             if t.status in ("failed", "rejected") and t.error_text:
-                line.append(" · ", style="dim")
-                line.append_text(safe_line(t.error_text, 200, style="red"))
+                rest.append(" · ", style="dim")
+                rest.append_text(safe_line(t.error_text, 200, style="red"))
+            if t.target:
+                line.append(" ")
+                target = one_line(under_cwd(t.target, s), 300)
+                line.append(fit_before(target, rest.cell_len, width - line.cell_len), style="cyan")
+            line.append_text(rest)
             line.no_wrap = True
             line.overflow = "ellipsis"
             return line
