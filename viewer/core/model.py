@@ -135,9 +135,10 @@ class ToolCall:
 
     @property
     def heading(self) -> str:
-        """The call named as a heading: by its kind while it runs ("MCP"), by what it did once
-        done ("Called MCP tool"): a running call is not told in the past tense."""
-        return self.short if self.status == "running" else self.label
+        """The call named as a heading: by what it did once it did it ("Ran terminal command"),
+        else by its kind ("Shell"): a call running, rejected, cut off or of an outcome not
+        known is not told in the past tense."""
+        return self.label if self.status in ("success", "failed") else self.short
 
     @property
     def duration_ms(self) -> int | None:

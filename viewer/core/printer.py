@@ -40,7 +40,7 @@ def describe_malformed(m: Malformed) -> str:
 
 
 def tool_line(t: ToolCall) -> str:
-    text = t.label
+    text = t.heading  # ("Shell make test (unfinished)", not "Ran terminal command")
     if t.target:
         text += f" {one_line(t.target, 160)}"
     notes = []

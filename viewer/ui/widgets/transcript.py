@@ -395,6 +395,8 @@ class Transcript(BlockView):
             # A running call is named by its kind ("Shell"): its label says what it did, in the
             # past tense ("Ran terminal command"), which it has not done yet.
             line.append(f" {one_line(t.heading, 100)}", style="bold")
+            if t.status in ("rejected", "unfinished"):  # (it never ran, or never ended)
+                line.append(f" ({t.status})", style=style)
             rest = Text()
             if t.detail:
                 rest.append(f" · {one_line(t.detail, 200)}", style="dim")
