@@ -3937,3 +3937,39 @@ async def test_stepping_through_search_hits_piles_no_notices_over_the_panes():
         await pilot.press("x")
         await pilot.pause()
         assert not str(app.transcript.border_subtitle)
+
+
+async def test_a_replayed_save_copy_times_a_running_call_on_the_clock_it_plays_by():
+    """(From a daily-user trial.)  A real run piped at its own pace with --save, then replayed:
+    the call just started read "27 s…".  The copy's arrival times set the replay's clock, and
+    the call's start was taken from its event's own time, another clock."""
+    from tests.conftest import REAL_CURSOR_DIR
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.core.sources import MemoryStore
+    from viewer.ui.replay import ReplayApp
+
+    path = REAL_CURSOR_DIR / "cursor-hack__direct-sleep.ndjson"
+    if not path.exists():
+        pytest.skip("no real streams here")
+    data = path.read_bytes()
+    ends, at = [], 0
+    for line in data.splitlines(keepends=True):
+        at += len(line)
+        ends.append(at)
+    timing = [(end, 150 * i) for i, end in enumerate(ends)]  # a line every 0.15 s
+    index = FileIndex(MemoryStore(data), len(data), timing=timing)
+    index.read()
+    app = ReplayApp(Replay(index=index, playing=False), BytesFeed(data, eof=False), clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("right_square_bracket")  # the first call's start
+        await settle(pilot)
+        t = app.session.tools[0]
+        assert t.status == "running"
+        row = app.timeline.render_line(0).text
+        assert " s…" not in row, row  # (it has just started)
+        await pilot.press("right_square_bracket")  # the second one's
+        await settle(pilot)
+        assert app.session.tools[1].status == "running"
+        row = app.timeline.render_line(1).text
+        assert " s…" not in row, row

@@ -353,6 +353,11 @@ class RecordIndex(Sequence[Record]):
         """The (first) line of record ``i``, without reading it again (0 for a restart)."""
         return self._line[i]
 
+    @property
+    def lines(self) -> Sequence[int]:
+        """The (first) line of each record, in order."""
+        return self._line
+
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
@@ -604,6 +609,24 @@ class Replay:
         if math.isnan(e):  # before the first record with a time: that time, once it is known
             return self.index.first_event_ms if self.index is not None else None
         return e
+
+    def event_ms_at_line(self, line: int) -> float | None:
+        """The events' clock (as :meth:`run_now_ms` tells it) when the record of ``line``
+        played, if it has (None: not known).  A call's running time is measured on it: with a
+        --save copy's arrival times, the events' own times are another clock (a run piped at
+        its own pace: a call just started read "27 s…")."""
+        et, p = self.event_times, min(self.position, len(self.event_times or ()))
+        if et is None or line <= 0:
+            return None
+        records = self.records
+        if isinstance(records, RecordIndex):
+            lines: Sequence[int] = records.lines
+        else:
+            lines = [getattr(r, "line", 0) for r in records[:p]]
+        i = bisect_left(lines, line, 0, p)
+        if i >= p or lines[i] != line or math.isnan(et[i]):
+            return None
+        return et[i]
 
     def shortened_pause(self) -> float | None:
         """The run's own length of the pause being played (seconds), when it is played

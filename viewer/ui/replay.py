@@ -176,6 +176,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._show_going_to()
         self.header.live_source = True
         self.header.run_now = self.timeline.run_now = self.replay.run_now_ms
+        self.timeline.start_ms = lambda t: self.replay.event_ms_at_line(t.start_line)
         self.replay.tick(self.clock())
         self._sync_after_seek()
         index = self.replay.index

@@ -99,6 +99,8 @@ class Timeline(ScrollView, can_focus=True):
         self.clock = time.monotonic  # the app's clock: how long a live call has been running
         #: A replay's "now" by the events' clock (see SessionHeader.run_now): how long a call runs.
         self.run_now: Callable[[], float | None] | None = None
+        #: ... and a call's start on that clock (None: its start event's own time).
+        self.start_ms: Callable[[ToolCall], float | None] | None = None
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
         self._by_data = False  # the cursor is being moved by new data, not by the user
@@ -368,10 +370,13 @@ class Timeline(ScrollView, can_focus=True):
         known: a saved file's running calls are unfinished)."""
         if t.start_arrival is not None:
             return max(0, int(self.clock() - t.start_arrival))
-        if self.run_now is None or t.start_ts is None:
+        start = self.start_ms(t) if self.start_ms is not None else None
+        if start is None:
+            start = t.start_ts
+        if self.run_now is None or start is None:
             return 0
         now = self.run_now()
-        return 0 if now is None else max(0, int((now - t.start_ts) / 1000))
+        return 0 if now is None else max(0, int((now - start) / 1000))
 
     def _render_row(self, t: ToolCall, width: int, selected: bool) -> Strip:
         glyph, gstyle = status_glyph(t.status, self.frame)
