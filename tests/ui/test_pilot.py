@@ -3081,7 +3081,7 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path, monkeypatch)
             app = AgentViewerApp(FileFeed("stdin", fd=os.open(path, os.O_RDONLY), workers=0))
         else:
             app = AgentViewerApp(FileFeed(path.name, workers=0))
-        async with app.run_test(size=(80, 30), notifications=True) as pilot:  # (it fits at 80 columns)
+        async with app.run_test(size=(120, 30), notifications=True) as pilot:  # (it fits, and the counts after it)
             await settle(pilot)
             notes = [n.message for n in app._notifications]
             command = f"agent-viewer --follow '{path.name}'"
@@ -3973,3 +3973,28 @@ async def test_a_replayed_save_copy_times_a_running_call_on_the_clock_it_plays_b
         assert app.session.tools[1].status == "running"
         row = app.timeline.render_line(1).text
         assert " s…" not in row, row
+
+
+async def test_the_still_written_hint_leaves_room_for_the_calls_counts(tmp_path, monkeypatch):
+    """(From a daily-user trial.)  At 80 columns the whole command pushed the counts off the
+    line ("2 tools: 0…"); the README promises the short form in a narrow window."""
+    from viewer.core.feed import FileFeed
+
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "partial-run.ndjson"
+    path.write_bytes(b"".join(up_to_first_call(lines)))
+    app = AgentViewerApp(FileFeed(path.name, workers=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = app.header.render_line(1).text
+        assert header.startswith("⚠ still written? (--follow)"), header
+        assert "1 tool: 0 running · 0 ok · 0 failed" in header, header
+    app = AgentViewerApp(FileFeed(path.name, workers=0))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        assert app.header.render_line(1).text.startswith("⚠ still being written? (--follow reads on)")
+    app = AgentViewerApp(FileFeed(path.name, workers=0))
+    async with app.run_test(size=(140, 24)) as pilot:  # (room for it: the command itself)
+        await settle(pilot)
+        assert app.header.render_line(1).text.startswith("⚠ still being written? agent-viewer --follow partial-run")

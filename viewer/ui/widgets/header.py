@@ -261,7 +261,7 @@ class SessionHeader(Widget):
             line2.append("   ⚠ ", style="bold yellow")
             parts = [f"{bad:,} malformed" if bad else "", f"{unknown:,} unknown" if unknown else ""]
             line2.append(f"{' · '.join(p for p in parts if p)} (h)", style="yellow")
-        warned_to = line2.cell_len if bad or unknown else 0  # (the line up to its warning)
+        warned_to = line2.cell_len  # (the line up to its counts and warning: what must show)
         if len(m.sessions) > 1:
             line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
         if self.progress is not None:
@@ -280,9 +280,11 @@ class SessionHeader(Widget):
                 line2.append(f"{tin:,} in / {tout:,} out")
         sw = self.still_written
         if sw is not None and sw.run is s:  # first: the command is what matters, and is long
-            hint = f"⚠ still being written? {one_line(sw.command, 300)}   "
-            if cell_len(hint) + warned_to > self.content_region.width:  # (it hid the warning)
-                hint = "⚠ still being written? (--follow reads on)   "
+            # Shorter as the window narrows: it hid the counts and the warning after it.
+            for hint in (f"⚠ still being written? {one_line(sw.command, 300)}   ",
+                         "⚠ still being written? (--follow reads on)   ", "⚠ still written? (--follow)   "):
+                if cell_len(hint) + warned_to <= self.content_region.width:
+                    break
             line2 = Text.assemble((hint, "bold yellow"), line2, no_wrap=True, overflow="ellipsis")
         return _two_lines(line1, line2)
 
