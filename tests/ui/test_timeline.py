@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import orjson
+import pytest
 from rich.cells import cell_len
 
 from tests.ui.conftest import make_app, screen_rows, settle
@@ -229,3 +230,17 @@ async def test_a_long_command_gives_way_to_its_exit_code_and_time():
         tr = app.transcript
         line = next(tr.render_line(y).text for y in range(tr.size.height) if "Ran terminal" in tr.render_line(y).text)
         assert "python -m pytest" in line and line.rstrip().endswith("… · exit 0 · 1.0 s"), line
+
+
+async def test_the_header_counts_the_tokens_read_from_the_cache():
+    """(From a daily-user trial.)  A run that read 22,528 tokens from the cache, more than its
+    18,377 of input, showed only "tokens 18,377 in / 122 out"."""
+    from tests.conftest import REAL_CURSOR_DIR
+
+    path = REAL_CURSOR_DIR / "maestro__02_shell_tool_call.ndjson"
+    if not path.exists():
+        pytest.skip("no real streams here")
+    app = make_app(path.read_bytes())
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        assert "tokens 18,377 in / 122 out · 22,528 cache read" in app.header.render_line(1).text

@@ -278,6 +278,9 @@ class SessionHeader(Widget):
             if isinstance(tin, int) and isinstance(tout, int):
                 line2.append("   tokens ", style="dim")
                 line2.append(f"{tin:,} in / {tout:,} out")
+                cached = u.get("cacheReadTokens")
+                if isinstance(cached, int) and cached > 0:  # (often more than the input itself)
+                    line2.append(f" · {cached:,} cache read", style="dim")
         sw = self.still_written
         if sw is not None and sw.run is s:  # first: the command is what matters, and is long
             # Shorter as the window narrows: it hid the counts and the warning after it.
