@@ -244,3 +244,80 @@ async def test_the_header_counts_the_tokens_read_from_the_cache():
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
         assert "tokens 18,377 in / 122 out · 22,528 cache read" in app.header.render_line(1).text
+
+
+async def test_a_failed_long_command_keeps_its_exit_code_too():
+    """(From a review.)  The command gave way only when all that follows it took at most half
+    the room: a failed call's error text is part of that, so its "· exit 2", what says most,
+    was still pushed off, in the list and the transcript."""
+    command = "python -m pytest -q --maxfail=1 " + " ".join(f"tests/test_module_{i}.py" for i in range(12))
+    args = {"command": command}
+    bad = {"failure": {"command": command, "exitCode": 2, "stdout": "",
+                       "stderr": "ERROR: file or directory not found: tests/test_module_11.py (and more)"}}
+    app = make_app(b"".join([*HEAD, start("c1", "shellToolCall", args, ts=T0),
+                             done("c1", "shellToolCall", args, bad, ts=T0 + 1000), RESULT]))
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        assert app.session.tools[0].detail == "exit 2"
+        row = app.timeline.render_line(0).text
+        assert "python -m pytest" in row and "… · exit 2 · " in row, row
+        tr = app.transcript
+        line = next(tr.render_line(y).text for y in range(tr.size.height) if "Ran terminal" in tr.render_line(y).text)
+        assert "… · exit 2 · 1.0 s · " in line, line
+
+
+async def test_the_selected_call_stays_in_view_when_rows_above_it_leave_the_filter():
+    """(From a review.)  It stayed selected, but the list kept its scroll: the call was off
+    screen (row 26, rows 33 to 39 in view)."""
+    feed, app = live()
+    ids = [f"c{i}" for i in range(60)]
+    async with app.run_test(size=(140, 30)) as pilot:
+        push(feed, *HEAD, *(shell(c)[0] for c in ids))
+        await settle(pilot)
+        tl = app.timeline
+        app.set_focus(tl)
+        tl.status_filter = "running"
+        tl.refilter()
+        await settle(pilot)
+        h = tl.scrollable_content_region.height
+        assert h < 20 and tl.rows == list(range(60))
+        await pilot.press(*["up"] * (2 * h - 1))  # following off; the selected call at the top of the view
+        await settle(pilot)
+        picked = tl.selected_index()
+        assert tl.cursor == tl.scroll_offset.y
+        push(feed, *(shell(c)[1] for c in ids[:20]))  # 20 calls above it leave the filter
+        await settle(pilot)
+        assert tl.selected_index() == picked and app.detail.tool.index == picked
+        assert tl.scroll_offset.y <= tl.cursor < tl.scroll_offset.y + h
+
+
+async def test_the_search_place_goes_when_the_search_finds_nothing_any_more():
+    """(From a review.)  A search that matched only the thinking, then t hid it and n found
+    nothing: the border still said "'migration': block 1 of 1", and the block stayed marked."""
+    data = b"".join([
+        *HEAD,
+        ev(type="thinking", subtype="delta", text="first plan the migration", timestamp_ms=T0),
+        ev(type="thinking", subtype="completed", timestamp_ms=T0 + 10),
+        ev(type="assistant", message={"role": "assistant", "content": [{"type": "text", "text": "All done."}]}),
+        RESULT,
+    ])
+    app = make_app(data)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("t", "slash", *"migration", "enter")
+        await settle(pilot)
+        assert str(app.transcript.border_subtitle).startswith("'migration': block 1 of 1")
+        await pilot.press("t", "n")
+        await settle(pilot)
+        assert any(n.message.startswith("No match for 'migration'") for n in app._notifications)
+        assert not str(app.transcript.border_subtitle) and app.transcript.highlight_block == -1
+
+
+async def test_y_with_no_call_says_there_is_none_to_copy():
+    """(From a review.)  It said "No tool call to open."."""
+    app = make_app(b"".join([*HEAD, RESULT]))
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert [n.message for n in app._notifications] == ["No tool call to copy."]

@@ -812,11 +812,11 @@ class AgentViewerApp(App[int]):
         if self.screen is self.screen_stack[0]:
             self._nothing_to_open()
 
-    def _nothing_to_open(self) -> None:
-        """Enter with no call selected said nothing."""
+    def _nothing_to_open(self, verb: str = "open") -> None:
+        """Enter (or y: ``verb`` "copy") with no call selected said nothing."""
         s = self.session
         if s is None or not s.tools:
-            self.notify_once("No tool call to open.", timeout=3)
+            self.notify_once(f"No tool call to {verb}.", timeout=3)
         elif self.timeline.filtered and not self.timeline.row_count:
             self.notify_once("No call matches the filter (x clears it).", timeout=3)
         else:
@@ -888,7 +888,7 @@ class AgentViewerApp(App[int]):
     def action_copy(self) -> None:
         s, idx = self.session, self.timeline.selected_index()
         if s is None or idx < 0:
-            self._nothing_to_open()
+            self._nothing_to_open("copy")
             return
         self.copy_call(s, idx)
 
@@ -1055,6 +1055,7 @@ class AgentViewerApp(App[int]):
         self._search_elsewhere = self._elsewhere(s, q)
         self._search_pos = -1
         if not hits:
+            self._unmark_search_hit()  # (a hit of before, and where it was on the border)
             shown = self.transcript.shown_text
             in_thinking = not self.transcript.show_thinking and any(
                 b.kind == "thinking" and q in _as_shown(fold(shown(b))) for b in s.blocks

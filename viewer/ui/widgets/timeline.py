@@ -214,6 +214,7 @@ class Timeline(ScrollView, can_focus=True):
                 # selected, and one that left the filter gives its place to the call after it.
                 if not (selected >= 0 and self.select_tool(selected, scroll=False)):
                     self.cursor = min(bisect_left(self.rows, selected), max(0, self.row_count - 1))
+                self.scroll_to_cursor()  # (rows above it left: it moved up, maybe out of view)
                 self._announce_selection()
             self.refresh()
         if self.selected_index() in changed:
@@ -424,7 +425,10 @@ class Timeline(ScrollView, can_focus=True):
             if room >= 2:
                 target = keep_end(target, room)
         elif tail:
-            target = fit_before(one_line(target, 400), cell_len(tail), summary_width)
+            # Room for the summary's first part (a failed call's exit code, not its error too:
+            # that is cut, after it; 4 cells for the "…" that cuts it).
+            keep = cell_len(f" · {rest[0]}") + (4 if len(rest) > 1 else 0) if target else cell_len(tail)
+            target = fit_before(one_line(target, 400), keep, summary_width)
         elif len(target) > 400:
             target = one_line(target, 400)
         summary = target + tail

@@ -403,13 +403,15 @@ class Transcript(BlockView):
             dur = fmt_duration(t.duration_ms)
             if dur and t.done:
                 rest.append(f" · {dur}", style="dim")
+            keep = rest.cell_len  # (the exit code and time; an error after them may be cut)
             if t.status in ("failed", "rejected") and t.error_text:
                 rest.append(" · ", style="dim")
                 rest.append_text(safe_line(t.error_text, 200, style="red"))
+                keep += 4
             if t.target:
                 line.append(" ")
                 target = one_line(under_cwd(t.target, s), 300)
-                line.append(fit_before(target, rest.cell_len, width - line.cell_len), style="cyan")
+                line.append(fit_before(target, keep, width - line.cell_len), style="cyan")
             line.append_text(rest)
             line.no_wrap = True
             line.overflow = "ellipsis"
