@@ -132,7 +132,7 @@ async def test_a_call_of_an_unknown_outcome_is_not_counted_ok():
         await settle(pilot)
         assert app.session.tools[0].status == "unknown"
         line2 = app.header.render().plain.split("\n")[1]
-        assert "1 tool: 0 running · 0 ok · 0 failed · 1 unknown" in line2, line2
+        assert "1 tool: 0 running · 0 ok · 0 failed · 1 of unknown outcome" in line2, line2
 
 
 async def test_a_kind_of_wide_characters_keeps_the_lists_columns():

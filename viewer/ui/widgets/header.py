@@ -330,7 +330,7 @@ class SessionHeader(Widget):
             line2.append(f"{rejected:,} rejected", style="magenta")
         if unknown:
             line2.append(" · ")
-            line2.append(f"{unknown:,} unknown", style="yellow")
+            line2.append(f"{unknown:,} of unknown outcome", style="yellow")  # (not the events: "⚠ 3 unknown")
         unfinished = counts["unfinished"]
         if unfinished:
             line2.append(" · ")
