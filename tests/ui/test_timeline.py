@@ -321,3 +321,30 @@ async def test_y_with_no_call_says_there_is_none_to_copy():
         await pilot.press("y")
         await settle(pilot)
         assert [n.message for n in app._notifications] == ["No tool call to copy."]
+
+
+async def test_a_searchs_directory_is_shown_relative_to_the_runs():
+    """(From a daily-user trial.)  File paths were shown relative to the run's directory, but
+    not the directory a Grep or a Glob searched: "round\\( in /home/maya/code/invoice-to…" hid
+    the part that says where ("src").  A command that names a path is left as it is."""
+    grep = {"pattern": "round\\(", "path": "/home/u/proj/src"}
+    glob = {"globPattern": "tests/**/test_*.py", "targetDirectory": "/home/u/proj"}
+    other = {"pattern": "x", "path": "/elsewhere/src"}
+    shell = {"command": "ls /home/u/proj/src"}
+    calls = [("grepToolCall", grep, {"success": {}}), ("globToolCall", glob, {"success": {"totalFiles": 4}}),
+             ("grepToolCall", other, {"success": {}}),
+             ("shellToolCall", shell, {"success": {"command": shell["command"], "exitCode": 0}})]
+    data = b"".join([*HEAD, *(start(f"c{i}", k, a) + done(f"c{i}", k, a, r) for i, (k, a, r) in enumerate(calls)),
+                     RESULT])
+    app = make_app(data)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        rows = [app.timeline.render_line(y).text for y in range(4)]
+        assert "Grep   round\\( in src " in rows[0], rows
+        assert "Glob   tests/**/test_*.py in . · 4 files" in rows[1], rows
+        assert "x in /elsewhere/src" in rows[2], rows
+        assert "ls /home/u/proj/src" in rows[3], rows
+        shown = "\n".join(app.transcript.render_line(y).text for y in range(app.transcript.size.height))
+        assert "Searched files round\\( in src" in shown, shown
+        app.run_search("( in src")  # (found as shown)
+        assert app._search_hits

@@ -272,6 +272,7 @@ class AgentViewerApp(App[int]):
         self.header.model = self.model
         self.header.demo = self.demo
         self.timeline.clock = self.clock
+        self.timeline.placed_kinds = self.transcript.placed_kinds = self.model.format.PLACED_KINDS
         self.timeline.focus()
         if not self.is_headless:
             self._install_signal_handlers()
@@ -1095,7 +1096,8 @@ class AgentViewerApp(App[int]):
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
                 t = s.tools[b.ref]
-                hay = f"{t.label} {t.short} {under_cwd(t.target, s)} {t.detail} {t.error_text}"  # as shown
+                shown = under_cwd(t.target, s, t.kind_key in self.model.format.PLACED_KINDS)
+                hay = f"{t.label} {t.short} {shown} {t.detail} {t.error_text}"  # as shown
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue
             else:

@@ -21,6 +21,7 @@ from viewer.core.formats import cursor
 
 class Format(Protocol):  # pragma: no cover - typing only
     NAME: str
+    PLACED_KINDS: frozenset[str]  # kinds whose target reads "pattern in DIRECTORY"
 
     def interpret(self, ev): ...
 

@@ -336,6 +336,11 @@ def _glob_target(args: dict[str, Any]) -> str:
     return f"{pattern} in {d}" if pattern and d else pattern or d
 
 
+#: Kinds whose target reads "pattern in DIRECTORY" (see _grep_target, _glob_target): the
+#: UI shows that directory relative to the run's.
+PLACED_KINDS = frozenset({"grepToolCall", "globToolCall"})
+
+
 def _glob_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
     n = _int(res.get("totalFiles"))
     if n is None and isinstance(res.get("files"), list):

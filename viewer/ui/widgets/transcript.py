@@ -141,6 +141,7 @@ class Transcript(BlockView):
         self._held_timer: Timer | None = None
         #: The run whose file looks still written: its end is not said to be a stop.
         self.still_written: StillWritten | None = None
+        self.placed_kinds: frozenset[str] = frozenset()  # (the format's: see render.under_cwd)
 
     # -- following ------------------------------------------------------------------
     # Moving up stops following the newest text (so streaming never pulls the view away);
@@ -410,7 +411,7 @@ class Transcript(BlockView):
                 keep += 4
             if t.target:
                 line.append(" ")
-                target = one_line(under_cwd(t.target, s), 300)
+                target = one_line(under_cwd(t.target, s, t.kind_key in self.placed_kinds), 300)
                 line.append(fit_before(target, keep, width - line.cell_len), style="cyan")
             line.append_text(rest)
             line.no_wrap = True
