@@ -348,3 +348,17 @@ async def test_a_searchs_directory_is_shown_relative_to_the_runs():
         assert "Searched files round\\( in src" in shown, shown
         app.run_search("( in src")  # (found as shown)
         assert app._search_hits
+
+
+async def test_a_long_line_that_is_not_an_event_wraps_under_its_text():
+    """(From a daily-user trial.)  In the transcript's list of lines that are not events, a
+    wrapped line went on under "line 4:", not under its own text."""
+    noise = b"WARN: some stderr noise from the cli that goes on and on about what it was doing then\n"
+    app = make_app(b"".join([*HEAD, noise, b"ERROR: second\n", RESULT]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        tr = app.transcript
+        rows = [tr.render_line(y).text for y in range(tr.size.height)]
+        first = next(i for i, r in enumerate(rows) if "line 3: WARN" in r)
+        column = rows[first].index("WARN")
+        assert rows[first + 1][:column].strip() == "" and rows[first + 1][column:].strip(), rows[first:first + 3]

@@ -15,6 +15,7 @@ from time import perf_counter
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.segment import Segment
+from rich.table import Table
 from rich.text import Text
 from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
@@ -478,8 +479,13 @@ class Transcript(BlockView):
         for i, (line, _, text) in enumerate(entries):
             if hidden > 0 and i == MALFORMED_HEAD:
                 rows.append(Text(f"  … {hidden:,} more", style="dim yellow"))
-            rows.append(Text.assemble((f"  line {int(line):,}: ", "dim yellow"),
-                                      Text(one_line(uncoloured(text), NOTICE_CHARS), style="yellow")))
+            # (a grid: a long line wraps under its text, not under its "line 4:")
+            row = Table.grid()
+            row.add_column(no_wrap=True)
+            row.add_column()
+            row.add_row(Text(f"  line {int(line):,}: ", style="dim yellow"),
+                        Text(one_line(uncoloured(text), NOTICE_CHARS), style="yellow"))
+            rows.append(row)
         return Padding(Group(*rows), (0, 0, 0, 2))
 
     @staticmethod
