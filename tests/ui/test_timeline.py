@@ -54,15 +54,16 @@ def push(feed: BytesFeed, *lines: bytes) -> None:
     feed._queue.put(feed.ingest.feed(b"".join(lines)))
 
 
-async def _three_running_under_the_running_filter(feed, app, pilot):
-    push(feed, *HEAD, *(shell(c)[0] for c in ("c1", "c2", "c3")))
+async def _running_under_the_running_filter(feed, app, pilot, ids=("c1", "c2", "c3")):
+    """Shell calls ``ids`` started, the list focused and filtered to the running ones."""
+    push(feed, *HEAD, *(shell(c)[0] for c in ids))
     await settle(pilot)
     tl = app.timeline
     app.set_focus(tl)
     tl.status_filter = "running"
     tl.refilter()
     await settle(pilot)
-    assert tl.rows == [0, 1, 2]
+    assert tl.rows == list(range(len(ids)))
     return tl
 
 
@@ -71,7 +72,7 @@ async def test_the_selected_call_leaving_the_filter_gives_its_place_to_the_next(
     completed) left the cursor on a row past the list: nothing selected."""
     feed, app = live()
     async with app.run_test(size=(140, 40)) as pilot:
-        tl = await _three_running_under_the_running_filter(feed, app, pilot)
+        tl = await _running_under_the_running_filter(feed, app, pilot)
         await pilot.press("up", "down")  # the last row, following off
         await settle(pilot)
         assert not tl.follow and tl.selected_index() == 2
@@ -87,7 +88,7 @@ async def test_the_list_and_the_detail_show_one_call_when_rows_leave_the_filter(
     selected one while the detail still showed the selected one (Enter opened another)."""
     feed, app = live()
     async with app.run_test(size=(140, 40)) as pilot:
-        tl = await _three_running_under_the_running_filter(feed, app, pilot)
+        tl = await _running_under_the_running_filter(feed, app, pilot)
         await pilot.press("home", "down")
         await settle(pilot)
         assert tl.selected_index() == 1 and app.detail.tool.index == 1
@@ -272,15 +273,9 @@ async def test_the_selected_call_stays_in_view_when_rows_above_it_leave_the_filt
     feed, app = live()
     ids = [f"c{i}" for i in range(60)]
     async with app.run_test(size=(140, 30)) as pilot:
-        push(feed, *HEAD, *(shell(c)[0] for c in ids))
-        await settle(pilot)
-        tl = app.timeline
-        app.set_focus(tl)
-        tl.status_filter = "running"
-        tl.refilter()
-        await settle(pilot)
+        tl = await _running_under_the_running_filter(feed, app, pilot, ids)
         h = tl.scrollable_content_region.height
-        assert h < 20 and tl.rows == list(range(60))
+        assert h < 20
         await pilot.press(*["up"] * (2 * h - 1))  # following off; the selected call at the top of the view
         await settle(pilot)
         picked = tl.selected_index()

@@ -265,6 +265,14 @@ class Progress:
     #: Share of the file read so far while a :class:`FileIndex` is still reading it, else None.
     reading: float | None = None
 
+    @property
+    def played(self) -> float:
+        """How much of the run has played (0 to 1): by play time, as the bar's clock reads;
+        by events when the run has no length."""
+        if self.duration > 0:
+            return min(1.0, self.time / self.duration)
+        return self.position / self.total if self.total else 0.0
+
 
 class Checkpoints:
     """Copies of the model at some positions (append-only, in order: another thread may add
@@ -352,11 +360,6 @@ class RecordIndex(Sequence[Record]):
     def line_at(self, i: int) -> int:
         """The (first) line of record ``i``, without reading it again (0 for a restart)."""
         return self._line[i]
-
-    @property
-    def lines(self) -> Sequence[int]:
-        """The (first) line of each record, in order."""
-        return self._line
 
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
@@ -618,13 +621,8 @@ class Replay:
         et, p = self.event_times, min(self.position, len(self.event_times or ()))
         if et is None or line <= 0:
             return None
-        records = self.records
-        if isinstance(records, RecordIndex):
-            lines: Sequence[int] = records.lines
-        else:
-            lines = [getattr(r, "line", 0) for r in records[:p]]
-        i = bisect_left(lines, line, 0, p)
-        if i >= p or lines[i] != line or math.isnan(et[i]):
+        i = bisect_left(range(p), line, key=self.line_of)
+        if i >= p or self.line_of(i) != line or math.isnan(et[i]):
             return None
         return et[i]
 

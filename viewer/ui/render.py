@@ -89,10 +89,16 @@ def under_cwd(target: str, session, placed: bool = False) -> str:
     return target
 
 
-def fit_before(target: str, rest: int, cells: int) -> str:
+#: Cells kept after the part of a summary that must show, for the "…" of a rest cut off.
+CUT_ROOM = 4
+
+
+def fit_before(target: str, rest: int, cells: int, more: bool = False) -> str:
     """``target`` cut at its end ("…") so that ``rest`` cells after it fit in ``cells``, when
     they take at most half: a call's summary after a long command ("· exit 1", its time) is
-    what says how it went, and was the part cut off."""
+    what says how it went, and was the part cut off.  ``more``: more follows those cells (a
+    failed call's error), to be cut itself: room is kept for its "…"."""
+    rest += CUT_ROOM if more else 0
     room = cells - rest
     if cell_len(target) <= room or rest > cells // 2 or room < 2:
         return target

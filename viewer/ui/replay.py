@@ -68,10 +68,7 @@ class ReplayBar(Widget):
             if room - len(right) >= BAR_MIN:
                 break
         width = max(10, room - len(right))
-        # Filled by play time, as its clock reads (a click goes to a time too); by events when
-        # the run has no length.
-        frac = min(1.0, p.time / p.duration) if p.duration > 0 else p.position / p.total if p.total else 0.0
-        filled = int(round(frac * width))
+        filled = int(round(p.played * width))  # (a click goes to a play time too)
         self._bar = (1 + len(left), 1 + len(left) + width)
         t = Text(no_wrap=True)
         t.append(left, style="bold")
@@ -240,8 +237,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def _refresh_bar(self) -> None:
         """Only when what it shows changed (a paused replay redrew it every frame: 7 % CPU)."""
         p = self.replay.progress()
-        fill = round(p.time / p.duration * self.bar.size.width) if p.duration > 0 else 0  # (by play time)
-        shown = (p.position, p.total, int(p.time), int(p.duration), fill, p.speed, p.playing,
+        shown = (p.position, p.total, int(p.time), int(p.duration), round(p.played * self.bar.size.width),
+                 p.speed, p.playing,
                  None if p.reading is None else int(p.reading * 100), self.bar.size)
         if shown != self._drawn:
             self._drawn = shown

@@ -279,7 +279,7 @@ class SessionHeader(Widget):
                 line2.append("   tokens ", style="dim")
                 line2.append(f"{tin:,} in / {tout:,} out")
                 cached = u.get("cacheReadTokens")
-                if type(cached) is int and cached > 0:  # (not a JSON true)  # (often more than the input itself)
+                if type(cached) is int and cached > 0:  # (not a JSON true; often more than the input)
                     line2.append(f" · {cached:,} cache read", style="dim")
         sw = self.still_written
         if sw is not None and sw.run is s:  # first: the command is what matters, and is long

@@ -427,9 +427,9 @@ class Timeline(ScrollView, can_focus=True):
                 target = keep_end(target, room)
         elif tail:
             # Room for the summary's first part (a failed call's exit code, not its error too:
-            # that is cut, after it; 4 cells for the "…" that cuts it).
-            keep = cell_len(f" · {rest[0]}") + (4 if len(rest) > 1 else 0) if target else cell_len(tail)
-            target = fit_before(one_line(target, 400), keep, summary_width)
+            # that is cut, after it).
+            keep = cell_len(f" · {rest[0]}") if target else cell_len(tail)
+            target = fit_before(one_line(target, 400), keep, summary_width, more=bool(target) and len(rest) > 1)
         elif len(target) > 400:
             target = one_line(target, 400)
         summary = target + tail

@@ -394,8 +394,8 @@ class Transcript(BlockView):
             glyph, style = status_glyph(t.status, self.frame)
             line = Text("  ")
             line.append(glyph, style=style)
-            # A running call is named by its kind ("Shell"): its label says what it did, in the
-            # past tense ("Ran terminal command"), which it has not done yet.
+            # A call that has not run (yet, or ever) is named by its kind ("Shell"): its label
+            # says what it did, in the past tense ("Ran terminal command").
             line.append(f" {one_line(t.heading, 100)}", style="bold")
             if t.status in ("rejected", "unfinished"):  # (it never ran, or never ended)
                 line.append(f" ({t.status})", style=style)
@@ -406,14 +406,14 @@ class Transcript(BlockView):
             if dur and t.done:
                 rest.append(f" · {dur}", style="dim")
             keep = rest.cell_len  # (the exit code and time; an error after them may be cut)
-            if t.status in ("failed", "rejected") and t.error_text:
+            error = t.status in ("failed", "rejected") and bool(t.error_text)
+            if error:
                 rest.append(" · ", style="dim")
                 rest.append_text(safe_line(t.error_text, 200, style="red"))
-                keep += 4
             if t.target:
                 line.append(" ")
                 target = one_line(under_cwd(t.target, s, t.kind_key in self.placed_kinds), 300)
-                line.append(fit_before(target, keep, width - line.cell_len), style="cyan")
+                line.append(fit_before(target, keep, width - line.cell_len, more=error), style="cyan")
             line.append_text(rest)
             line.no_wrap = True
             line.overflow = "ellipsis"
