@@ -1151,3 +1151,22 @@ def test_copying_a_call_gives_its_main_argument_whole(real_stream_path):
                 assert text == args[field], (text, args)
                 break
     assert copy_text(None, None) == ""
+
+
+@pytest.mark.parametrize(("usage", "expected"), [
+    ({"inputTokens": 14948, "outputTokens": 103}, (14948, 103, 0)),  # before cache counts
+    ({"inputTokens": 18377, "outputTokens": 122, "cacheReadTokens": 22528, "cacheWriteTokens": 0},
+     (18377, 122, 22528)),
+    ({"inputTokens": "12", "outputTokens": 3.0, "cacheReadTokens": True}, (12, 3, 0)),  # lenient
+    ({"inputTokens": -1, "outputTokens": 3}, None),  # no count a run can have
+    ({"outputTokens": 3}, None),
+    ("lots", None),
+])
+def test_a_results_token_counts_are_read_by_the_format(h, usage, expected):
+    """The format module reads Cursor's usage keys: the header shows what the model holds,
+    with no knowledge of how an agent names them."""
+    data = init() + json.dumps({"type": "result", "subtype": "success", "is_error": False, "result": "",
+                                "session_id": SID, "usage": usage}).encode() + b"\n"
+    m, _, _ = h.model_of(data)
+    t = m.sessions[0].result.tokens
+    assert (None if t is None else (t.input, t.output, t.cache_read)) == expected

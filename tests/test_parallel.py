@@ -260,7 +260,7 @@ def test_actions_travel_as_tuples_and_come_back_equal():
     info = A.ToolInfo("readToolCall", "Read", "a.py", "2 lines", "success", "success", 1, 2, True, "")
     for a in (A.ToolCompleted("s", call_id="c", info=info, timestamp_ms=3, turn_id="t"),
               A.ToolStarted("s", call_id="c", info=None), A.Init("s", model="m", extra={"k": [1, {"a": None}]}),
-              A.AssistantText(None, text="hi", unknown_parts=["x"]), A.Result("s", usage={"in": 1})):
+              A.AssistantText(None, text="hi", unknown_parts=["x"]), A.Result("s", tokens=A.Tokens(1, 2, 3))):
         a.time_ms = 7
         parallel._codecs()
         back = parallel._unpack(marshal.loads(marshal.dumps(parallel._pack(a))))

@@ -102,6 +102,16 @@ def failed_result(is_error: bool, subtype: str) -> bool:
 
 
 @dataclass(slots=True)
+class Tokens:
+    """What a run's model calls used, as its format counts it (read by the format's module:
+    each agent names these counts its own way)."""
+
+    input: int
+    output: int
+    cache_read: int = 0  # tokens read from the prompt cache (often more than ``input``)
+
+
+@dataclass(slots=True)
 class Result(Action):
     subtype: str = ""
     is_error: bool = False
@@ -109,7 +119,7 @@ class Result(Action):
     duration_api_ms: int | None = None
     text: str = ""
     request_id: str = ""
-    usage: dict[str, Any] | None = None
+    tokens: Tokens | None = None
 
     @property
     def failed(self) -> bool:

@@ -12,7 +12,6 @@ import copy
 import operator
 from collections import Counter
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Restart, Run
@@ -185,7 +184,7 @@ class ResultInfo:
     #: repeats all it said, 5 MB on a 1 GB file.
     text: str
     request_id: str
-    usage: dict[str, Any] | None
+    tokens: A.Tokens | None
     line: int
     session_id: str | None
     in_transcript: bool = False
@@ -1017,7 +1016,7 @@ class StreamModel:
         self._close_open(s)
         s.result = r = ResultInfo(
             a.subtype, a.is_error, a.duration_ms, a.duration_api_ms, a.text, a.request_id,
-            a.usage, ev.line, a.session_id,
+            a.tokens, ev.line, a.session_id,
         )
         unsaid = ""
         if a.text and not a.is_error and self.keep_history:

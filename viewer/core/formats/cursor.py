@@ -71,6 +71,18 @@ def _int(v: Any) -> int | None:
     return n if -_INT_LIMIT < n < _INT_LIMIT else None
 
 
+def _tokens(usage: Any) -> A.Tokens | None:
+    """A result's ``usage`` (2026 builds on): ``inputTokens``, ``outputTokens`` and
+    ``cacheReadTokens``; None without both of the first two (or with a negative one)."""
+    if not isinstance(usage, dict):
+        return None
+    tin, tout = _int(usage.get("inputTokens")), _int(usage.get("outputTokens"))
+    if tin is None or tout is None or tin < 0 or tout < 0:
+        return None
+    cached = _int(usage.get("cacheReadTokens"))
+    return A.Tokens(tin, tout, cached if cached is not None and cached > 0 else 0)
+
+
 def _first_line(text: str, limit: int = 200) -> str:
     line = text.strip().split("\n", 1)[0]
     more = "\n" in text.strip()
@@ -626,7 +638,6 @@ def interpret(ev: Event) -> A.Action:
     elif t == "interaction_query":
         a = _query(data, sid, st)
     elif t == "result":
-        usage = data.get("usage")
         a = A.Result(
             sid,
             subtype=st,
@@ -635,7 +646,7 @@ def interpret(ev: Event) -> A.Action:
             duration_api_ms=_int(data.get("duration_api_ms")),
             text=_s(data.get("result")) or _error_message(data),
             request_id=_s(data.get("request_id")),
-            usage=usage if isinstance(usage, dict) else None,
+            tokens=_tokens(data.get("usage")),
         )
     else:
         a = A.Notice(sid, t, st, _notice_text(data), known=t in KNOWN_TYPES)

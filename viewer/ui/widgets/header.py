@@ -272,15 +272,12 @@ class SessionHeader(Widget):
         if s.result_mismatch:
             line2.append("   result text differs from transcript", style="yellow")
         r = s.result
-        if r is not None and r.usage:
-            u = r.usage
-            tin, tout = u.get("inputTokens"), u.get("outputTokens")
-            if isinstance(tin, int) and isinstance(tout, int):
-                line2.append("   tokens ", style="dim")
-                line2.append(f"{tin:,} in / {tout:,} out")
-                cached = u.get("cacheReadTokens")
-                if type(cached) is int and cached > 0:  # (not a JSON true; often more than the input)
-                    line2.append(f" · {cached:,} cache read", style="dim")
+        tokens = r.tokens if r is not None else None
+        if tokens is not None:
+            line2.append("   tokens ", style="dim")
+            line2.append(f"{tokens.input:,} in / {tokens.output:,} out")
+            if tokens.cache_read:
+                line2.append(f" · {tokens.cache_read:,} cache read", style="dim")
         sw = self.still_written
         if sw is not None and sw.run is s:  # first: the command is what matters, and is long
             # Shorter as the window narrows: it hid the counts and the warning after it.
