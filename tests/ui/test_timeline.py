@@ -357,3 +357,16 @@ async def test_a_long_line_that_is_not_an_event_wraps_under_its_text():
         first = next(i for i, r in enumerate(rows) if "line 3: WARN" in r)
         column = rows[first].index("WARN")
         assert rows[first + 1][:column].strip() == "" and rows[first + 1][column:].strip(), rows[first:first + 3]
+
+
+async def test_the_header_says_a_results_duration_as_a_duration():
+    """(From a daily-user trial.)  A live run's clock read "00:28", then its result made it
+    "21.5 s" in the same place: another reading, it seemed, not the run's time."""
+    data = b"".join(HEAD) + ev(type="assistant", message={"role": "assistant", "content": [
+        {"type": "text", "text": "ok"}]}, timestamp_ms=T0) + ev(
+        type="result", subtype="success", duration_ms=21_500, duration_api_ms=21_500, is_error=False,
+        result="ok", request_id="r", timestamp_ms=T0 + 28_000)
+    app = make_app(data)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.header.render_line(0).text.startswith(" ✓ SUCCEEDED  in 21.5 s  Auto")

@@ -92,8 +92,11 @@ class SessionHeader(Widget):
         return min(100, read * 100 // total)  # (a file that grows as it is read: not "104%")
 
     def elapsed(self, s: Session) -> str:
+        """The run's time, said after its badge: a clock ("00:28") while it runs or where it
+        stopped, or the result's own duration ("in 21.5 s": said as a duration, since it is
+        one and a clock that turned into "21.5 s" looked like another reading)."""
         if s.result is not None and s.result.duration_ms is not None:
-            return fmt_duration(s.result.duration_ms)
+            return f"in {fmt_duration(max(0, s.result.duration_ms))}"
         # A run that began in what a followed file held as it was opened: its events came at
         # once, whenever they were written (when it had been read, else None).
         read_at_open = self._read_at_open(s)
