@@ -24,15 +24,16 @@ class Section:
 
 
 def fmt_duration(ms: int | None) -> str:
-    """``812 ms``, ``12.2 s``, ``1m41s``, ``2h05m``; "" when not known."""
-    if ms is None:
+    """``812 ms``, ``12.2 s``, ``1m41s``, ``2h05m``; "" when not known (or negative: no time
+    a run or a call can take)."""
+    if ms is None or ms < 0:
         return ""
     if ms < 1000:
         return f"{ms} ms"
     s = ms / 1000
-    if s < 60:
+    if ms < 59_950:  # (not "60.0 s": 59.95 s rounds up to a minute)
         return f"{s:.1f} s"
-    m, sec = divmod(int(s), 60)
+    m, sec = divmod(round(s), 60)  # (rounded, as the tenths above are: 59.95 s is "1m00s")
     if m < 60:
         return f"{m}m{sec:02d}s"
     h, m = divmod(m, 60)

@@ -96,7 +96,9 @@ class SessionHeader(Widget):
         stopped, or the result's own duration ("in 21.5 s": said as a duration, since it is
         one and a clock that turned into "21.5 s" looked like another reading)."""
         if s.result is not None and s.result.duration_ms is not None:
-            return f"in {fmt_duration(max(0, s.result.duration_ms))}"
+            took = fmt_duration(s.result.duration_ms)
+            if took:  # (else the clock below: a negative duration is no time)
+                return f"in {took}"
         # A run that began in what a followed file held as it was opened: its events came at
         # once, whenever they were written (when it had been read, else None).
         read_at_open = self._read_at_open(s)
