@@ -370,3 +370,23 @@ async def test_the_header_says_a_results_duration_as_a_duration():
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         assert app.header.render_line(0).text.startswith(" ✓ SUCCEEDED  in 21.5 s  Auto")
+
+
+async def test_the_detail_shows_a_running_calls_start_again():
+    """(From a code review.)  The same start again, with new arguments, changed the list's
+    row but not the detail: it kept "sleep 100" and no "duplicates" until the call ended."""
+    from tests.ui.test_pilot import push
+
+    clock = lambda: 1000.0  # noqa: E731
+    feed = BytesFeed(b"", live=True, eof=False, clock=clock)
+    app = AgentViewerApp(feed, clock=clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, [*HEAD, start("c1", "shellToolCall", {"command": "sleep 100"}),
+                    ev(type="assistant", message={"role": "assistant", "content": [{"type": "text", "text": "…"}]})])
+        await settle(pilot)
+        push(feed, [start("c1", "shellToolCall", {"command": "make test"})])
+        await settle(pilot)
+        d = app.detail
+        shown = [d.render_line(y).text for y in range(d.size.height)]
+        assert "make test" in shown[0] and "sleep 100" not in "\n".join(shown)
+        assert any("duplicate" in row for row in shown)

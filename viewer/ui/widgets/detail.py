@@ -175,6 +175,7 @@ class DetailView(BlockView):
         key = (
             id(session), tool.index if tool else -1, tool.status if tool else empty,
             tool.end_ref if tool else None, tool.start_ref if tool else None,
+            tool.duplicates if tool else 0,  # (a start again may bring new arguments)
             session.before_restart if session is not None else False, self.raw,
         )
         if key == self._key:
