@@ -77,10 +77,12 @@ class Output:
     """Standard output for ``--print``, whose writes never raise.
 
     When the reader goes away (``| head``), what follows is dropped and :attr:`cut` says so:
-    a saved file is still read to its end, quietly, so that the exit status says how the run
-    went (a failed run exited 0 under ``set -o pipefail``); a pipe or a followed file, which
-    may never end, is not.  Any other failure (a full disk) is kept in :attr:`error`, and the
-    caller stops."""
+    the input is still read to its end, quietly, so that the exit status says how the run went
+    (a failed run exited 0 under ``set -o pipefail``, or 1, as the reader's timing fell), and
+    so that an agent writing into a pipe is not killed by the log reader's going (it got
+    SIGPIPE once the viewer stopped reading).  A followed file, which never ends and has no
+    writer to keep alive, is not.  Any other failure (a full disk) is kept in :attr:`error`,
+    and the caller stops."""
 
     def __init__(self, stream) -> None:
         self.cut = False
@@ -165,8 +167,8 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
         out.flush()
         if out.error:
             raise SourceError(f"cannot write the output ({out.error})")
-        # The reader went away (`| head`): quiet, like other Unix filters.  A saved file was
-        # read to its end, so the status is still the run's; other input stopped there.
+        # The reader went away (`| head`): quiet, like other Unix filters.  The input was read
+        # to its end, so the status is still the run's; a followed file stopped there.
         return code if not out.cut or drains else 0
     finally:
         if fd > 0:
@@ -185,12 +187,9 @@ def _silence_stdout() -> None:
 
 
 def _drains(fd: int, follow: bool) -> bool:
-    """Whether the input is read to its end once the output is cut: a saved file (a pipe or a
-    followed file may never end)."""
-    try:
-        return not follow and fd >= 0 and stat.S_ISREG(os.fstat(fd).st_mode)
-    except OSError:
-        return False
+    """Whether the input is read to its end once the output is cut: a saved file or a pipe,
+    not a followed file (see :class:`Output`)."""
+    return not follow and fd >= 0
 
 
 def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, drains: bool) -> int:
