@@ -133,9 +133,11 @@ def test_text_mode_rejected_and_truncated(capsys, real_dir):
     assert err.strip().splitlines()[-1].startswith("agent-viewer:")
 
 
-def test_text_mode_says_what_a_run_cut_off_during_its_calls_last_said(capsys, tmp_path):
+def test_text_mode_says_what_the_agent_said_before_each_call(capsys, tmp_path):
     """(From a new-user trial.)  A killed agent's CI log showed its calls only: the message
-    before them, which says what it was doing, was printed nowhere."""
+    before them, which says what it was doing, was printed nowhere.  (From a CI-user trial.)
+    Nor was what it said between its calls: each message is printed as the call after it
+    starts, apart from the call lines."""
     def say(text: str) -> bytes:
         return j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": text}]})
 
@@ -153,8 +155,8 @@ def test_text_mode_says_what_a_run_cut_off_during_its_calls_last_said(capsys, tm
     p.write_bytes(head + say("Now the **slow** tests.") + call("c2", "make test", False))
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 1 and "the run ended without a result" in err
-    assert out.splitlines() == ["Ran terminal command ls (exit 0)", "Shell make test (unfinished)", "",
-                                "(its last message, before its last calls)", "Now the **slow** tests."], out
+    assert out.splitlines() == ["First I look around.", "", "Ran terminal command ls (exit 0)", "",
+                                "Now the **slow** tests.", "", "Shell make test (unfinished)"], out
     # Cut off after text that follows its last call: that text, as before, with no label.
     p.write_bytes(head + say("All done, writing the summary"))
     code, out, err = run_main(capsys, "--print", str(p))
@@ -834,7 +836,7 @@ def test_text_mode_says_when_the_stream_is_another_agents(capsys, tmp_path):
 
 def test_text_mode_lets_go_of_text_it_will_not_print():
     """Memory stays flat on an endless run: thinking is never stored, and assistant text
-    before a tool call is dropped once the call starts (only the final text is printed)."""
+    before a tool call is printed and let go once the call starts."""
     import io
 
     from viewer.core.printer import TextPrinter
@@ -860,9 +862,10 @@ def test_text_mode_lets_go_of_text_it_will_not_print():
     p.feed_lines(sp.feed(b"".join(lines)))
     assert p.finish() == 0
     printed = out.getvalue().splitlines()
-    assert printed[:2] == ["Ran terminal command echo 0 (exit 0)", "Ran terminal command echo 1 (exit 0)"]
-    assert printed[-1] == "All done." and len(printed) == 302
+    assert printed[:4] == ["step 0 " * 100, "", "Ran terminal command echo 0 (exit 0)", ""]
+    assert printed[-1] == "All done." and len(printed) == 300 * 4 + 1
     kept = sum(len(b.text) for s in p.model.sessions for b in s.blocks)
+    kept += sum(len(t) for s in p.model.sessions for t in s.texts_let_go)
     assert kept < 100, f"{kept} characters of text kept"
 
 
@@ -931,7 +934,8 @@ def test_print_follow_waits_for_a_file_that_is_not_there_yet(tmp_path):
 
 def test_text_mode_does_not_reprint_the_narration_of_a_run_that_ended_on_a_tool_call(capsys, tmp_path):
     """Cursor's result text is all the run's assistant text joined: printed only when the run
-    said nothing else, not whenever its last segment came before a tool call."""
+    said nothing else, not whenever its last segment came before a tool call (that segment is
+    printed once, before its call)."""
     path = tmp_path / "ends-on-a-tool.ndjson"
     msg = {"role": "assistant", "content": [{"type": "text", "text": "Looking around."}]}
     path.write_bytes(
@@ -944,7 +948,7 @@ def test_text_mode_does_not_reprint_the_narration_of_a_run_that_ended_on_a_tool_
         + j(type="result", subtype="success", is_error=False, result="Looking around.", session_id=SID)
     )
     code, out, err = run_main(capsys, "--print", str(path))
-    assert code == 0 and "Looking around." not in out, out
+    assert code == 0 and out.splitlines() == ["Looking around.", "", "Ran terminal command ls (exit 0)"], out
 
 
 def test_json_follow_writes_each_result_as_it_comes(tmp_path):
@@ -1428,3 +1432,38 @@ def test_json_follow_says_a_failed_run_the_file_started_over_after():
                                      + j(type="result", subtype="error", is_error=True, result="quota", session_id="a")))
     p.restart()
     assert p.finish() == 1 and "the run failed: quota" in err.getvalue(), err.getvalue()
+
+
+def test_text_mode_heads_only_what_it_prints_and_prints_every_runs_last_words(capsys, tmp_path):
+    """(From a code review and a CI-user trial.)  A second run's init printed an empty
+    "--- session 2 ---" at once, then "--- session 1 ---" for the first run's line; and what a
+    run cut off without a result said last was lost unless its run was the input's last."""
+    def say(sid: str, text: str) -> bytes:
+        return j(type="assistant", session_id=sid, message={"content": [{"type": "text", "text": text}]})
+
+    shell = {"shellToolCall": {"args": {"command": "make a"}}}
+    done = {"shellToolCall": {"args": {"command": "make a"}, "result": {"success": {"exitCode": 0, "stdout": ""}}}}
+    p = tmp_path / "two.ndjson"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id="a", model="A")
+        + j(type="system", subtype="init", session_id="b", model="B")
+        + j(type="tool_call", subtype="started", call_id="c1", session_id="a", tool_call=shell)
+        + j(type="tool_call", subtype="completed", call_id="c1", session_id="a", tool_call=done)
+        + say("b", "B was here")  # (a run cut off: its words are not the input's last run's)
+        + say("a", "A done")
+        + j(type="result", subtype="success", is_error=False, result="A done", session_id="a"))
+    code, out, err = run_main(capsys, str(p))
+    assert out.splitlines() == ["Ran terminal command make a (exit 0)", "", "A done", "",
+                                "--- session 2 ---", "B was here"], out
+    assert code == 0 and "session 2 of 2: the run ended without a result" in err
+
+
+def test_json_mode_with_stderr_closed_writes_only_json(h):
+    """(From a CI-user trial.)  `--print --output-format json failed.ndjson 2>&-`: with no
+    stderr, "the run failed: …" went to stdout, after the JSON (Python's print to a None file)."""
+    cp = subprocess.run([sys.executable, "-m", "viewer", "--print", "--output-format", "json",
+                         str(SAMPLES_DIR / "failed_run.ndjson")], stdout=subprocess.PIPE,
+                        stdin=subprocess.DEVNULL, env=h.cli_env(), cwd=h.repo, timeout=20,
+                        preexec_fn=lambda: os.close(2))
+    assert cp.returncode == 1
+    assert json.loads(cp.stdout)["is_error"] is True

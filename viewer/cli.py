@@ -347,7 +347,8 @@ def cli(
     # The screen is closed and the terminal restored: leave without taking apart a heap that may
     # hold millions of objects (a 1M-event replay took 2-3 s to exit, after its screen was gone).
     sys.stdout.flush()
-    sys.stderr.flush()
+    if sys.stderr is not None:  # (2>&-)
+        sys.stderr.flush()
     os._exit(code)
 
 

@@ -221,7 +221,9 @@ class Session:
         self.result: ResultInfo | None = None
         self.result_mismatch = False
         self.said_anything = False  # some assistant text arrived (kept when blocks are let go)
-        self._said_before = ""  # the last assistant text of blocks let go (see last_message)
+        #: keep_history=False: the assistant texts of the blocks let go, in order, until the
+        #: reader takes them (text mode prints what was said before each call, at its start).
+        self.texts_let_go: list[str] = []
         self.notices: list[NoticeRecord] = []
         self.malformed_shown = 0  # blocks of malformed lines (up to MAX_MALFORMED_SHOWN)
         self.malformed_last = -1  # the last of them
@@ -288,7 +290,7 @@ class Session:
             self._shared_below, self._copied = 0, set()
         self.forgotten_tools += len(self.tools) - len(keep)
         blocks = self.blocks
-        self._said_before = self.last_message()
+        self.texts_let_go.extend(b.text for b in blocks if b.kind == "assistant" and b.text)
         self.tools, self.blocks, self.tool_by_id = keep, [], {}
         for i, t in enumerate(keep):
             t.index = i
@@ -371,14 +373,6 @@ class Session:
             if b.kind == "assistant" and b.text:
                 out.append(b.text)
         return "\n\n".join(reversed(out))
-
-    def last_message(self) -> str:
-        """The run's last assistant text, before its calls too (kept, the last one only, when
-        the blocks before a call are let go): what a run cut off last said."""
-        for b in reversed(self.blocks):
-            if b.kind == "assistant" and b.text:
-                return b.text
-        return self._said_before
 
 
 def _spells(text: str, parts: list[str]) -> bool:

@@ -31,8 +31,10 @@ PROG = "agent-viewer"
 
 def tell(message: str, err: TextIO) -> None:
     """One line on stderr, for every message of the CLI: messages name files and quote the
-    stream, which may hold escape sequences (shown escaped)."""
-    print(f"{PROG}: {one_line(message)}", file=err)
+    stream, which may hold escape sequences (shown escaped).  With no stderr (``2>&-``:
+    Python's is None) it is not said: ``print`` would write it to stdout, into the JSON."""
+    if err is not None:
+        print(f"{PROG}: {one_line(message)}", file=err)
 
 
 def describe_malformed(m: Malformed) -> str:
@@ -148,7 +150,8 @@ class Printer:
 
 
 class TextPrinter(Printer):
-    """One human line per action as it happens, then the final assistant text."""
+    """One human line per call as it completes; what the agent said before its calls, as each
+    starts; then the final assistant text."""
 
     def __init__(self, out: TextIO, err: TextIO, each_result: bool = False) -> None:
         super().__init__()
@@ -161,6 +164,7 @@ class TextPrinter(Printer):
         self._told: set[int] = set()  # sessions whose failure was told as their result came
         self._headed = 0  # the session the last "--- session N ---" heading named
         self._said = False  # a line was written (the output does not start with a blank one)
+        self._gap = False  # a blank line is due before the next (the agent's text was written)
 
     def handle(self, rec: Record) -> None:
         m = self.model
@@ -170,12 +174,16 @@ class TextPrinter(Printer):
             return
         if isinstance(rec, Restart):  # the runs read so far ended: list their cut-off calls
             self._list_unfinished(m.sessions[self._listed:])
+            for s in m.sessions[self._listed:]:  # ... and what they said after their calls
+                if s.result is None:
+                    self._finish(s)
             self._listed = len(m.sessions)
             self.out.flush()
             return
         s = m.sessions[delta.session]
-        if delta.flags & Change.SESSIONS and len(m.sessions) > 1:
-            self._heading(s)
+        if s.texts_let_go:  # a call started: what was said before it (a CI log lacked it)
+            self._paragraphs(s, s.texts_let_go)
+            s.texts_let_go.clear()
         if delta.tool >= 0:
             t = s.tools[delta.tool]
             # As it completes: not at a start that came late, nor at the same completion again.
@@ -202,12 +210,15 @@ class TextPrinter(Printer):
             self._say(f"(at line {rec.line}: {one_line(s.blocks[delta.block].text, NOTICE_CHARS)})")
         self.out.flush()
 
-    def _heading(self, s: Session) -> None:
+    def _heading(self, s: Session) -> bool:
         """"--- session N ---" before what is printed of session N, when the input holds more
-        than one and the lines before were another's (runs can be interleaved in one file)."""
+        than one and the lines before were another's (runs can be interleaved in one file);
+        whether it was written."""
         if s.index != self._headed and len(self.model.sessions) > 1:
             self._headed = s.index
             self._say(f"--- session {s.index + 1} ---")
+            return True
+        return False
 
     def _list_unfinished(self, sessions: list[Session]) -> None:
         for s in sessions:
@@ -218,23 +229,25 @@ class TextPrinter(Printer):
 
     def _finish(self, s: Session) -> None:
         final = s.final_text()
-        label = ""
         if not final and not s.said_anything and s.result is not None and not s.result.is_error:
             final = s.result_text  # a run whose answer is only in its result
-        elif not final and s.result is None:
-            # A run cut off during its calls: what it last said (a CI log showed only the
-            # calls of a killed agent, not what it was doing).
-            final, label = s.last_message(), "(its last message, before its last calls)"
-        final = clean(final).strip("\n")  # (blank lines around it only pushed it apart)
-        if final:
-            self._heading(s)
-            if self._said:
-                self._say("")  # a blank line between the calls and the text
-            if label:
-                self._say(label)
-            self._say(final)
+        self._paragraphs(s, [final])
+
+    def _paragraphs(self, s: Session, texts: list[str]) -> None:
+        """The agent's text, apart from the call lines by a blank line on each side."""
+        for text in texts:
+            text = clean(text).strip("\n")  # (blank lines around it only pushed it apart)
+            if text:
+                if not self._heading(s) and self._said:
+                    self._say("")
+                self._say(text)
+                self._gap = True
 
     def _say(self, line: str) -> None:
+        if self._gap:
+            self._gap = False
+            if line:
+                print(file=self.out)
         print(line, file=self.out)
         self._said = True
 
@@ -243,9 +256,9 @@ class TextPrinter(Printer):
         m.end()
         cur = m.last_run or m.current  # (the run of the input's last event: runs may be interleaved)
         self._list_unfinished(m.sessions[self._listed:])
-        if cur is not None:
-            if cur.result is None:
-                self._finish(cur)
+        for s in m.sessions[self._listed:]:  # (the last run's, and any other's cut off)
+            if s.result is None:
+                self._finish(s)
         self.out.flush()
         self.tell_malformed_count(self.err)
         if not m.foreign:
