@@ -1578,6 +1578,20 @@ async def test_a_binary_file_says_one_line_could_not_be_parsed_in_plain_words():
         assert "Event types" not in shown and "0 lines" not in shown
 
 
+async def test_the_health_screen_says_how_many_unknown_events_it_does_not_list():
+    """(From a code review.)  The list of unknown events stops at 2,000 rows: the header said
+    "2,100 unknown" and the list ended at the 2,000th without a word."""
+    events = [{"type": "system", "subtype": "init", "session_id": "s1", "model": "m"}]
+    events += [{"type": "mystery", "n": i, "session_id": "s1"} for i in range(2100)]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        health = "\n".join(_plain(app, w) for w in app.screen.query("Static"))
+        assert "n=1999" in health and "100 more" in health and "n=2000" not in health
+
+
 async def test_the_health_screen_shows_each_bad_line_on_one_row_and_end_reaches_the_last():
     """Each malformed line is one clipped row (a wrapped excerpt broke into pieces from all
     over the line), and End goes to the last of hundreds at once, not partway."""

@@ -188,6 +188,8 @@ class HealthScreen(_ScrollingModal):
                 for _, n in unknown[:2000]:
                     name = n.event_type + (f"/{n.subtype}" if n.subtype else "")
                     t.add_row(f"{n.line:,}", Text(one_line(name or "(no type)", 60)), Text(one_line(n.text, 200)))
+                if len(unknown) > 2000:  # (as the malformed lines say it: the list ended without a word)
+                    t.add_row("…", f"{len(unknown) - 2000:,} more", "")
                 yield Static(t)
             if not m.malformed_lines and not unknown:
                 so_far = " so far" if self.loading else ""
