@@ -1831,14 +1831,17 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change():
         def keys() -> list[FooterKey]:
             return list(app.screen.query(FooterKey))
 
-        app.set_focus(app.transcript)
+        app.set_focus(app.detail)
         await settle(pilot)
         before = keys()
         assert "/ Search" in [k.render().plain.strip() for k in before]
-        app.set_focus(app.detail)  # another pane with the same keys
+        app.refresh_bindings()  # (as a change of focus does) with the same keys
         await settle(pilot)
         assert keys() == before, "rebuilt with the same keys"
         assert [k.render().plain.strip() for k in before].count("⏎ Open") == 1  # Enter opens the call from here too
+        app.set_focus(app.transcript)  # its own ] Next call
+        await settle(pilot)
+        assert "] Next call" in [k.render().plain.strip() for k in keys()]
         app.set_focus(app.timeline)  # its own ⏎ Open, once
         await settle(pilot)
         assert [k.render().plain.strip() for k in keys()].count("⏎ Open") == 1

@@ -390,3 +390,44 @@ async def test_the_detail_shows_a_running_calls_start_again():
         shown = [d.render_line(y).text for y in range(d.size.height)]
         assert "make test" in shown[0] and "sleep 100" not in "\n".join(shown)
         assert any("duplicate" in row for row in shown)
+
+
+async def test_square_brackets_in_the_transcript_go_to_its_call_lines_and_enter_opens_one():
+    """(From a keyboard-only trial.)  No key went from a call line of the transcript to its
+    call: Enter opened the tool list's selection (the run's last call), whatever the
+    transcript showed.  ] and [ go from call line to call line, from the view's top when the
+    marked call is out of view; the list and the detail follow, and Enter opens that call."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        last = len(app.session.tools) - 1
+        assert app.timeline.selected_index() == last  # (following: the newest call)
+        app.transcript.focus()
+        await pilot.press("g", "right_square_bracket")
+        await settle(pilot)
+        assert app.timeline.selected_index() == 0  # the first call line in view
+        marked = [line for line in screen_rows(app).splitlines() if "▶" in line]
+        assert len(marked) == 1 and "linear-get_issue" in marked[0]
+        await pilot.press("right_square_bracket", "right_square_bracket", "left_square_bracket")
+        await settle(pilot)
+        assert app.timeline.selected_index() == 1
+        assert "Listed directory" in app.detail.render_line(0).text
+        await pilot.press("G", "left_square_bracket")  # the marked call is out of view now
+        await settle(pilot)
+        assert app.timeline.selected_index() == last  # the last call line in view
+        await pilot.press("enter")
+        await settle(pilot)
+        assert f"call {last + 1} of {last + 1}" in screen_rows(app)
+
+
+async def test_a_replays_square_brackets_still_play_to_a_call_from_the_transcript():
+    from tests.ui.conftest import make_replay_app, sample
+
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.transcript.focus()
+        await pilot.press("right_square_bracket")
+        assert app.model.current.tools and app.model.current.tools[-1].status == "running"

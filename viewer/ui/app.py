@@ -737,6 +737,7 @@ class AgentViewerApp(App[int]):
         detail.show(s, tool, self.load_event, self.model.format.tool_sections, empty)
 
     def on_timeline_selected(self, message: Timeline.Selected) -> None:
+        self.transcript.mark_selected(message.tool_index)
         if (self.session, message.tool_index) == self._detail_for:
             return  # that call's detail was brought up to date (or held back) since: show_session
         if not (message.by_data and self._detail_waits()):

@@ -169,6 +169,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def after_mount(self) -> None:
         self._panes["bar"] = self.query_one(ReplayBar)
+        self.transcript.call_keys = False  # (] and [ play to the next call, the transcript's focus or not)
         self.header.live_label = "▶ REPLAY" if self.replay.playing else "❚❚ PAUSED"  # (as pump sets it)
         self._show_going_to()
         self.header.live_source = True

@@ -24,6 +24,7 @@ HELP_ROWS = [
     ("Tab / Shift+Tab", "next / previous pane"),
     ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
     (PAGE_KEYS := "PgUp PgDn  Home End  g G", "page, first, last"),
+    ("] [  (transcript)", "next / previous call line: the tool list and the detail go to it (marked ▶)"),
     ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON, ] [: next, previous call, "
               "/: search it, n N: next, previous match)"),
     ("Seeing", ""),

@@ -9,6 +9,7 @@ again at each frame (see :class:`_Pieces`).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Hashable
 from time import perf_counter
 
@@ -17,6 +18,7 @@ from rich.padding import Padding
 from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
 from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
 from textual.timer import Timer
@@ -123,10 +125,22 @@ class Transcript(BlockView):
     Transcript {
         padding: 0 1;
     }
+    Transcript > .transcript--selected {
+        color: $accent;
+        text-style: bold;
+    }
     """
+    COMPONENT_CLASSES = {"transcript--selected"}
+
+    BINDINGS = [
+        # (From a keyboard-only trial: no key went from a call line to its call; Enter opened
+        # the tool list's selection, wherever the transcript was.)
+        Binding("right_square_bracket", "to_call(1)", "Next call"),
+        Binding("left_square_bracket", "to_call(-1)", "Prev call", show=False),
+    ]
 
     class ToolClicked(ToolMessage):
-        """A tool-call marker was clicked."""
+        """A tool-call marker was clicked (or gone to with ] and [)."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -135,6 +149,8 @@ class Transcript(BlockView):
         self.frame = 0  # spinner frame for running tool markers
         self.highlight_block = -1  # a search hit
         self.highlight_query = ""  # and what was searched, marked wherever a line shows it
+        self.selected_tool = -1  # the call the tool list has selected: its line is marked
+        self.call_keys = True  # ] and [ go to call lines (a replay's own ] and [ play to a call)
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
         self._pieces: dict[int, _Pieces] = {}  # id(block) -> its settled pieces, while it is open
         self._slow: dict[int, float] = {}  # an open block slow to draw -> when it may be drawn again
@@ -281,6 +297,7 @@ class Transcript(BlockView):
         blocks, tools = s.blocks, s.tools
         n_tools = len(tools)
         hb, hq, frame, thinking = self.highlight_block, self.highlight_query, self.frame, self.show_thinking
+        sel = self.selected_tool
         out: list[Hashable] = []
         append = out.append
         for i in range(start, stop):
@@ -290,7 +307,7 @@ class Transcript(BlockView):
             if kind == "tool" and 0 <= b.ref < n_tools:
                 t = tools[b.ref]
                 append((b.version, t.status, t.heading, t.target, t.detail, t.duration_ms, t.error_text,
-                        frame if t.status == "running" else 0, hl))
+                        frame if t.status == "running" else 0, hl, b.ref == sel))
             elif kind == "thinking":
                 append((b.version, b.open, hl, thinking))
             elif kind == "end":
@@ -298,6 +315,48 @@ class Transcript(BlockView):
             else:
                 append((b.version, b.open, hl))
         return out
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "to_call" and not self.call_keys:
+            return False  # (the key goes on to the app's binding)
+        return super().check_action(action, parameters)
+
+    def _tool_block(self, index: int) -> int:
+        s = self.session
+        return s.tools[index].block if s is not None and 0 <= index < len(s.tools) else -1
+
+    def mark_selected(self, index: int) -> None:
+        """Mark call ``index``'s line (the call the detail shows), and no other."""
+        if index == self.selected_tool:
+            return
+        old, self.selected_tool = self.selected_tool, index
+        self.update_blocks({b for b in (self._tool_block(old), self._tool_block(index)) if b >= 0})
+
+    def action_to_call(self, step: int) -> None:
+        """``]`` and ``[``: the next (previous) call line, from the marked one when it is in
+        view, else from the view's top (bottom); the tool list and the detail go to it."""
+        s = self.session
+        if s is None or not s.tools:
+            self.app.notify_once("No tool calls in this run yet.", timeout=2)  # type: ignore[attr-defined]
+            return
+        top, bottom = self.scroll_offset.y, self.scroll_offset.y + self.scrollable_content_region.height
+        tools = s.tools
+        cur = self._tool_block(self.selected_tool)
+        if cur >= 0 and top <= self.block_top(cur) < bottom:
+            target = self.selected_tool + step
+        else:  # (calls are in block order: a bisect over their lines)
+            line = top if step > 0 else bottom
+            at = bisect_left(tools, line, key=lambda t: self.block_top(t.block))
+            target = at if step > 0 else at - 1
+        if not 0 <= target < len(tools):
+            self.app.notify_once(  # type: ignore[attr-defined]
+                "No call after this one." if step > 0 else "No call before this one.", timeout=2)
+            return
+        bi = tools[target].block
+        if not top <= self.block_top(bi) < bottom:
+            self.follow = False
+            self.scroll_to_block(bi, top=False)
+        self.post_message(self.ToolClicked(target))
 
     def on_click(self, event: Click) -> None:
         at = event.get_content_offset(self)  # (event.y counts the border row)
@@ -392,7 +451,10 @@ class Transcript(BlockView):
         if kind == "tool":
             t = s.tools[b.ref]
             glyph, style = status_glyph(t.status, self.frame)
-            line = Text("  ")
+            if b.ref == self.selected_tool:  # (the call the tool list and the detail show)
+                line = Text("▶ ", style=self.get_component_rich_style("transcript--selected"))
+            else:
+                line = Text("  ")
             line.append(glyph, style=style)
             # A call that has not run (yet, or ever) is named by its kind ("Shell"): its label
             # says what it did, in the past tense ("Ran terminal command").
