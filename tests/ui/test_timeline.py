@@ -431,3 +431,36 @@ async def test_a_replays_square_brackets_still_play_to_a_call_from_the_transcrip
         app.transcript.focus()
         await pilot.press("right_square_bracket")
         assert app.model.current.tools and app.model.current.tools[-1].status == "running"
+
+
+@pytest.mark.parametrize("closed_by", ["enter", "escape"])
+async def test_a_search_gives_the_focus_back_to_the_pane_it_was_started_from(closed_by):
+    """(From a keyboard-only trial.)  The search box gave the focus to the tool list, from
+    the transcript too, so j and k moved the list's selection instead of scrolling the text
+    around the hit."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for pane in (app.transcript, app.detail):
+            pane.focus()
+            await pilot.press("slash", *"total", closed_by)
+            await settle(pilot)
+            assert app.focused is pane
+
+
+async def test_escape_clears_the_transcripts_search():
+    """(From a keyboard-only trial.)  Only x cleared a search, and the filters with it."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s", "slash", *"total", "enter")  # (s: a status filter, kept)
+        await settle(pilot)
+        assert "'total': block 1 of" in str(app.transcript.border_subtitle)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.timeline.search == "" and not str(app.transcript.border_subtitle)
+        assert app.transcript.highlight_block == -1 and app.timeline.status_filter != "all"

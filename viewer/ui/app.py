@@ -180,6 +180,7 @@ class AgentViewerApp(App[int]):
         self._last_absorb = 0.0
         self._ticks = 0
         self._search_hits: list[int] = []  # transcript block indices
+        self._searched_from: Widget | None = None  # the pane focused when / was pressed
         self._search_elsewhere = ""  # what the last search found in the other sessions
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
         self._search_pos = -1
@@ -1007,6 +1008,7 @@ class AgentViewerApp(App[int]):
     def action_search(self) -> None:
         box = self._panes["search"]
         box.display = True
+        self._searched_from = self.focused  # (focus goes back there: the box gave it to the list)
         # At once, not after the keys already queued (Widget.focus() waits for them): /quit
         # typed in one burst went to the shortcuts and quit.
         self.screen.set_focus(box)
@@ -1016,19 +1018,31 @@ class AgentViewerApp(App[int]):
             return
         query = event.value.strip()
         event.input.display = False
-        self.timeline.focus()
+        self._focus_after_search()
         self.run_search(query)
 
     def action_close_search(self) -> None:
         box = self._panes["search"]
         if box.display:
             box.display = False
-            self.timeline.focus()
+            self._focus_after_search()
+
+    def _focus_after_search(self) -> None:
+        """Back to the pane the search was started from (the tool list when it was none, or
+        one hidden since): j and k scrolled the list, not the transcript around the hit."""
+        pane = self._searched_from
+        self._searched_from = None
+        if pane is None or not pane.display or not pane.focusable or pane.screen is not self.screen:
+            pane = self.timeline
+        pane.focus()
 
     def on_key(self, event) -> None:
         box = self._panes["search"]
         if event.key == "escape" and box.display:
             self.action_close_search()
+            event.stop()
+        elif event.key == "escape" and self.timeline.search and len(self.screen_stack) == 1:
+            self.run_search("")  # (From a keyboard-only trial: only x cleared it, filters too.)
             event.stop()
         elif event.key == "escape" and self.screen.query("HelpPanel"):
             self.action_hide_help_panel()  # Textual's keys panel (palette: "Keys")

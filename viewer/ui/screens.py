@@ -36,7 +36,7 @@ HELP_ROWS = [
     ("h", "stream health: malformed lines, unknown events"),
     ("Finding", ""),
     ("/", "search the transcript and the tool calls' summaries"),
-    ("n N", "next / previous block with a match"),
+    ("n N", "next / previous block with a match (Esc clears the search)"),
     ("s", "filter tool calls by status (cycles)"),
     ("c", "filter tool calls by kind (cycles)"),
     ("x", "clear filters and search"),
