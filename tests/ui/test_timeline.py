@@ -464,3 +464,23 @@ async def test_escape_clears_the_transcripts_search():
         await settle(pilot)
         assert app.timeline.search == "" and not str(app.transcript.border_subtitle)
         assert app.transcript.highlight_block == -1 and app.timeline.status_filter != "all"
+
+
+async def test_shift_arrows_move_a_replay_ten_seconds_of_play_time():
+    """(From a keyboard-only trial.)  Only a click on the bar moved a replay by time: the
+    middle of a long run was reached by holding →."""
+    from tests.ui.conftest import make_replay_app, sample
+
+    app = make_replay_app(sample("demo_session.ndjson"))
+    r = app.replay
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("shift+right", "shift+right", "shift+right")
+        assert r.clock_time == pytest.approx(30.0) and not r.playing
+        assert r.times[r.position - 1] <= 30.0 < r.times[r.position]  # the events up to 00:30 applied
+        await pilot.press("shift+left")
+        assert r.clock_time == pytest.approx(20.0)
+        await pilot.press("shift+left", "shift+left", "shift+left")
+        assert r.position == 0
+        await pilot.press("end", "shift+right")
+        assert r.at_end

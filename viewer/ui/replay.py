@@ -86,7 +86,7 @@ class ReplayBar(Widget):
 
 
 #: The replay's priority keys that are also an Input's editing keys.
-_REPLAY_MOVES = frozenset({"play_pause", "step", "seek_start", "seek_end"})
+_REPLAY_MOVES = frozenset({"play_pause", "step", "skip", "seek_start", "seek_end"})
 
 _SPEED = Binding.Group("Speed")
 
@@ -95,6 +95,7 @@ REPLAY_HELP = [
     ("Space", "play / pause"),
     ("+ -", "faster / slower (0.25× to 64×)"),
     (". →  ←", "one event forward / back"),
+    ("Shift+→  Shift+←", "ten seconds of play time on / back"),
     ("] }", "next tool call / next error"),
     ("[ {", "previous tool call / previous error"),
     ("Home End", "start / end of the run (in the full-screen detail: its top and bottom)"),
@@ -127,6 +128,9 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         Binding("minus", "speed(-1)", "Slower", group=_SPEED),
         Binding("full_stop,right", "step(1)", "Step", show=False, priority=True),
         Binding("left", "step(-1)", "Back", show=False, priority=True),
+        # (From a keyboard-only trial: a seek by time needed the mouse, on the bar.)
+        Binding("shift+right", "skip(10)", "10 s on", show=False, priority=True),
+        Binding("shift+left", "skip(-10)", "10 s back", show=False, priority=True),
         Binding("right_square_bracket", "next_tool", "Next tool", show=False),
         Binding("right_curly_bracket", "next_error", "Next error", show=False),
         Binding("left_square_bracket", "prev_tool", "Previous tool", show=False),
@@ -325,7 +329,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         if action in _REPLAY_MOVES and isinstance(self.focused, Input):
             return False  # ← → Home End Space edit the text of the search box or the palette
         if len(self.screen_stack) > 1 and (action in ("seek_start", "seek_end") or (
-                action == "step" and parameters and parameters[0] < 0)):
+                action in ("step", "skip") and parameters and parameters[0] < 0)):
             # Over the full-screen detail, the help or the health screen, Home and End are
             # theirs (top, bottom), and a step back (which shows an earlier copy of the run)
             # closed the detail.  Space and a step forward still play on behind it.
@@ -377,6 +381,19 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_seek_end(self) -> None:
         self._seek(self.replay.total)
+
+    def action_skip(self, seconds: float) -> None:
+        """Shift+→ and Shift+←: ten seconds of play time on or back (paused, as a click on
+        the bar)."""
+        r = self.replay
+        if r.duration <= 0:  # (no event has a time: there is no play time to move in)
+            self.notify_once("This recording has no times: → and ← step an event at a time.", timeout=2)
+            return
+        to = min(max(0.0, r.clock_time + seconds), r.duration)
+        if to <= 0:
+            self._seek(0)  # the start, before the first event (as Home)
+        else:
+            self._seek_time(to)
 
     def _jump(self, mark: int, what: str, back: bool = False) -> None:
         find = self.replay.prev_marked if back else self.replay.next_marked
@@ -438,6 +455,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         yield SystemCommand("Replay: step back", "←", lambda: self.action_step(-1))
         yield SystemCommand("Replay: next tool call", "]", self.action_next_tool)
         yield SystemCommand("Replay: previous tool call", "[", self.action_prev_tool)
+        yield SystemCommand("Replay: 10 s on", "Shift+→", lambda: self.action_skip(10))
+        yield SystemCommand("Replay: 10 s back", "Shift+←", lambda: self.action_skip(-10))
         yield SystemCommand("Replay: next error", "}", self.action_next_error)
         yield SystemCommand("Replay: previous error", "{", self.action_prev_error)
 
