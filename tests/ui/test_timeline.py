@@ -484,3 +484,22 @@ async def test_shift_arrows_move_a_replay_ten_seconds_of_play_time():
         assert r.position == 0
         await pilot.press("end", "shift+right")
         assert r.at_end
+
+
+async def test_a_narrow_header_keeps_the_working_directory_and_whole_numbers():
+    """(From a keyboard-only trial.)  At 80 columns the working directory was gone while
+    "key login" and "mode def…" stayed, and "612,8…" cut a count into another number."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first, second = app.header.render_line(0).text, app.header.render_line(1).text
+        assert first.rstrip().endswith("…/invoice-tool") and "key login" not in first
+        assert "…" not in second and second.rstrip().endswith("38,412 in / 4,987 out")
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(160, 24)) as pilot:  # (room for all of it)
+        await settle(pilot)
+        first = app.header.render_line(0).text
+        assert "key login  mode default  /home/maya/code/invoice-tool" in first
+        assert "612,864 cache read" in app.header.render_line(1).text

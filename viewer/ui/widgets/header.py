@@ -26,6 +26,8 @@ STATE_STYLES = {
 
 #: A live run that has sent nothing for this many seconds says so in the header.
 QUIET_AFTER = 30
+#: Cells a run's working directory is given before the key and the mode fields give way to it.
+CWD_ROOM = 24
 #: A followed run's clock from its own first time, when that is at most this long ago (a week;
 #: else the agent's clock is not this machine's, and it counts from when the viewer read it).
 MAX_WALL_ELAPSED = 7 * 86400
@@ -233,6 +235,14 @@ class SessionHeader(Widget):
                 fields.append(("key ", init.api_key_source))
             if init.permission_mode:
                 fields.append(("mode ", init.permission_mode))
+        if init is not None and init.cwd:
+            # (From a keyboard-only trial: at 80 columns the working directory was gone while
+            # "key login" and "mode def…" stayed.)  The key, then the mode, give way to it.
+            avail = self.content_region.width - line1.cell_len
+            want = min(cell_len(one_line(init.cwd)), CWD_ROOM) + 2
+            spare = [f for f in fields if f[0] in ("key ", "mode ")]
+            while spare and sum(2 + cell_len(p) + safe_line(v, 80).cell_len for p, v in fields) + want > avail:
+                fields.remove(spare.pop(0))
         for prefix, value in fields:
             line1.append("  ")
             if prefix:
@@ -244,7 +254,10 @@ class SessionHeader(Widget):
             room = self.content_region.width - line1.cell_len - 2
             if room >= 8:
                 line1.append("  ")
-                line1.append_text(safe_line(keep_end(one_line(init.cwd), min(60, room)), style="cyan"))
+                shown = keep_end(one_line(init.cwd), min(60, room))
+                if shown.startswith("…") and "/" in shown[2:]:  # at a directory's start ("…/invoice-tool")
+                    shown = "…" + shown[shown.index("/", 2):]
+                line1.append_text(safe_line(shown, style="cyan"))
 
         # Another agent's stream: said first on the line, so a narrow window keeps it.
         # Short: the badge on the first line says UNKNOWN FORMAT; h says the rest.
@@ -279,10 +292,15 @@ class SessionHeader(Widget):
         r = s.result
         tokens = r.tokens if r is not None else None
         if tokens is not None:
-            line2.append("   tokens ", style="dim")
-            line2.append(f"{tokens.input:,} in / {tokens.output:,} out")
-            if tokens.cache_read:
-                line2.append(f" · {tokens.cache_read:,} cache read", style="dim")
+            # Whole or not at all: a number cut by the line's end ("612,8…") read as another.
+            width = self.content_region.width
+            counts = f"{tokens.input:,} in / {tokens.output:,} out"
+            if line2.cell_len + 10 + len(counts) <= width:
+                line2.append("   tokens ", style="dim")
+                line2.append(counts)
+                cached = f" · {tokens.cache_read:,} cache read"
+                if tokens.cache_read and line2.cell_len + len(cached) <= width:
+                    line2.append(cached, style="dim")
         sw = self.still_written
         if sw is not None and sw.run is s:  # first: the command is what matters, and is long
             # Shorter as the window narrows: it hid the counts and the warning after it.
