@@ -503,3 +503,25 @@ async def test_a_narrow_header_keeps_the_working_directory_and_whole_numbers():
         first = app.header.render_line(0).text
         assert "key login  mode default  /home/maya/code/invoice-tool" in first
         assert "612,864 cache read" in app.header.render_line(1).text
+
+
+async def test_the_search_does_not_find_a_running_calls_past_tense_label():
+    """(From a code review.)  A running call is drawn "Shell", in the transcript and the list,
+    yet /Ran terminal found it, with nothing marked."""
+    clock = lambda: 1000.0  # noqa: E731
+    feed = BytesFeed(b"", live=True, eof=False, clock=clock)
+    app = AgentViewerApp(feed, clock=clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        from tests.ui.test_pilot import push
+
+        push(feed, [*HEAD, start("c1", "shellToolCall", {"command": "sleep 100"})])
+        await settle(pilot)
+        await pilot.press("slash", *"ran terminal", "enter")
+        await settle(pilot)
+        assert app._search_hits == []
+        push(feed, [done("c1", "shellToolCall", {"command": "sleep 100"},
+                         {"success": {"exitCode": 0, "stdout": ""}})])
+        await settle(pilot)
+        await pilot.press("n")  # (what arrived since is searched again)
+        await settle(pilot)
+        assert len(app._search_hits) == 1

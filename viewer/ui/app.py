@@ -1112,7 +1112,7 @@ class AgentViewerApp(App[int]):
             if b.kind == "tool":
                 t = s.tools[b.ref]
                 shown = under_cwd(t.target, s, t.kind_key in self.model.format.PLACED_KINDS)
-                hay = f"{t.label} {t.short} {shown} {t.detail} {t.error_text}"  # as shown
+                hay = f"{t.heading} {t.short} {shown} {t.detail} {t.error_text}"  # as shown
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue
             else:
