@@ -466,3 +466,30 @@ async def test_a_big_result_is_folded_for_searches_while_the_view_waits(monkeypa
         assert entry and len(entry[1]) > 10 and sum(map(len, entry[1])) == len(body)
         await _search(pilot, "needle")
         assert len(view.hits) == 3 and "'needle': 1 of 3, n N" in str(view.border_subtitle)
+
+
+async def test_a_search_does_not_count_what_a_commands_colour_codes_hide():
+    """(From a code review.)  In pytest's coloured output, /32m found "1 of 1" inside
+    "\\x1b[32m", which the screen draws as green, and n went there: nothing showed it."""
+    sid = "s1"
+    out = "\x1b[32m3 passed\x1b[0m, \x1b[31m1 failed\x1b[0m in 0.12s; 32m in all\n"
+    args = {"command": "pytest -q"}
+    events = [
+        {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/p"},
+        {"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": sid,
+         "tool_call": {"shellToolCall": {"args": args}}},
+        {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": sid,
+         "tool_call": {"shellToolCall": {"args": args, "result": {"success": {
+             "exitCode": 1, "stdout": out, "stderr": ""}}}}},
+    ]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter", "slash", *"32m", "enter")
+        await settle(pilot)
+        view = app.screen.query_one("#zoom-detail")
+        in_output = [at for body, at in view.hits if body == out]
+        assert in_output == [out.index("32m in all")]  # the one drawn (the summary above has one too)
+        await pilot.press("slash", *"passed", "enter")  # (text between codes is found)
+        await settle(pilot)
+        assert [at for body, at in view.hits if body == out] == [out.index("passed")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -18,7 +18,7 @@ from textual.strip import Strip
 
 from viewer.core.detail import Section, fmt_duration
 from viewer.core.model import Session, ToolCall
-from viewer.core.sanitize import one_line
+from viewer.core.sanitize import SGR, one_line
 from viewer.ui.render import (
     CURRENT_MATCH_STYLE,
     MATCH_STYLE,
@@ -397,8 +397,10 @@ class DetailView(BlockView):
             if isinstance(block, (_Chunk, _Rest)):
                 if id(block.body) not in searched:
                     searched.add(id(block.body))
-                    hits.extend((block.body, at) for at in _find_all(self._folded_body(block.body), q,
-                                                                     MAX_HITS + 1 - len(hits)))
+                    found = _find_all(self._folded_body(block.body), q, MAX_HITS + 1 - len(hits))
+                    if block.kind == "terminal" and "\x1b[" in block.body:
+                        found = _outside_colour_codes(block.body, found, len(q))
+                    hits.extend((block.body, at) for at in found)
             else:  # a heading, the facts, a note: small, searched as drawn
                 hits.extend((block, k) for k, strip in enumerate(self._render_strips(i, width))
                             if q in fold(strip.text))
@@ -556,6 +558,20 @@ def _find_all(low: str, q: str, most: int) -> list[int]:
     while at >= 0 and len(out) < most:
         out.append(at)
         at = low.find(q, at + len(q))
+    return out
+
+
+def _outside_colour_codes(body: str, found: list[int], length: int) -> list[int]:
+    """The matches of ``found`` (offsets in ``body``, ``length`` long) that touch no colour
+    code: a command's output draws those as colours, so a match in "\x1b[32m" was counted,
+    and gone to, where nothing showed it (a search for "32m" in pytest's coloured output)."""
+    codes = [(m.start(), m.end()) for m in SGR.finditer(body)]
+    starts = [a for a, _ in codes]
+    out = []
+    for at in found:
+        i = bisect_right(starts, at + length - 1) - 1  # the last code starting within or before it
+        if i < 0 or codes[i][1] <= at:
+            out.append(at)
     return out
 
 
