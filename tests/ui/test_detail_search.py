@@ -135,7 +135,7 @@ async def test_n_after_stepping_to_another_call_searches_that_call():
         await pilot.press("right_square_bracket")  # the second call
         await pilot.pause()
         assert view.tool.index == 1
-        assert "n finds it here" in str(view.border_subtitle)
+        assert "n searches this call" in str(view.border_subtitle)
         await pilot.press("n")
         await pilot.pause()
         assert any("beta needle gamma" in r for r in _marked(view)), _marked(view)

@@ -287,7 +287,7 @@ class DetailScreen(ModalScreen[int]):
         n = len(view.hits)
         many = f"{n:,}+" if view.hits_capped else f"{n:,}"
         if view.hits_stale:
-            return f"{query}: n finds it here"
+            return f"{query}: n searches this call"  # (not searched yet: "finds it here" promised a match)
         if view.hit_pos >= 0:
             turn = {1: " (from the top)", -1: " (from the end)"}.get(view.wrapped, "")
             return f"{query}: {view.hit_pos + 1:,} of {many}{turn}, n N"
