@@ -525,3 +525,28 @@ async def test_the_search_does_not_find_a_running_calls_past_tense_label():
         await pilot.press("n")  # (what arrived since is searched again)
         await settle(pilot)
         assert len(app._search_hits) == 1
+
+
+async def test_the_full_screen_details_title_reads_on_a_light_theme():
+    """(From a keyboard-only trial.)  On textual-light, "Detail" and the run's time on the
+    full-screen detail's border were orange on grey, a contrast of 1.4:1."""
+    from tests.ui.conftest import sample
+
+    def luminance(c) -> float:
+        def part(v: int) -> float:
+            v /= 255
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+        return 0.2126 * part(c.red) + 0.7152 * part(c.green) + 0.0722 * part(c.blue)
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.theme = "textual-light"
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        view = app.screen.query_one("#zoom-detail")
+        title = [seg for seg in app.screen._compositor.render_strips()[view.region.y] if "Detail" in seg.text]
+        style = title[0].style
+        fg, bg = style.color.get_truecolor(), style.bgcolor.get_truecolor()
+        light, dark = sorted((luminance(fg), luminance(bg)), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 4.5
