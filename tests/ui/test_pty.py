@@ -426,3 +426,11 @@ def test_after_a_signal_the_app_gives_back_the_signal_handlers_and_its_watchdog_
         assert b"AFTER-RUN 143 True" in ANSI.sub(b"", p.buffer)
     finally:
         p.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty test for Linux")
+@pytest.mark.parametrize("args", ["{demo}", "--replay {demo}"], ids=["open", "replay"])
+def test_the_theme_asked_for_in_the_environment_is_read(args):
+    """AGENT_VIEWER_THEME names the theme to start in (from a keyboard-only trial: a light
+    terminal's user chose one at every run); a name it does not know is said, not a crash."""
+    _shows_then_quits(f"AGENT_VIEWER_THEME=no-such-theme {{viewer}} {args}", b"AGENT_VIEWER_THEME")  # (the toast wraps its words)

@@ -550,3 +550,13 @@ async def test_the_full_screen_details_title_reads_on_a_light_theme():
         fg, bg = style.color.get_truecolor(), style.bgcolor.get_truecolor()
         light, dark = sorted((luminance(fg), luminance(bg)), reverse=True)
         assert (light + 0.05) / (dark + 0.05) >= 4.5
+
+
+async def test_the_app_starts_in_the_theme_asked_for():
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    app.theme_asked = "textual-light"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.theme == "textual-light" and not app.current_theme.dark

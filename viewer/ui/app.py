@@ -31,6 +31,7 @@ from viewer.core.decode import Record, parse_span
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
+from viewer.ui.launch import THEME_ENV
 from viewer.ui.render import StillWritten, fold, markup_literal, under_cwd, use_code_theme
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
@@ -252,6 +253,20 @@ class AgentViewerApp(App[int]):
     def watch_theme(self) -> None:
         use_code_theme(self.current_theme.dark, self.console)  # (before the panes are redrawn in the theme)
 
+    #: The theme the user asked for (``AGENT_VIEWER_THEME``, set by the launcher; None: the
+    #: default).  (From a keyboard-only trial: a light terminal's user chose one at every run.)
+    theme_asked: str | None = None
+
+    def _use_theme_asked(self) -> None:
+        name = self.theme_asked
+        if not name:
+            return
+        if name in self.available_themes:
+            self.theme = name
+        else:
+            self.notify(f"{THEME_ENV}={name}: no such theme. Themes: {', '.join(sorted(self.available_themes))}.",
+                        severity="warning", timeout=10, markup=False)
+
     def on_mount(self) -> None:
         use_code_theme(self.current_theme.dark, self.console)  # (not another app's: the styles are the module's)
         self._panes = {
@@ -280,6 +295,7 @@ class AgentViewerApp(App[int]):
         gc.set_threshold(*GC_THRESHOLDS)
         if self.greeting:
             self.notify(self.greeting, title="Demo", timeout=10, markup=False)
+        self._use_theme_asked()
         self.after_mount()
         # Start reading after the first paint: the screen comes up at once, whatever the size
         # (worker processes that decode a big file start now, to be ready by then).

@@ -144,6 +144,7 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
             from viewer.ui.app import AgentViewerApp
 
             app = AgentViewerApp(feed, recorder=recorder)
+            app.theme_asked = os.environ.get(THEME_ENV)
             if demo:
                 app.greeting, app.demo = DEMO_GREETING, True
             app.run()
@@ -155,6 +156,9 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
         tell(recorder.error, sys.stderr)  # (it names the --save path)
     return app.return_code or 0
 
+
+#: The environment variable that names the theme to start in (textual-light, nord, ...).
+THEME_ENV = "AGENT_VIEWER_THEME"
 
 #: ``--start-at`` reads the file up to there for at most this long before the UI starts (so a
 #: bad position is an error on the command line); the rest is done in the app, on screen.
@@ -179,6 +183,7 @@ def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, pa
             from viewer.ui.replay import ReplayApp
 
             app = ReplayApp(replay, feed)  # it reads the rest of the file once it is on screen
+            app.theme_asked = os.environ.get(THEME_ENV)
             app.demo = demo
             app.run()
     finally:
