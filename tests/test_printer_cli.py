@@ -1467,3 +1467,47 @@ def test_json_mode_with_stderr_closed_writes_only_json(h):
                         preexec_fn=lambda: os.close(2))
     assert cp.returncode == 1
     assert json.loads(cp.stdout)["is_error"] is True
+
+
+def test_text_mode_says_what_runs_while_a_pipe_is_silent():
+    """(From a CI-user trial.)  A 40 s test run printed nothing for 40 s in text mode, like a
+    hung agent (some CI systems kill a job that prints nothing for a while)."""
+    import io
+
+    from viewer.core.printer import QUIET_EVERY, QUIET_FIRST, TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    p = TextPrinter(out := io.StringIO(), io.StringIO())
+    p.feed_lines(LineSplitter().feed(
+        j(type="system", subtype="init", session_id=SID)
+        + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+            tool_call={"shellToolCall": {"args": {"command": "make test"}}})))
+    heard = p._heard
+    p.idle(heard + QUIET_FIRST - 1)
+    assert out.getvalue() == ""
+    p.idle(heard + QUIET_FIRST)
+    p.idle(heard + QUIET_FIRST + 1)  # (said once per QUIET_EVERY)
+    p.idle(heard + QUIET_FIRST + QUIET_EVERY)
+    assert out.getvalue().splitlines() == ["(no event for 30 s; running: Shell make test)",
+                                           "(no event for 1m30s; running: Shell make test)"]
+
+
+def test_text_mode_speaks_up_during_a_silent_pipe_end_to_end(h):
+    """The CLI asks the printer at each IDLE_TICK of a pipe's silence (here made short)."""
+    agent = ("import sys, time\n"
+             "sys.stdout.write(sys.argv[1]); sys.stdout.flush(); time.sleep(3)\n")
+    start = (j(type="system", subtype="init", session_id=SID)
+             + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+                 tool_call={"shellToolCall": {"args": {"command": "sleep 3"}}})).decode()
+    code = ("import sys, viewer.cli as c, viewer.core.printer as p\n"
+            "c.IDLE_TICK = 0.2; p.QUIET_FIRST = 1\n"
+            "sys.argv = ['agent-viewer', '--print']\n"
+            "c.main()\n")
+    producer = subprocess.Popen([sys.executable, "-c", agent, start], stdout=subprocess.PIPE)
+    try:
+        cp = subprocess.run([sys.executable, "-c", code], stdin=producer.stdout, capture_output=True,
+                            env=h.cli_env(), cwd=h.repo, timeout=20)
+    finally:
+        producer.kill()
+        producer.wait()
+    assert "(no event for 1 s; running: Shell sleep 3)" in cp.stdout.decode(), cp.stdout + cp.stderr

@@ -53,16 +53,37 @@ def _finite(param: click.Parameter, value: float) -> float:
     return value
 
 
-def _read_chunks(fd: int):
-    """Chunks from ``fd`` until EOF."""
-    while True:
+#: Seconds a pipe may be silent before its reader is told (``b""``: text mode says so).
+IDLE_TICK = 5.0
+
+
+def _read_chunks(fd: int, idle: float | None = None):
+    """Chunks from ``fd`` until EOF; with ``idle``, ``b""`` after each ``idle`` seconds with
+    nothing to read (a pipe's writer busy: a long command)."""
+    sel = None
+    if idle is not None:
+        import selectors
+
+        sel = selectors.DefaultSelector()
         try:
-            chunk = os.read(fd, CHUNK)
-        except InterruptedError:  # pragma: no cover
-            continue
-        if not chunk:
-            return
-        yield chunk
+            sel.register(fd, selectors.EVENT_READ)
+        except (ValueError, OSError):  # (not a file descriptor select takes)
+            sel = None
+    try:
+        while True:
+            if sel is not None and not sel.select(idle):
+                yield b""
+                continue
+            try:
+                chunk = os.read(fd, CHUNK)
+            except InterruptedError:  # pragma: no cover
+                continue
+            if not chunk:
+                return
+            yield chunk
+    finally:
+        if sel is not None:
+            sel.close()
 
 
 def _follow_chunks(path: str):
@@ -186,6 +207,14 @@ def _silence_stdout() -> None:
         pass
 
 
+def drains_at_once(fd: int, follow: bool) -> bool:
+    """Whether the input is a saved file, read at once (not a pipe whose writer may pause)."""
+    try:
+        return follow or stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        return True
+
+
 def _drains(fd: int, follow: bool) -> bool:
     """Whether the input is read to its end once the output is cut: a saved file or a pipe,
     not a followed file (see :class:`Output`)."""
@@ -195,7 +224,12 @@ def _drains(fd: int, follow: bool) -> bool:
 def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, drains: bool) -> int:
     """``drains``: once the output is cut, read on to the end (see :class:`Output`)."""
     warned = False
-    for chunk in _follow_chunks(path) if follow else _read_chunks(fd):
+    idle = IDLE_TICK if not drains_at_once(fd, follow) and hasattr(printer, "idle") else None
+    for chunk in _follow_chunks(path) if follow else _read_chunks(fd, idle):
+        if chunk == b"":  # a pipe silent for IDLE_TICK: text mode may say what runs
+            printer.idle()
+            out.flush()
+            continue
         if chunk is None:  # --follow: the file was truncated or replaced
             if recorder is not None:
                 recorder.restarted(path)

@@ -7,6 +7,7 @@ nothing but the compact session model is kept, so memory stays flat.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
@@ -80,6 +81,10 @@ def agent_note(agent: str, fmt) -> str:
     return (f"note: this looks like a {agent} stream; agent-viewer reads it as {fmt.NAME.capitalize()} "
             "stream-json as far as it goes (what it cannot read is listed as unknown)")
 
+
+#: Text mode, a pipe silent this many seconds: it says so (then every QUIET_EVERY more).
+QUIET_FIRST = 30
+QUIET_EVERY = 60
 
 #: Malformed lines listed one by one on stderr; past this many only their count is given (a
 #: file that is not NDJSON at all, 40 MB of it, wrote 40 MB of messages).
@@ -165,9 +170,12 @@ class TextPrinter(Printer):
         self._headed = 0  # the session the last "--- session N ---" heading named
         self._said = False  # a line was written (the output does not start with a blank one)
         self._gap = False  # a blank line is due before the next (the agent's text was written)
+        self._heard = time.monotonic()  # when the last record came (see idle)
+        self._quiet_told = 0  # silences told since then
 
     def handle(self, rec: Record) -> None:
         m = self.model
+        self._heard, self._quiet_told = time.monotonic(), 0
         delta = m.apply(rec)
         if isinstance(rec, Malformed):
             self.tell_malformed(rec, self.err)
@@ -209,6 +217,28 @@ class TextPrinter(Printer):
             self._heading(s)
             self._say(f"(at line {rec.line}: {one_line(s.blocks[delta.block].text, NOTICE_CHARS)})")
         self.out.flush()
+
+    def idle(self, now: float | None = None) -> None:
+        """The input (a pipe) has been silent a while: after QUIET_FIRST seconds, and every
+        QUIET_EVERY after, say so and what runs.  (From a CI-user trial: a 40 s test run
+        printed nothing for 40 s, like a hung agent; some CI systems kill a silent job.)"""
+        quiet = (time.monotonic() if now is None else now) - self._heard
+        if quiet < QUIET_FIRST + self._quiet_told * QUIET_EVERY:
+            return
+        self._quiet_told += 1
+        s = self.model.last_run or self.model.current
+        if s is None or s.result is not None:
+            return  # (nothing runs: a run over, or none begun)
+        running = [t for t in s.tools if t.status == "running"]
+        what = ""
+        if running:
+            t = running[-1]
+            what = f"; running: {t.heading}" + (f" {one_line(t.target, 80)}" if t.target else "")
+            if len(running) > 1:
+                what += f" and {len(running) - 1} more"
+        self._heading(s)
+        gap = int(quiet)
+        self._say(f"(no event for {f'{gap} s' if gap < 60 else fmt_duration(gap * 1000)}{what})")
 
     def _heading(self, s: Session) -> bool:
         """"--- session N ---" before what is printed of session N, when the input holds more
