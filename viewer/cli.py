@@ -207,12 +207,13 @@ def _silence_stdout() -> None:
         pass
 
 
-def drains_at_once(fd: int, follow: bool) -> bool:
-    """Whether the input is a saved file, read at once (not a pipe whose writer may pause)."""
+def _from_a_writer(fd: int, follow: bool) -> bool:
+    """Whether ``fd`` is a pipe (or the like) whose writer may pause, not a saved file read at
+    once (``--follow`` reads its file itself)."""
     try:
-        return follow or stat.S_ISREG(os.fstat(fd).st_mode)
+        return not follow and not stat.S_ISREG(os.fstat(fd).st_mode)
     except OSError:
-        return True
+        return False
 
 
 def _drains(fd: int, follow: bool) -> bool:
@@ -224,7 +225,7 @@ def _drains(fd: int, follow: bool) -> bool:
 def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, drains: bool) -> int:
     """``drains``: once the output is cut, read on to the end (see :class:`Output`)."""
     warned = False
-    idle = IDLE_TICK if not drains_at_once(fd, follow) and hasattr(printer, "idle") else None
+    idle = IDLE_TICK if _from_a_writer(fd, follow) and hasattr(printer, "idle") else None
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd, idle):
         if chunk == b"":  # a pipe silent for IDLE_TICK: text mode may say what runs
             printer.idle()
