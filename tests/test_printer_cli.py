@@ -1511,3 +1511,30 @@ def test_text_mode_speaks_up_during_a_silent_pipe_end_to_end(h):
         producer.kill()
         producer.wait()
     assert "(no event for 1 s; running: Shell sleep 3)" in cp.stdout.decode(), cp.stdout + cp.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "stream-json"])  # (json writes only at the end)
+def test_a_cut_output_of_a_pipe_that_never_ends_stops_at_its_runs_result(h, fmt):
+    """(From a review of the change before.)  Once a pipe was read on after its reader went,
+    `tail -f run.ndjson | agent-viewer --print | head` never ended: the pipe is read on to its
+    run's result, not for ever."""
+    run = (SAMPLES_DIR / "failed_run.ndjson").read_bytes() * 200  # (more than a pipe holds)
+    tail = ("import sys, time\ndata = sys.stdin.buffer.read()\nsys.stdout.buffer.write(data); sys.stdout.flush()\n"
+            "while True:\n    time.sleep(1)\n")  # (tail -f: never ends, never writes again)
+    producer = subprocess.Popen([sys.executable, "-c", tail], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    producer.stdin.write(run)
+    producer.stdin.close()
+    viewer = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", fmt],
+                              stdin=producer.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=h.cli_env(), cwd=h.repo)
+    producer.stdout.close()
+    try:
+        assert viewer.stdout.read(1)
+        viewer.stdout.close()
+        _, err = viewer.communicate(timeout=15)
+        assert viewer.returncode == 1 and b"the run failed" in err, err
+    finally:
+        for p in (viewer, producer):
+            if p.poll() is None:
+                p.kill()
+                p.wait()

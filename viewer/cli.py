@@ -101,8 +101,9 @@ class Output:
     the input is still read to its end, quietly, so that the exit status says how the run went
     (a failed run exited 0 under ``set -o pipefail``, or 1, as the reader's timing fell), and
     so that an agent writing into a pipe is not killed by the log reader's going (it got
-    SIGPIPE once the viewer stopped reading).  A followed file, which never ends and has no
-    writer to keep alive, is not.  Any other failure (a full disk) is kept in :attr:`error`,
+    SIGPIPE once the viewer stopped reading).  A pipe is read on to its run's result (or its
+    end), not for ever: ``tail -f log | agent-viewer --print | head`` ends.  A followed file,
+    which never ends and has no writer to keep alive, is not read on.  Any other failure (a full disk) is kept in :attr:`error`,
     and the caller stops."""
 
     def __init__(self, stream) -> None:
@@ -225,7 +226,8 @@ def _drains(fd: int, follow: bool) -> bool:
 def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, drains: bool) -> int:
     """``drains``: once the output is cut, read on to the end (see :class:`Output`)."""
     warned = False
-    idle = IDLE_TICK if _from_a_writer(fd, follow) and hasattr(printer, "idle") else None
+    writer = _from_a_writer(fd, follow)
+    idle = IDLE_TICK if writer and hasattr(printer, "idle") else None
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd, idle):
         if chunk == b"":  # a pipe silent for IDLE_TICK: text mode may say what runs
             printer.idle()
@@ -250,6 +252,10 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, drai
         out.flush()
         if out.error or (out.cut and not drains):
             return 0  # (checked here, not when a next chunk comes: it may never come)
+        if out.cut and writer and printer.run_over:
+            # A pipe is read on to its run's result, not for ever: `tail -f log | agent-viewer
+            # --print | head` ended with head, and must still (the run's status is known).
+            return printer.finish()
     printer.feed_lines(splitter.flush())
     return printer.finish()
 

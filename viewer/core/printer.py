@@ -218,6 +218,12 @@ class TextPrinter(Printer):
             self._say(f"(at line {rec.line}: {one_line(s.blocks[delta.block].text, NOTICE_CHARS)})")
         self.out.flush()
 
+    @property
+    def run_over(self) -> bool:
+        """The input's last run has its result (a pipe read on after its reader went stops)."""
+        s = self.model.last_run or self.model.current
+        return s is not None and s.result is not None
+
     def idle(self, now: float | None = None) -> None:
         """The input (a pipe) has been silent a while: after QUIET_FIRST seconds, and every
         QUIET_EVERY after, say so and what runs.  (From a CI-user trial: a 40 s test run
@@ -333,6 +339,10 @@ class JsonPrinter(Printer):
         self.written = 0  # result objects written
         #: (--follow) The events read, and the old stream's problem, when the file last started over.
         self._before_restart: tuple[int, str, bool] | None = None  # (and whether it was told then)
+
+    @property
+    def run_over(self) -> bool:
+        return self.runs.last_result() is not None
 
     def restart(self) -> None:
         """(``--follow``: each run is told as it ends.)  A run the file's start over cut off,
@@ -559,6 +569,10 @@ class StreamJsonPrinter(Printer):
             return
         self.runs.track(rec.data)
         self.out.write(json_safe(orjson.dumps(rec.data)) + b"\n")
+
+    @property
+    def run_over(self) -> bool:
+        return self.runs.last_result() is not None
 
     def close(self) -> int:
         """Every event is out; the exit status says how the run went, as in the other modes."""
