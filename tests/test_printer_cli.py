@@ -1538,3 +1538,25 @@ def test_a_cut_output_of_a_pipe_that_never_ends_stops_at_its_runs_result(h, fmt)
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(capsys, tmp_path):
+    """(From a review of this session's change.)  A run killed mid-way, then resumed: its last
+    words came at the input's end, after the next run's answer (where `| tail -1` read them as
+    the result), and never under --follow (Ctrl+C skips the end)."""
+    def say(text: str) -> bytes:
+        return j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": text}]})
+
+    shell = {"shellToolCall": {"args": {"command": "pytest"}}}
+    done = {"shellToolCall": {"args": {"command": "pytest"}, "result": {"success": {"exitCode": 0, "stdout": ""}}}}
+    init = j(type="system", subtype="init", session_id=SID)
+    p = tmp_path / "resumed.ndjson"
+    p.write_bytes(init + j(type="tool_call", subtype="started", call_id="c1", session_id=SID, tool_call=shell)
+                  + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID, tool_call=done)
+                  + say("Two tests fail, fixing them next.")
+                  + init + say("All tests pass.")
+                  + j(type="result", subtype="success", is_error=False, result="All tests pass.", session_id=SID))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert out.splitlines() == ["Ran terminal command pytest (exit 0)", "", "Two tests fail, fixing them next.",
+                                "", "--- session 2 ---", "All tests pass."], out
+    assert code == 0

@@ -170,6 +170,7 @@ class TextPrinter(Printer):
         self._headed = 0  # the session the last "--- session N ---" heading named
         self._said = False  # a line was written (the output does not start with a blank one)
         self._gap = False  # a blank line is due before the next (the agent's text was written)
+        self._wrapped: set[int] = set()  # runs whose end was told (see _wrap_up)
         self._heard = time.monotonic()  # when the last record came (see idle)
         self._quiet_told = 0  # silences told since then
 
@@ -180,15 +181,14 @@ class TextPrinter(Printer):
         if isinstance(rec, Malformed):
             self.tell_malformed(rec, self.err)
             return
-        if isinstance(rec, Restart):  # the runs read so far ended: list their cut-off calls
-            self._list_unfinished(m.sessions[self._listed:])
-            for s in m.sessions[self._listed:]:  # ... and what they said after their calls
-                if s.result is None:
-                    self._finish(s)
+        if isinstance(rec, Restart):  # the runs read so far ended
+            self._wrap_up(m.sessions[self._listed:])
             self._listed = len(m.sessions)
             self.out.flush()
             return
         s = m.sessions[delta.session]
+        if delta.flags & Change.SESSIONS:  # a run that the next one ended (resumed, say): now
+            self._wrap_up([x for x in m.sessions[self._listed:] if x.ended and x is not s])
         if s.texts_let_go:  # a call started: what was said before it (a CI log lacked it)
             self._paragraphs(s, s.texts_let_go)
             s.texts_let_go.clear()
@@ -256,12 +256,20 @@ class TextPrinter(Printer):
             return True
         return False
 
-    def _list_unfinished(self, sessions: list[Session]) -> None:
+    def _wrap_up(self, sessions: list[Session]) -> None:
+        """Runs that ended: their calls cut off, and what a run without a result said after
+        its last call; once each (a run cut off was told only at the input's end, after the
+        runs that came after it)."""
         for s in sessions:
+            if s.index in self._wrapped:
+                continue
+            self._wrapped.add(s.index)
             for t in s.tools:
                 if t.status == "unfinished":
                     self._heading(s)
                     self._say(tool_line(t))
+            if s.result is None:
+                self._finish(s)
 
     def _finish(self, s: Session) -> None:
         final = s.final_text()
@@ -291,10 +299,7 @@ class TextPrinter(Printer):
         m = self.model
         m.end()
         cur = m.last_run or m.current  # (the run of the input's last event: runs may be interleaved)
-        self._list_unfinished(m.sessions[self._listed:])
-        for s in m.sessions[self._listed:]:  # (the last run's, and any other's cut off)
-            if s.result is None:
-                self._finish(s)
+        self._wrap_up(m.sessions[self._listed:])
         self.out.flush()
         self.tell_malformed_count(self.err)
         if not m.foreign:
