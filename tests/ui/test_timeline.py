@@ -560,3 +560,41 @@ async def test_the_app_starts_in_the_theme_asked_for():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.theme == "textual-light" and not app.current_theme.dark
+
+
+async def test_square_brackets_in_the_transcript_skip_calls_the_filter_hides():
+    """(From a review of this session's change.)  Under a kind filter, ] went to the next call
+    whatever its kind: the list could not select it, and every ] stopped there."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tl = app.timeline
+        tl.kind_filter = "shellToolCall"
+        tl.refilter()
+        await settle(pilot)
+        shells = [t.index for t in app.session.tools if t.kind_key == "shellToolCall"]
+        tl.select_tool(shells[0])
+        await settle(pilot)
+        app.transcript.focus()
+        app.transcript.scroll_to_block(app.session.tools[shells[0]].block, top=True)
+        await settle(pilot)
+        seen = []
+        for _ in range(len(shells) - 1):
+            await pilot.press("right_square_bracket")
+            await settle(pilot)
+            seen.append((tl.selected_index(), app.transcript.selected_tool))
+        assert seen == [(i, i) for i in shells[1:]]
+
+
+@pytest.mark.parametrize(("width", "end"), [(80, "…/invoice-tool"), (82, "…/code/invoice-tool"), (87, "…/maya/code/invoice-tool")])
+async def test_a_narrow_headers_working_directory_keeps_every_directory_that_fits(width, end):
+    """(From a review of this session's change.)  Cut already at a "/", the working directory
+    lost one directory more ("…/invoice-tool" where "…/code/invoice-tool" fitted)."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        assert app.header.render_line(0).text.rstrip().endswith(f"  {end}")

@@ -289,6 +289,7 @@ class AgentViewerApp(App[int]):
         self.header.demo = self.demo
         self.timeline.clock = self.clock
         self.timeline.placed_kinds = self.transcript.placed_kinds = self.model.format.PLACED_KINDS
+        self.transcript.listed = self.timeline.shows  # (] [ in the transcript skip calls the filter hides)
         self.timeline.focus()
         if not self.is_headless:
             self._install_signal_handlers()

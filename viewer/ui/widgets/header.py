@@ -255,8 +255,8 @@ class SessionHeader(Widget):
             if room >= 8:
                 line1.append("  ")
                 shown = keep_end(one_line(init.cwd), min(60, room))
-                if shown.startswith("…") and "/" in shown[2:]:  # at a directory's start ("…/invoice-tool")
-                    shown = "…" + shown[shown.index("/", 2):]
+                if shown.startswith("…") and shown[1:2] != "/" and "/" in shown[2:]:
+                    shown = "…" + shown[shown.index("/", 2):]  # at a directory's start ("…/invoice-tool")
                 line1.append_text(safe_line(shown, style="cyan"))
 
         # Another agent's stream: said first on the line, so a narrow window keeps it.

@@ -10,7 +10,7 @@ again at each frame (see :class:`_Pieces`).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from time import perf_counter
 
 from rich.console import Group, RenderableType
@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from viewer.core.detail import fmt_duration
-from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session
+from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session, ToolCall
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
@@ -151,6 +151,7 @@ class Transcript(BlockView):
         self.highlight_query = ""  # and what was searched, marked wherever a line shows it
         self.selected_tool = -1  # the call the tool list has selected: its line is marked
         self.call_keys = True  # ] and [ go to call lines (a replay's own ] and [ play to a call)
+        self.listed: Callable[[ToolCall], bool] = lambda t: True  # (the tool list's filter: see app)
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
         self._pieces: dict[int, _Pieces] = {}  # id(block) -> its settled pieces, while it is open
         self._slow: dict[int, float] = {}  # an open block slow to draw -> when it may be drawn again
@@ -348,6 +349,8 @@ class Transcript(BlockView):
             line = top if step > 0 else bottom
             at = bisect_left(tools, line, key=lambda t: self.block_top(t.block))
             target = at if step > 0 else at - 1
+        while 0 <= target < len(tools) and not self.listed(tools[target]):
+            target += step  # (a call the tool list's filter hides: the list could not select it)
         if not 0 <= target < len(tools):
             self.app.notify_once(  # type: ignore[attr-defined]
                 "No call after this one." if step > 0 else "No call before this one.", timeout=2)
