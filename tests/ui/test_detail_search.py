@@ -493,3 +493,29 @@ async def test_a_search_does_not_count_what_a_commands_colour_codes_hide():
         await pilot.press("slash", *"passed", "enter")  # (text between codes is found)
         await settle(pilot)
         assert [at for body, at in view.hits if body == out] == [out.index("passed")]
+
+
+async def test_a_search_that_colour_codes_fill_to_the_cap_says_it_is_capped():
+    """(From a review of this session's change.)  Matches inside colour codes counted toward
+    the cap and were dropped after it: later matches that showed were never looked for, and
+    the border did not say the list was cut."""
+    sid = "s1"
+    out = "".join(f"tests/test_a.py::test_{i} \x1b[32mPASSED\x1b[0m\n" for i in range(12_000))
+    visible = sum(str(i).count("32") for i in range(12_000))  # "32" as drawn: in the test numbers only
+    args = {"command": "pytest -v"}
+    events = [
+        {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/p"},
+        {"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": sid,
+         "tool_call": {"shellToolCall": {"args": args}}},
+        {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": sid,
+         "tool_call": {"shellToolCall": {"args": args, "result": {"success": {
+             "exitCode": 0, "stdout": out, "stderr": ""}}}}},
+    ]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter", "slash", *"32", "enter")
+        await settle(pilot)
+        view = app.screen.query_one("#zoom-detail")
+        in_output = [at for body, at in view.hits if body == out]
+        assert len(in_output) == visible or view.hits_capped

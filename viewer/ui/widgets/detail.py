@@ -397,9 +397,13 @@ class DetailView(BlockView):
             if isinstance(block, (_Chunk, _Rest)):
                 if id(block.body) not in searched:
                     searched.add(id(block.body))
-                    found = _find_all(self._folded_body(block.body), q, MAX_HITS + 1 - len(hits))
+                    most = MAX_HITS + 1 - len(hits)
+                    found = _find_all(self._folded_body(block.body), q, most)
                     if block.kind == "terminal" and "\x1b[" in block.body:
+                        full = len(found) == most  # (the matches after these were not looked for)
                         found = _outside_colour_codes(block.body, found, len(q))
+                        if full:
+                            return hits + [(block.body, at) for at in found][:MAX_HITS], True
                     hits.extend((block.body, at) for at in found)
             else:  # a heading, the facts, a note: small, searched as drawn
                 hits.extend((block, k) for k, strip in enumerate(self._render_strips(i, width))
