@@ -1175,7 +1175,7 @@ def test_a_results_token_counts_are_read_by_the_format(h, usage, expected):
 @pytest.mark.parametrize(("ms", "said"), [
     (812, "812 ms"), (12_240, "12.2 s"), (59_949, "59.9 s"),
     (59_950, "1m00s"), (59_999, "1m00s"),  # (was "60.0 s")
-    (101_000, "1m41s"), (7_500_000, "2h05m"),
+    (101_000, "1m41s"), (60_500, "1m01s"), (61_500, "1m02s"), (7_500_000, "2h05m"),
     (-5000, ""), (None, ""),  # (a negative one was shown: "Run succeeded · -5000 ms")
 ])
 def test_durations_are_said_in_the_unit_that_fits(ms, said):

@@ -33,7 +33,7 @@ def fmt_duration(ms: int | None) -> str:
     s = ms / 1000
     if ms < 59_950:  # (not "60.0 s": 59.95 s rounds up to a minute)
         return f"{s:.1f} s"
-    m, sec = divmod(round(s), 60)  # (rounded, as the tenths above are: 59.95 s is "1m00s")
+    m, sec = divmod(int(s + 0.5), 60)  # (rounded half up, as the tenths above are: 59.95 s is "1m00s")
     if m < 60:
         return f"{m}m{sec:02d}s"
     h, m = divmod(m, 60)
