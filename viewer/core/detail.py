@@ -23,6 +23,11 @@ class Section:
     lang: str = ""
 
 
+def fmt_wait(seconds: int) -> str:
+    """A wait in whole seconds, as a clock of silence reads it: ``45 s``, then ``1m30s``."""
+    return f"{seconds} s" if seconds < 60 else fmt_duration(seconds * 1000)
+
+
 def fmt_duration(ms: int | None) -> str:
     """``812 ms``, ``12.2 s``, ``1m41s``, ``2h05m``; "" when not known (or negative: no time
     a run or a call can take)."""

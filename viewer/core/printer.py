@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 import orjson
 
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
-from viewer.core.detail import fmt_duration
+from viewer.core.detail import fmt_duration, fmt_wait
 from viewer.core.formats import get_format, sniff_agent
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
@@ -243,8 +243,7 @@ class TextPrinter(Printer):
             if len(running) > 1:
                 what += f" and {len(running) - 1} more"
         self._heading(s)
-        gap = int(quiet)
-        self._say(f"(no event for {f'{gap} s' if gap < 60 else fmt_duration(gap * 1000)}{what})")
+        self._say(f"(no event for {fmt_wait(int(quiet))}{what})")
 
     def _heading(self, s: Session) -> bool:
         """"--- session N ---" before what is printed of session N, when the input holds more

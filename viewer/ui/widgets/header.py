@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
-from viewer.core.detail import fmt_duration
+from viewer.core.detail import fmt_duration, fmt_wait
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.render import StillWritten, fmt_clock, keep_end, safe_line
@@ -140,7 +140,7 @@ class SessionHeader(Widget):
         gap = int(gap)
         if gap < QUIET_AFTER:
             return ""
-        return f"{gap} s" if gap < 60 else fmt_duration(gap * 1000)
+        return fmt_wait(gap)
 
     def state_of(self, s: Session) -> str:
         """The run's state as the header tells it: a key of STATE_STYLES."""
@@ -204,8 +204,7 @@ class SessionHeader(Widget):
                     waited = int(self.clock() - self.started_at)
                     line1.append(f" on {one_line(self.source, 200)}", style="cyan")
                     if waited >= 2:
-                        line1.append(f" · {waited} s" if waited < 60 else f" · {fmt_duration(waited * 1000)}",
-                                     style="cyan")
+                        line1.append(f" · {fmt_wait(waited)}", style="cyan")
                 if m is not None and m.malformed_lines:
                     line2.append(f"⚠ {m.malformed_lines:,} malformed line{'' if m.malformed_lines == 1 else 's'} so far (h)", style="yellow")
                     self._last_malformed(line2, m)
