@@ -103,8 +103,8 @@ class Output:
     so that an agent writing into a pipe is not killed by the log reader's going (it got
     SIGPIPE once the viewer stopped reading).  A pipe is read on to its run's result (or its
     end), not for ever: ``tail -f log | agent-viewer --print | head`` ends.  A followed file,
-    which never ends and has no writer to keep alive, is not read on.  Any other failure (a full disk) is kept in :attr:`error`,
-    and the caller stops."""
+    which never ends and has no writer to keep alive, is not read on.  Any other failure (a
+    full disk) is kept in :attr:`error`, and the caller stops."""
 
     def __init__(self, stream) -> None:
         self.cut = False
@@ -179,19 +179,18 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
         fd = -1 if follow else 0 if path is None else os.open(path, os.O_RDONLY)
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
-    drains = _drains(fd, follow)
     try:
         if (output_format == "json" and path is not None and recorder is None and not follow
                 and print_file_with_workers(printer, fd)):  # a big file: read on every core
             code = printer.finish()
         else:
-            code = _print_loop(printer, splitter, fd, path, follow, recorder, out, drains)
+            code = _print_loop(printer, splitter, fd, path, follow, recorder, out)
         out.flush()
         if out.error:
             raise SourceError(f"cannot write the output ({out.error})")
         # The reader went away (`| head`): quiet, like other Unix filters.  The input was read
-        # to its end, so the status is still the run's; a followed file stopped there.
-        return code if not out.cut or drains else 0
+        # on (see Output), so the status is still the run's; a followed file stopped there.
+        return 0 if out.cut and follow else code
     finally:
         if fd > 0:
             os.close(fd)
@@ -217,14 +216,9 @@ def _from_a_writer(fd: int, follow: bool) -> bool:
         return False
 
 
-def _drains(fd: int, follow: bool) -> bool:
-    """Whether the input is read to its end once the output is cut: a saved file or a pipe,
-    not a followed file (see :class:`Output`)."""
-    return not follow and fd >= 0
-
-
-def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, drains: bool) -> int:
-    """``drains``: once the output is cut, read on to the end (see :class:`Output`)."""
+def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output) -> int:
+    """Once the output is cut, a file is read on to its end and a pipe to its run's result;
+    a followed file stops (see :class:`Output`)."""
     warned = False
     writer = _from_a_writer(fd, follow)
     idle = IDLE_TICK if writer and hasattr(printer, "idle") else None
@@ -250,7 +244,7 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, drai
                 say(recorder.error)
         printer.feed_lines(splitter.feed(chunk))
         out.flush()
-        if out.error or (out.cut and not drains):
+        if out.error or (out.cut and follow):
             return 0  # (checked here, not when a next chunk comes: it may never come)
         if out.cut and writer and printer.run_over:
             # A pipe is read on to its run's result, not for ever: `tail -f log | agent-viewer

@@ -154,6 +154,17 @@ class Printer:
         raise NotImplementedError
 
 
+class _RunsPrinter(Printer):
+    """A printer that follows the runs cheaply, in :attr:`runs` (a :class:`RunOutcome`)."""
+
+    runs: RunOutcome
+
+    @property
+    def run_over(self) -> bool:
+        """The input's last run has its result (a pipe read on after its reader went stops)."""
+        return self.runs.last_result() is not None
+
+
 class TextPrinter(Printer):
     """One human line per call as it completes; what the agent said before its calls, as each
     starts; then the final assistant text."""
@@ -219,9 +230,14 @@ class TextPrinter(Printer):
         self.out.flush()
 
     @property
+    def _last_run(self) -> Session | None:
+        """The run of the input's last event (runs may be interleaved)."""
+        return self.model.last_run or self.model.current
+
+    @property
     def run_over(self) -> bool:
         """The input's last run has its result (a pipe read on after its reader went stops)."""
-        s = self.model.last_run or self.model.current
+        s = self._last_run
         return s is not None and s.result is not None
 
     def idle(self, now: float | None = None) -> None:
@@ -232,7 +248,7 @@ class TextPrinter(Printer):
         if quiet < QUIET_FIRST + self._quiet_told * QUIET_EVERY:
             return
         self._quiet_told += 1
-        s = self.model.last_run or self.model.current
+        s = self._last_run
         if s is None or s.result is not None:
             return  # (nothing runs: a run over, or none begun)
         running = [t for t in s.tools if t.status == "running"]
@@ -297,7 +313,7 @@ class TextPrinter(Printer):
     def close(self) -> int:
         m = self.model
         m.end()
-        cur = m.last_run or m.current  # (the run of the input's last event: runs may be interleaved)
+        cur = self._last_run
         self._wrap_up(m.sessions[self._listed:])
         self.out.flush()
         self.tell_malformed_count(self.err)
@@ -321,7 +337,7 @@ class TextPrinter(Printer):
         return EXIT_OK
 
 
-class JsonPrinter(Printer):
+class JsonPrinter(_RunsPrinter):
     """Exactly the agent CLI's single result object: the last run's result, whether it
     succeeded or failed (the exit status says which).
 
@@ -343,10 +359,6 @@ class JsonPrinter(Printer):
         self.written = 0  # result objects written
         #: (--follow) The events read, and the old stream's problem, when the file last started over.
         self._before_restart: tuple[int, str, bool] | None = None  # (and whether it was told then)
-
-    @property
-    def run_over(self) -> bool:
-        return self.runs.last_result() is not None
 
     def restart(self) -> None:
         """(``--follow``: each run is told as it ends.)  A run the file's start over cut off,
@@ -557,7 +569,7 @@ class RunOutcome:
         return self.why(self.last_result())
 
 
-class StreamJsonPrinter(Printer):
+class StreamJsonPrinter(_RunsPrinter):
     """The events again, as clean stream-json: one compact object per line."""
 
     def __init__(self, out: BinaryIO, err: TextIO) -> None:
@@ -573,10 +585,6 @@ class StreamJsonPrinter(Printer):
             return
         self.runs.track(rec.data)
         self.out.write(json_safe(orjson.dumps(rec.data)) + b"\n")
-
-    @property
-    def run_over(self) -> bool:
-        return self.runs.last_result() is not None
 
     def close(self) -> int:
         """Every event is out; the exit status says how the run went, as in the other modes."""
