@@ -32,7 +32,7 @@ from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
 from viewer.ui.launch import THEME_ENV
-from viewer.ui.render import StillWritten, fold, markup_literal, under_cwd, use_code_theme
+from viewer.ui.render import StillWritten, call_target, fold, markup_literal, use_code_theme
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
@@ -1128,7 +1128,7 @@ class AgentViewerApp(App[int]):
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
                 t = s.tools[b.ref]
-                shown = under_cwd(t.target, s, t.kind_key in self.model.format.PLACED_KINDS)
+                shown = call_target(t, s, self.model.format.PLACED_KINDS)
                 hay = f"{t.heading} {t.short} {shown} {t.detail} {t.error_text}"  # as shown
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue

@@ -89,6 +89,12 @@ def under_cwd(target: str, session, placed: bool = False) -> str:
     return target
 
 
+def call_target(t, session, placed_kinds: frozenset[str]) -> str:
+    """Call ``t``'s target as the panes show it (see :func:`under_cwd`); ``placed_kinds``: the
+    format's PLACED_KINDS."""
+    return under_cwd(t.target, session, t.kind_key in placed_kinds)
+
+
 #: Cells kept after the part of a summary that must show, for the "…" of a rest cut off.
 CUT_ROOM = 4
 

@@ -22,7 +22,7 @@ from viewer.core.detail import fmt_duration
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import fit_before, keep_end, pathlike, status_glyph, under_cwd
+from viewer.ui.render import call_target, fit_before, keep_end, pathlike, status_glyph
 from viewer.ui.widgets.scroll import set_virtual_size
 
 #: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
@@ -407,7 +407,7 @@ class Timeline(ScrollView, can_focus=True):
         text.append(num, style="dim")
         text.append(label, style="bold")
         summary_width = max(0, width - 2 - len(num) - cell_len(label) - len(right))
-        target = one_line(under_cwd(t.target, self.session, t.kind_key in self.placed_kinds))
+        target = one_line(call_target(t, self.session, self.placed_kinds))
         rest = [one_line(t.detail, 200)] if t.detail else []
         error = one_line(t.error_text, 200)
         if t.status in ("failed", "rejected") and error and error not in (t.target, t.detail):

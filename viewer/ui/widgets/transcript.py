@@ -30,6 +30,7 @@ from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
     MATCH_STYLE,
     StillWritten,
+    call_target,
     drawn,
     fit_before,
     mark_matches,
@@ -40,7 +41,6 @@ from viewer.ui.render import (
     safe_line,
     settle_points,
     status_glyph,
-    under_cwd,
 )
 from viewer.ui.widgets.blockview import BlockView
 
@@ -477,7 +477,7 @@ class Transcript(BlockView):
                 rest.append_text(safe_line(t.error_text, 200, style="red"))
             if t.target:
                 line.append(" ")
-                target = one_line(under_cwd(t.target, s, t.kind_key in self.placed_kinds), 300)
+                target = one_line(call_target(t, s, self.placed_kinds), 300)
                 line.append(fit_before(target, keep, width - line.cell_len, more=error), style="cyan")
             line.append_text(rest)
             line.no_wrap = True
