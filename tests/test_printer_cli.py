@@ -7,6 +7,7 @@ run of the viewer.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -582,6 +583,26 @@ def test_a_cut_output_still_exits_with_how_the_run_went(h, tmp_path, fmt):
     assert b"Traceback" not in proc.err and b"the run failed" in proc.err, proc.err
 
 
+@contextlib.contextmanager
+def _viewer_behind(h, producer_code: str, data: bytes, fmt: str):
+    """(producer, viewer): a producer (``python -c producer_code``, given ``data`` on its
+    stdin) piped into ``agent-viewer --print --output-format fmt``; both killed after."""
+    producer = subprocess.Popen([sys.executable, "-c", producer_code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    producer.stdin.write(data)
+    producer.stdin.close()
+    viewer = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", fmt],
+                              stdin=producer.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=h.cli_env(), cwd=h.repo)
+    producer.stdout.close()
+    try:
+        yield producer, viewer
+    finally:
+        for p in (viewer, producer):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 @pytest.mark.parametrize("fmt", ["text", "stream-json"])
 def test_a_cut_output_of_a_pipe_reads_on_and_leaves_the_agent_alive(h, fmt):
     """(From a CI-user trial.)  `agent | agent-viewer --print | head -1` exited 0 or 1 at
@@ -592,25 +613,13 @@ def test_a_cut_output_of_a_pipe_reads_on_and_leaves_the_agent_alive(h, fmt):
     agent = ("import sys, time\nlines = sys.stdin.buffer.read().splitlines(keepends=True)\n"
              "for i, line in enumerate(lines):\n    sys.stdout.buffer.write(line); sys.stdout.flush()\n"
              "    time.sleep(0.3 if i == 3 else 0)\n")  # (the rest comes after the reader has gone)
-    producer = subprocess.Popen([sys.executable, "-c", agent], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    producer.stdin.write(b"".join(lines))
-    producer.stdin.close()
-    viewer = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", fmt],
-                              stdin=producer.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=h.cli_env(), cwd=h.repo)
-    producer.stdout.close()
-    try:
+    with _viewer_behind(h, agent, b"".join(lines), fmt) as (producer, viewer):
         assert viewer.stdout.read(20)
         viewer.stdout.close()
         _, err = viewer.communicate(timeout=15)
         assert producer.wait(timeout=15) == 0  # (not killed: -13, SIGPIPE)
         assert viewer.returncode == 1 and b"Traceback" not in err, err
         assert b"the run failed" in err
-    finally:
-        for p in (viewer, producer):
-            if p.poll() is None:
-                p.kill()
-                p.wait()
 
 
 @pytest.mark.parametrize("fmt,follow", [("text", False), ("json", False), ("stream-json", False), ("text", True)])
@@ -1521,23 +1530,11 @@ def test_a_cut_output_of_a_pipe_that_never_ends_stops_at_its_runs_result(h, fmt)
     run = (SAMPLES_DIR / "failed_run.ndjson").read_bytes() * 200  # (more than a pipe holds)
     tail = ("import sys, time\ndata = sys.stdin.buffer.read()\nsys.stdout.buffer.write(data); sys.stdout.flush()\n"
             "while True:\n    time.sleep(1)\n")  # (tail -f: never ends, never writes again)
-    producer = subprocess.Popen([sys.executable, "-c", tail], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    producer.stdin.write(run)
-    producer.stdin.close()
-    viewer = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", fmt],
-                              stdin=producer.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=h.cli_env(), cwd=h.repo)
-    producer.stdout.close()
-    try:
+    with _viewer_behind(h, tail, run, fmt) as (_, viewer):
         assert viewer.stdout.read(1)
         viewer.stdout.close()
         _, err = viewer.communicate(timeout=15)
         assert viewer.returncode == 1 and b"the run failed" in err, err
-    finally:
-        for p in (viewer, producer):
-            if p.poll() is None:
-                p.kill()
-                p.wait()
 
 
 def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(capsys, tmp_path):

@@ -468,21 +468,25 @@ async def test_a_big_result_is_folded_for_searches_while_the_view_waits(monkeypa
         assert len(view.hits) == 3 and "'needle': 1 of 3, n N" in str(view.border_subtitle)
 
 
-async def test_a_search_does_not_count_what_a_commands_colour_codes_hide():
-    """(From a code review.)  In pytest's coloured output, /32m found "1 of 1" inside
-    "\\x1b[32m", which the screen draws as green, and n went there: nothing showed it."""
-    sid = "s1"
-    out = "\x1b[32m3 passed\x1b[0m, \x1b[31m1 failed\x1b[0m in 0.12s; 32m in all\n"
-    args = {"command": "pytest -q"}
+def _shell_call(command: str, stdout: str, exit_code: int) -> bytes:
+    """A run of one shell call that printed ``stdout``."""
+    sid, args = "s1", {"command": command}
     events = [
         {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/p"},
         {"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": sid,
          "tool_call": {"shellToolCall": {"args": args}}},
         {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": sid,
          "tool_call": {"shellToolCall": {"args": args, "result": {"success": {
-             "exitCode": 1, "stdout": out, "stderr": ""}}}}},
+             "exitCode": exit_code, "stdout": stdout, "stderr": ""}}}}},
     ]
-    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    return b"".join(orjson.dumps(e) + b"\n" for e in events)
+
+
+async def test_a_search_does_not_count_what_a_commands_colour_codes_hide():
+    """(From a code review.)  In pytest's coloured output, /32m found "1 of 1" inside
+    "\\x1b[32m", which the screen draws as green, and n went there: nothing showed it."""
+    out = "\x1b[32m3 passed\x1b[0m, \x1b[31m1 failed\x1b[0m in 0.12s; 32m in all\n"
+    app = make_app(_shell_call("pytest -q", out, exit_code=1))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("enter", "slash", *"32m", "enter")
@@ -499,19 +503,9 @@ async def test_a_search_that_colour_codes_fill_to_the_cap_says_it_is_capped():
     """(From a review of this session's change.)  Matches inside colour codes counted toward
     the cap and were dropped after it: later matches that showed were never looked for, and
     the border did not say the list was cut."""
-    sid = "s1"
     out = "".join(f"tests/test_a.py::test_{i} \x1b[32mPASSED\x1b[0m\n" for i in range(12_000))
     visible = sum(str(i).count("32") for i in range(12_000))  # "32" as drawn: in the test numbers only
-    args = {"command": "pytest -v"}
-    events = [
-        {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/p"},
-        {"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": sid,
-         "tool_call": {"shellToolCall": {"args": args}}},
-        {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": sid,
-         "tool_call": {"shellToolCall": {"args": args, "result": {"success": {
-             "exitCode": 0, "stdout": out, "stderr": ""}}}}},
-    ]
-    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    app = make_app(_shell_call("pytest -v", out, exit_code=0))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("enter", "slash", *"32", "enter")
