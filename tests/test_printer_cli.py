@@ -584,13 +584,13 @@ def test_a_cut_output_still_exits_with_how_the_run_went(h, tmp_path, fmt):
 
 
 @contextlib.contextmanager
-def _viewer_behind(h, producer_code: str, data: bytes, fmt: str):
+def _viewer_behind(h, producer_code: str, data: bytes, fmt: str, *more: str):
     """(producer, viewer): a producer (``python -c producer_code``, given ``data`` on its
-    stdin) piped into ``agent-viewer --print --output-format fmt``; both killed after."""
+    stdin) piped into ``agent-viewer --print --output-format fmt [MORE]``; both killed after."""
     producer = subprocess.Popen([sys.executable, "-c", producer_code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     producer.stdin.write(data)
     producer.stdin.close()
-    viewer = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", fmt],
+    viewer = subprocess.Popen([sys.executable, "-m", "viewer", "--print", "--output-format", fmt, *more],
                               stdin=producer.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               env=h.cli_env(), cwd=h.repo)
     producer.stdout.close()
@@ -1557,3 +1557,95 @@ def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(caps
     assert out.splitlines() == ["Ran terminal command pytest (exit 0)", "", "Two tests fail, fixing them next.",
                                 "", "--- session 2 ---", "All tests pass."], out
     assert code == 0
+
+
+# -- --until-result: a log that ends with its run ------------------------------------------
+
+_NEVER_ENDS = ("import sys, time\n"
+               "for part in sys.stdin.buffer.read().split(b'PAUSE\\n'):\n"
+               "    sys.stdout.buffer.write(part); sys.stdout.flush(); time.sleep(0.1)\n"
+               "while True:\n    time.sleep(1)\n")  # (tail -f: never ends, never writes again)
+
+
+def _shell_run(sid: str, command: str, ok: bool = True) -> bytes:
+    shell = {"shellToolCall": {"args": {"command": command}}}
+    done = {"shellToolCall": {"args": {"command": command},
+                              "result": {"success": {"exitCode": 0, "stdout": ""}}}}
+    return (j(type="system", subtype="init", session_id=sid)
+            + j(type="tool_call", subtype="started", call_id=f"{sid}-c", session_id=sid, tool_call=shell)
+            + j(type="tool_call", subtype="completed", call_id=f"{sid}-c", session_id=sid, tool_call=done)
+            + j(type="result", subtype="success" if ok else "error", is_error=not ok, result=f"{command} done",
+                session_id=sid))
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_until_result_ends_a_pipe_that_stays_open_with_the_runs_status(h, fmt):
+    """(From a CI user's trial.)  `tail -f run.ndjson | agent-viewer --print` never ended, so a
+    CI step that logs the agent's run hung after it.  --until-result ends with the run, with
+    its status."""
+    run = _shell_run("a", "make test", ok=False)
+    with _viewer_behind(h, _NEVER_ENDS, run, fmt, "--until-result") as (_, viewer):
+        out, err = viewer.communicate(timeout=15)
+    assert viewer.returncode == 1, err
+    assert b"make test" in out and b"Traceback" not in err
+
+
+def test_until_result_waits_for_the_run_that_comes_next_without_a_pause(h):
+    """A run's result is not the input's end when the next run follows at once (two runs in
+    one log): it ends at the last run's result."""
+    runs = _shell_run("a", "first") + _shell_run("b", "second") + b"PAUSE\n" + _shell_run("c", "third")
+    with _viewer_behind(h, _NEVER_ENDS, runs, "text", "--until-result") as (_, viewer):
+        out, err = viewer.communicate(timeout=15)
+    assert viewer.returncode == 0, err
+    assert [x for x in out.decode().splitlines() if x.startswith("Ran")] == [
+        "Ran terminal command first (exit 0)", "Ran terminal command second (exit 0)",
+        "Ran terminal command third (exit 0)"], out
+
+
+def test_follow_until_result_ends_once_the_growing_file_has_its_result(tmp_path):
+    """`agent > run.ndjson & agent-viewer --print --follow --until-result run.ndjson` ends
+    when the agent's run does, where --follow went on for ever."""
+    path = tmp_path / "run.ndjson"
+    run = _shell_run("a", "pytest", ok=False).splitlines(keepends=True)
+    path.write_bytes(b"".join(run[:2]))  # (the call runs)
+    proc = viewer_process("--print", "--follow", "--until-result", str(path))
+    try:
+        output = ChildOutput(proc)
+        time.sleep(1.0)
+        assert proc.poll() is None  # a running call: it waits
+        with open(path, "ab") as f:
+            f.write(b"".join(run[2:]))
+        out = output.until(lambda o: False, timeout=8)  # (to its end)
+        assert proc.wait(timeout=8) == 1
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=10)
+    assert b"Ran terminal command pytest (exit 0)" in out
+
+
+def test_until_result_is_refused_for_the_tui(capsys, monkeypatch):
+    """The TUI keeps a run on screen until q: the flag is said to be for --print."""
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, err = run_main(capsys, "--until-result", str(SAMPLES_DIR / "demo_session.ndjson"))
+    assert code == 2 and "--until-result applies to --print" in err
+
+
+def test_text_mode_speaks_up_when_a_followed_file_is_silent(h, tmp_path):
+    """The silence line ("no event for 30 s; running: ...") was said for a pipe, not for a
+    followed file: a long command in a CI log read as a hung agent there too."""
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(_shell_run("a", "sleep 30").splitlines(keepends=True)[0]
+                     + _shell_run("a", "sleep 30").splitlines(keepends=True)[1])
+    code = ("import sys, viewer.cli as c, viewer.core.printer as p\n"
+            "p.QUIET_FIRST = 1\n"
+            f"sys.argv = ['agent-viewer', '--print', '--follow', {str(path)!r}]\n"
+            "c.main()\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=h.cli_env(), cwd=h.repo)
+    try:
+        out = ChildOutput(proc).until(b"(no event", timeout=10)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=10)
+    assert b"(no event for 1 s; running: Shell sleep 30)" in out, out

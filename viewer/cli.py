@@ -55,6 +55,9 @@ def _finite(param: click.Parameter, value: float) -> float:
 
 #: Seconds a pipe may be silent before its reader is told (``b""``: text mode says so).
 IDLE_TICK = 5.0
+#: ... and with --until-result, once its last run has its result: so long with nothing more to
+#: read, and the input is over (`cat a.ndjson b.ndjson |` may pause between two runs).
+SETTLE_TICK = 0.25
 
 
 def _read_chunks(fd: int, idle: float | None = None):
@@ -87,11 +90,11 @@ def _read_chunks(fd: int, idle: float | None = None):
 
 
 def _follow_chunks(path: str):
-    """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced (a named FIFO:
-    one writer after another)."""
+    """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced, ``b""`` when
+    all it has is read (a named FIFO: one writer after another, ``b""`` as each closes it)."""
     if is_stream_path(path):
         return fifo_chunks(path, on_wait=say)
-    return follow_file(path, threading.Event(), poll_interval=0.2, on_error=say)
+    return follow_file(path, threading.Event(), poll_interval=0.2, on_error=say, caught_up=True)
 
 
 class Output:
@@ -169,7 +172,8 @@ def _escape_what_stdout_cannot_encode() -> None:
             pass
 
 
-def run_print(path: str | None, output_format: str, follow: bool, save: str | None = None) -> int:
+def run_print(path: str | None, output_format: str, follow: bool, save: str | None = None,
+              until_result: bool = False) -> int:
     _escape_what_stdout_cannot_encode()
     out = Output(sys.stdout)
     printer = make_printer(output_format, out_text=out.text, follow=follow)
@@ -184,7 +188,7 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
                 and print_file_with_workers(printer, fd)):  # a big file: read on every core
             code = printer.finish()
         else:
-            code = _print_loop(printer, splitter, fd, path, follow, recorder, out)
+            code = _print_loop(printer, splitter, fd, path, follow, recorder, out, until_result)
         out.flush()
         if out.error:
             raise SourceError(f"cannot write the output ({out.error})")
@@ -216,16 +220,21 @@ def _from_a_writer(fd: int, follow: bool) -> bool:
         return False
 
 
-def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output) -> int:
+def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, until_result: bool = False) -> int:
     """Once the output is cut, a file is read on to its end and a pipe to its run's result;
-    a followed file stops (see :class:`Output`)."""
+    a followed file stops (see :class:`Output`).  With ``until_result``, a followed file or a
+    pipe stops once its last run has its result and nothing more is there to read."""
     warned = False
     writer = _from_a_writer(fd, follow)
-    idle = IDLE_TICK if writer and hasattr(printer, "idle") else None
+    idle = (SETTLE_TICK if until_result else IDLE_TICK) if writer else None
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd, idle):
-        if chunk == b"":  # a pipe silent for IDLE_TICK: text mode may say what runs
-            printer.idle()
-            out.flush()
+        if chunk == b"":  # all there is was read (a pipe: silent for a tick)
+            if until_result and printer.run_over:
+                printer.feed_lines(splitter.flush())
+                return printer.finish()
+            if hasattr(printer, "idle"):  # text mode may say what runs
+                printer.idle()
+                out.flush()
             continue
         if chunk is None:  # --follow: the file was truncated or replaced
             if recorder is not None:
@@ -278,6 +287,9 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               help="Output of --print: human lines (text, the default), the final result object "
                    "(json) or the cleaned events (stream-json).")
 @click.option("-f", "--follow", is_flag=True, help="Keep reading FILE as it grows (like tail -F).")
+@click.option("--until-result", is_flag=True,
+              help="--print: stop once the run has its result and nothing more has come (for --follow, "
+                   "or a pipe that stays open); the exit status is the run's.")
 @click.option("--demo", is_flag=True, help="Open the bundled demo run.")
 @click.option("--save", metavar="PATH",
               help="Save the live input byte for byte to PATH, replacing it (plus PATH.timing "
@@ -293,7 +305,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
                    "every pause as it was).")
 @click.version_option(__version__, "-V", "--version", prog_name=PROG)
 def cli(
-    file: str | None, print_mode: bool, output_format: str | None, follow: bool, demo: bool,
+    file: str | None, print_mode: bool, output_format: str | None, follow: bool, until_result: bool, demo: bool,
     save: str | None, replay: bool, speed: float, start_at: str | None, paused: bool, idle_limit: float,
 ) -> int:
     """Watch a coding-agent run (Cursor stream-json) live, or open a saved one.
@@ -303,6 +315,7 @@ def cli(
       agent-viewer run.ndjson
       agent-viewer --follow run.ndjson
       agent-viewer --print --output-format json run.ndjson
+      agent-viewer --print --follow --until-result run.ndjson
       cursor-agent ... | agent-viewer --save run.ndjson
       agent-viewer --replay --speed 4 run.ndjson
 
@@ -369,7 +382,9 @@ def cli(
             # A script whose log variable came out empty must not print the demo's success.
             raise SourceError(f"no input: give a FILE or pipe a stream in (standard input is {_stdin_kind()}; "
                               "--demo prints the bundled demo run)")
-        return run_print(file, output_format or "text", follow, save)
+        return run_print(file, output_format or "text", follow, save, until_result)
+    if until_result:
+        raise click.UsageError("--until-result applies to --print (the TUI keeps the run on screen until q)")
 
     from viewer.ui import launch  # Textual is imported only for the TUI
 

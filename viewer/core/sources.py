@@ -308,8 +308,8 @@ def open_next_writer(path: str, stopped: Callable[[], bool], interval: float = 0
 def fifo_chunks(path: str, on_wait: Callable[[str], None] | None = None) -> Iterator[bytes]:
     """Chunks of a named FIFO, one writer after another (``--print --follow``): the first
     open waits for a writer, then :func:`open_next_writer` for each next one (``on_wait`` says
-    so); a line a writer left unfinished ends with it.  :class:`SourceError` when the FIFO
-    cannot be read on."""
+    so); a line a writer left unfinished ends with it, and ``b""`` says a writer closed it (all
+    there was is read).  :class:`SourceError` when the FIFO cannot be read on."""
     first = True
     while True:
         if first:
@@ -334,6 +334,7 @@ def fifo_chunks(path: str, on_wait: Callable[[str], None] | None = None) -> Iter
         finally:
             os.close(fd)
         first = False
+        yield b""
 
 
 def iter_file_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:
@@ -490,10 +491,12 @@ def follow_file(
     stop: threading.Event,
     poll_interval: float = 0.05,
     on_error: Callable[[str], None] | None = None,
+    caught_up: bool = False,
 ) -> Iterator[bytes | None]:
     """Chunks of a growing file, like ``tail -F``; ``None`` when the file was truncated or
-    replaced (what comes after is a new stream).  A missing file is waited for (``on_error``
-    says so once).  Ends when ``stop`` is set."""
+    replaced (what comes after is a new stream); with ``caught_up``, ``b""`` each time all the
+    file has is read, before waiting for more.  A missing file is waited for (``on_error`` says
+    so once).  Ends when ``stop`` is set."""
     opened: tuple[int, os.stat_result] | None = None
     pos = 0
     missing_reported = False
@@ -552,6 +555,10 @@ def follow_file(
                 pos = 0
                 yield None
                 continue
+            if cur.st_size > pos:
+                continue  # (it grew since the read)
+            if caught_up:
+                yield b""
             stop.wait(poll_interval)
     finally:
         if opened is not None:
