@@ -111,6 +111,26 @@ async def test_no_match_says_so_and_a_query_is_shown_as_typed():
         assert "'[bold]zz': no match" in screen_rows(app)  # (in the view's bottom border)
 
 
+async def test_slash_in_the_detail_pane_searches_that_call_full_screen():
+    """(From a keyboard-only trial.)  / while reading a call's output in the detail pane
+    searched the transcript and the calls' summaries, not the output being read."""
+    app = make_app(_read_calls())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.timeline.focus()
+        await pilot.press("home")
+        await settle(pilot)
+        app.detail.focus()
+        await _search(pilot, "needle")
+        assert type(app.screen).__name__ == "DetailScreen"
+        view = app.screen.query_one("#zoom-detail")
+        assert "'needle': 1 of 3, n N" in str(view.border_subtitle)
+        assert any(f"# line {NEEDLES[0]} the NeedLe" in row for row in _current(view))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ != "DetailScreen" and app.timeline.search == ""
+
+
 async def test_esc_closes_the_box_first_then_the_view():
     app = make_app(_read_calls(lines=50))
     async with app.run_test(size=(100, 30)) as pilot:

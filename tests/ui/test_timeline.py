@@ -443,7 +443,7 @@ async def test_a_search_gives_the_focus_back_to_the_pane_it_was_started_from(clo
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        for pane in (app.transcript, app.detail):
+        for pane in (app.transcript, app.timeline):
             pane.focus()
             await pilot.press("slash", *"total", closed_by)
             await settle(pilot)

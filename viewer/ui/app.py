@@ -842,7 +842,7 @@ class AgentViewerApp(App[int]):
         else:
             self.notify_once("No call is selected.", timeout=3)
 
-    def _open_full_screen(self, s: Session, index: int) -> None:
+    def _open_full_screen(self, s: Session, index: int, search: bool = False) -> None:
         def closed(shown: int | None) -> None:
             if screen.raw != self.detail.raw:  # r there: the pane shows the call the same way
                 self.action_toggle_raw()
@@ -855,7 +855,7 @@ class AgentViewerApp(App[int]):
 
         timeline = self.timeline
         screen = DetailScreen(s, s.tools[index], self.load_event, self.model.format.tool_sections,
-                              raw=self.detail.raw, shown=lambda: timeline.rows)
+                              raw=self.detail.raw, shown=lambda: timeline.rows, search=search)
         self.push_screen(screen, closed)
 
     def on_detail_view_reading(self, message: DetailView.Reading) -> None:
@@ -1023,6 +1023,13 @@ class AgentViewerApp(App[int]):
         return bool(s is not None and s.tool_count)
 
     def action_search(self) -> None:
+        detail = self.detail
+        if (self.focused is detail and detail.tool is not None and detail.session is self.session
+                and self.screen is self.screen_stack[0]):
+            # Reading a call's output: / searches that (full screen, where n N go through it),
+            # not the transcript and the list.
+            self._open_full_screen(detail.session, detail.tool.index, search=True)
+            return
         box = self._panes["search"]
         box.display = True
         self._searched_from = self.focused  # (focus goes back there: the box gave it to the list)

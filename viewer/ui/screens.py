@@ -35,7 +35,7 @@ HELP_ROWS = [
     ("< >", "previous / next session when the stream holds several"),
     ("h", "stream health: malformed lines, unknown events"),
     ("Finding", ""),
-    ("/", "search the transcript and the tool calls' summaries"),
+    ("/", "search the transcript and the tool calls' summaries (in the detail pane: that call, full screen)"),
     ("n N", "next / previous block with a match (Esc clears the search)"),
     ("s", "filter tool calls by status (cycles)"),
     ("c", "filter tool calls by kind (cycles)"),
@@ -233,12 +233,14 @@ class DetailScreen(ModalScreen[int]):
     """
 
     def __init__(self, session, tool, loader, sections_fn, raw: bool = False,
-                 shown: Callable[[], list[int] | None] | None = None) -> None:
-        """``shown``: the calls the list shows (a filter's), in order; None: all of them."""
+                 shown: Callable[[], list[int] | None] | None = None, search: bool = False) -> None:
+        """``shown``: the calls the list shows (a filter's), in order; None: all of them.
+        ``search``: open with the search box (/ in the detail pane)."""
         super().__init__()
         self._session, self._index, self._loader, self._sections = session, tool.index, loader, sections_fn
         self._raw = raw  # as the pane shows it (r toggles here too)
         self._shown = shown or (lambda: None)
+        self._search_at_once = search
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
@@ -251,7 +253,10 @@ class DetailScreen(ModalScreen[int]):
         view.raw = self._raw
         view.prefold = True
         self._show()
-        view.focus()
+        if self._search_at_once:
+            self.action_search()  # (view.focus() would come after, and take the focus from the box)
+        else:
+            view.focus()
         # The call may still be running: its completion is drawn when it arrives (show() does
         # nothing while the call is unchanged).
         self.set_interval(0.25, self._show)
