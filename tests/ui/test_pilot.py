@@ -2085,6 +2085,51 @@ async def test_a_replay_seeking_back_closes_the_full_screen_detail_of_the_old_st
         assert type(app.screen).__name__ != "DetailScreen"
 
 
+async def test_the_replays_speed_keys_work_over_the_full_screen_detail_and_a_step_back_says_why_not():
+    """(From a trial of the replay.)  Over the full-screen detail, + and - did nothing, and ←
+    did nothing without a word, where Space and → played on."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _replay_at_its_end_with_the_detail_open(app, pilot)
+        speed = app.replay.speed
+        await pilot.press("plus")
+        await pilot.pause()
+        assert app.replay.speed > speed
+        await pilot.press("minus")
+        await pilot.pause()
+        assert app.replay.speed == speed
+        await pilot.press("left")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen" and app.replay.position == app.replay.total
+        assert any("A step back plays in the panes: Esc first." in n.message for n in app._notifications)
+
+
+async def test_plus_and_minus_are_text_in_the_replays_search_box():
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        speed = app.replay.speed
+        await pilot.press("slash", *"a+b-c")
+        await pilot.pause()
+        assert app.query_one("#search").value == "a+b-c" and app.replay.speed == speed
+
+
+async def test_end_in_a_replay_follows_again_after_a_search_stopped_the_transcript():
+    """(From a trial of the replay.)  A search's step stopped the transcript following; played
+    to its end, End (the replay's end) left it at the hit, away from the run's last words."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("end")
+        await settle(pilot)
+        await pilot.press("slash", *"INV-142", "enter")
+        await settle(pilot)
+        tr = app.transcript
+        assert not tr.follow and tr.scroll_y < tr.max_scroll_y
+        await pilot.press("end")
+        await settle(pilot)
+        assert tr.follow and app.timeline.follow and tr.scroll_y == tr.max_scroll_y
+
+
 async def test_next_error_in_a_replay_goes_to_the_run_it_is_in_and_next_tool_keeps_following():
     """(From a code review.)  } into a later run selected nothing in the run on show; ] onto
     the newest call turned following off, so playing on left the list behind."""
@@ -2163,7 +2208,7 @@ async def test_a_replay_plays_from_a_click_on_its_mark_and_from_the_palette():
         titles = {c.title: c for c in app.get_system_commands(app.screen)}
         # (From a new-user trial.)  Every key of the replay's, as help says: stepping and going
         # back were missing.
-        assert {"Replay: play / pause", "Replay: faster", "Replay: slower", "Replay: start", "Replay: end",
+        assert {"Replay: play / pause", "Replay: faster speed", "Replay: slower speed", "Replay: start", "Replay: end",
                 "Replay: step forward", "Replay: step back", "Replay: next tool call",
                 "Replay: previous tool call", "Replay: next error", "Replay: previous error"} <= set(titles)
         titles["Replay: end"].callback()
@@ -2882,6 +2927,23 @@ async def test_a_search_says_what_the_other_sessions_hold():
         await pilot.pause()
         place = str(app.transcript.border_subtitle)
         assert "(session 2 has 2: > goes there)" in place, place
+
+
+async def test_a_search_hit_is_not_marked_in_another_run_shown_after_it():
+    """(From a trial of --follow.)  A run appended to a followed file was shown with the hit of
+    the run before marked on its block of the same number: its prompt, which held no match."""
+    app = make_app(sample("two_sessions.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"customer_vat", "enter")  # (session 2: its answer)
+        await settle(pilot)
+        hit = app.transcript.highlight_block
+        assert hit >= 0 and "customer_vat" in app.transcript.shown_text(app.session.blocks[hit])
+        await pilot.press("less_than_sign")  # session 1, with blocks of those numbers too
+        await settle(pilot)
+        assert len(app.session.blocks) > hit
+        assert app.transcript.highlight_block == -1
+        assert "search match" not in "\n".join(screen_rows(app))
 
 
 async def test_another_agents_events_can_be_read_in_full_in_the_transcript():

@@ -466,6 +466,39 @@ async def test_escape_clears_the_transcripts_search():
         assert app.transcript.highlight_block == -1 and app.timeline.status_filter != "all"
 
 
+@pytest.mark.parametrize("key", ["escape", "x"])
+async def test_clearing_a_search_follows_again_where_its_steps_had_stopped_following(key):
+    """(From a trial of --follow.)  A search's step stops the panes following (the hit stays in
+    view); cleared, they stayed stopped for good, away from a live run's new output."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tr = app.transcript
+        assert tr.follow and app.timeline.follow
+        await pilot.press("slash", *"git status", "enter")  # (a call: the list goes to it)
+        await settle(pilot)
+        assert not tr.follow and not app.timeline.follow and tr.scroll_y < tr.max_scroll_y
+        await pilot.press(key)
+        await settle(pilot)
+        assert tr.follow and app.timeline.follow and tr.scroll_y == tr.max_scroll_y
+        assert app.timeline.selected_index() == len(app.session.tools) - 1
+
+
+async def test_clearing_a_search_does_not_follow_where_following_was_off_before_it():
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f", "slash", *"total", "enter")  # (f: following off first)
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not app.transcript.follow and not app.timeline.follow
+
+
 async def test_shift_arrows_move_a_replay_ten_seconds_of_play_time():
     """(From a keyboard-only trial.)  Only a click on the bar moved a replay by time: the
     middle of a long run was reached by holding →."""

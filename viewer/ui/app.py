@@ -185,6 +185,8 @@ class AgentViewerApp(App[int]):
         self._search_elsewhere = ""  # what the last search found in the other sessions
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
         self._search_pos = -1
+        #: (transcript, tool list) following when a search's step stopped them (Esc and x give it back)
+        self._followed_before_search: tuple[bool, bool] | None = None
         self._ended = False
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
         self._gc_before = gc.get_threshold()
@@ -677,6 +679,8 @@ class AgentViewerApp(App[int]):
         if same_run:
             self.transcript.replace_session(s)
         else:
+            # The hit marked was a block of the run left (its number marked another block here).
+            self.transcript.highlight_block, self.transcript.highlight_query = -1, ""
             self.transcript.set_session(s)
         self.timeline.set_session(s)
         self._search_hits = []
@@ -998,6 +1002,21 @@ class AgentViewerApp(App[int]):
         self._unmark_search_hit()
         self._search_hits = []
         tl.refilter()
+        self._follow_again()
+
+    def _follow_again(self) -> None:
+        """The search is cleared: the panes its steps stopped following follow again (a live
+        run's transcript stayed on the last hit for good; in a replay, End did not help)."""
+        was, self._followed_before_search = self._followed_before_search, None
+        if was is None:
+            return
+        transcript, tools = was
+        if transcript and not self.transcript.follow:
+            self.transcript.follow = True
+            self.transcript.scroll_end(animate=False, immediate=True, force=True)
+        if tools and not self.timeline.follow:
+            self.timeline.follow = True
+            self.timeline.action_last()
 
     # -- search -----------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -1067,6 +1086,7 @@ class AgentViewerApp(App[int]):
             event.stop()
         elif event.key == "escape" and self.timeline.search and len(self.screen_stack) == 1:
             self.run_search("")  # (From a keyboard-only trial: only x cleared it, filters too.)
+            self._follow_again()
             event.stop()
         elif event.key == "escape" and self.screen.query("HelpPanel"):
             self.action_hide_help_panel()  # Textual's keys panel (palette: "Keys")
@@ -1180,6 +1200,8 @@ class AgentViewerApp(App[int]):
         old = tr.highlight_block
         tr.highlight_block = bi
         tr.highlight_query = self.timeline.search
+        if self._followed_before_search is None:
+            self._followed_before_search = (tr.follow, self.timeline.follow)
         tr.follow = False
         tr.update_blocks({bi, old} - {-1})
         tr.scroll_to_block(bi, top=False)

@@ -86,7 +86,7 @@ class ReplayBar(Widget):
 
 
 #: The replay's priority keys that are also an Input's editing keys.
-_REPLAY_MOVES = frozenset({"play_pause", "step", "skip", "seek_start", "seek_end"})
+_REPLAY_MOVES = frozenset({"play_pause", "step", "skip", "seek_start", "seek_end", "speed"})
 
 _SPEED = Binding.Group("Speed")
 
@@ -94,11 +94,11 @@ REPLAY_HELP = [
     ("Replay", ""),
     ("Space", "play / pause"),
     ("+ -", "faster / slower (0.25× to 64×)"),
-    (". →  ←", "one event forward / back"),
+    (". →  ←", "one event forward / back (over the full-screen detail, back steps wait for Esc)"),
     ("Shift+→  Shift+←", "ten seconds of play time on / back"),
     ("] }", "next tool call / next error"),
     ("[ {", "previous tool call / previous error"),
-    ("Home End", "start / end of the run (in the full-screen detail: its top and bottom)"),
+    ("Home End", "start / end of the run, End following again (in the full-screen detail: its top and bottom)"),
     ("click the bar", "seek (any move pauses the replay; Space plays on from there)"),
     ("click ▶ ❚❚", "play / pause (the palette, Ctrl+P, has the replay's keys too)"),
     ("", "the bar's clock is play time: pauses longer than --idle-limit (3 s) are shortened; "
@@ -124,8 +124,9 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     BINDINGS = [
         Binding("space", "play_pause", "Play/pause", priority=True),
         # One footer entry, "+ - Speed": the footer has no room for two at 120 columns.
-        Binding("plus,equals_sign", "speed(1)", "Faster", group=_SPEED),
-        Binding("minus", "speed(-1)", "Slower", group=_SPEED),
+        # (Priority, as the other replay keys: over the full-screen detail they did nothing.)
+        Binding("plus,equals_sign", "speed(1)", "Faster", group=_SPEED, priority=True),
+        Binding("minus", "speed(-1)", "Slower", group=_SPEED, priority=True),
         Binding("full_stop,right", "step(1)", "Step", show=False, priority=True),
         Binding("left", "step(-1)", "Back", show=False, priority=True),
         # (From a keyboard-only trial: a seek by time needed the mouse, on the bar.)
@@ -327,14 +328,21 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _REPLAY_MOVES and isinstance(self.focused, Input):
-            return False  # ← → Home End Space edit the text of the search box or the palette
-        if len(self.screen_stack) > 1 and (action in ("seek_start", "seek_end") or (
-                action in ("step", "skip") and parameters and parameters[0] < 0)):
+            return False  # ← → Home End Space + - edit the text of the search box or the palette
+        if len(self.screen_stack) > 1 and action in ("seek_start", "seek_end"):
             # Over the full-screen detail, the help or the health screen, Home and End are
-            # theirs (top, bottom), and a step back (which shows an earlier copy of the run)
-            # closed the detail.  Space and a step forward still play on behind it.
+            # theirs (top, bottom).  Space and a step forward still play on behind it; a step
+            # back says why it does not (see _back_over_a_screen).
             return False
         return super().check_action(action, parameters)
+
+    def _back_over_a_screen(self) -> bool:
+        """A step back over the full-screen detail, the help or the health screen: it would show
+        an earlier copy of the run, and close the detail; said, where the key did nothing."""
+        if len(self.screen_stack) > 1:
+            self.notify_once("A step back plays in the panes: Esc first.", timeout=2)
+            return True
+        return False
 
     def _seek(self, n: int) -> None:
         """To ``n`` records applied (paused)."""
@@ -368,6 +376,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self.bar.refresh()
 
     def action_step(self, n: int) -> None:
+        if n < 0 and self._back_over_a_screen():
+            return
         to = self.replay.position + n
         if to < 0:
             self.notify_once("This is the start of the run.", timeout=2)
@@ -381,11 +391,18 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_seek_end(self) -> None:
         self._seek(self.replay.total)
+        # The end is asked to be seen: both panes follow again (a search, or a move up, had
+        # stopped them, and End was no way back, as it is outside a replay).
+        self.transcript.follow = self.timeline.follow = True
+        self.timeline.action_last()
+        self.transcript.scroll_end(animate=False, immediate=True, force=True)
 
     def action_skip(self, seconds: float) -> None:
         """Shift+→ and Shift+←: ten seconds of play time on or back (paused, as a click on
         the bar)."""
         r = self.replay
+        if seconds < 0 and self._back_over_a_screen():
+            return
         if r.duration <= 0:  # (no event has a time: there is no play time to move in)
             self.notify_once("This recording has no times: → and ← step an event at a time.", timeout=2)
             return
@@ -447,8 +464,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         yield from super().get_system_commands(screen)
         # (The replay's keys, in the palette too: it offered none.)
         yield SystemCommand("Replay: play / pause", "Space", self.action_play_pause)
-        yield SystemCommand("Replay: faster", "+", lambda: self.action_speed(1))
-        yield SystemCommand("Replay: slower", "-", lambda: self.action_speed(-1))
+        yield SystemCommand("Replay: faster speed", "+", lambda: self.action_speed(1))
+        yield SystemCommand("Replay: slower speed", "-", lambda: self.action_speed(-1))
         yield SystemCommand("Replay: start", "Home", self.action_seek_start)
         yield SystemCommand("Replay: end", "End", self.action_seek_end)
         yield SystemCommand("Replay: step forward", ". or →", lambda: self.action_step(1))
