@@ -392,3 +392,69 @@ def test_saving_stops_when_the_copy_becomes_the_followed_file(tmp_path):
         proc.terminate()
         _, err = proc.communicate(timeout=10)
     assert b"stopped: it became the followed file" in err
+
+
+# -- a last line without its newline -----------------------------------------------------------
+
+def test_a_whole_last_line_without_its_newline_is_read_once_the_file_pauses(tmp_path, monkeypatch):
+    """(From a trial of --follow.)  A run whose last line (its result) had no newline stayed
+    LIVE for ever under --follow: the line waited for a newline that never came.  Once the
+    file pauses, a last line that is a whole event is read; its newline, if it comes, ends it
+    (no blank line, no shift of the lines after), and what follows is read as before."""
+    import viewer.core.feed as feed_module
+
+    monkeypatch.setattr(feed_module, "SETTLE_SECONDS", 0.2)
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(ev(0) + ev(1).rstrip(b"\n"))
+    feed = FollowFeed(str(path))
+    feed._follower._poll = 0.01
+    feed.start()
+    try:
+        first = collect(feed, 2, timeout=5)
+        assert texts(first) == ["m0", "m1"]
+        with open(path, "ab") as f:
+            f.write(b"\n" + ev(2))
+        later = collect(feed, 1)
+        assert texts(later) == ["m2"]
+        assert [e.line for e in first + later] == [1, 2, 3]
+        assert later[0].offset == len(ev(0) + ev(1))  # (a payload is read back at its offset)
+        assert feed.ingest.decoder.blank_lines == 0
+    finally:
+        feed.stop()
+
+
+def test_an_unfinished_last_line_still_waits_for_the_rest_of_it(tmp_path, monkeypatch):
+    import viewer.core.feed as feed_module
+
+    monkeypatch.setattr(feed_module, "SETTLE_SECONDS", 0.1)
+    path = tmp_path / "run.ndjson"
+    line = ev(1)
+    path.write_bytes(ev(0) + line[:15])  # (a writer part-way through its line)
+    feed = FollowFeed(str(path))
+    feed._follower._poll = 0.01
+    feed.start()
+    try:
+        assert texts(collect(feed, 1)) == ["m0"]
+        time.sleep(0.4)
+        assert collect(feed, 1, timeout=0.3) == [] and feed.ingest.decoder.malformed == 0
+        with open(path, "ab") as f:
+            f.write(line[15:])
+        assert texts(collect(feed, 1)) == ["m1"]
+    finally:
+        feed.stop()
+
+
+def test_print_follow_reads_a_result_written_without_its_newline(tmp_path):
+    """--print --follow --until-result on such a file ends, with the run's status."""
+    path = tmp_path / "run.ndjson"
+    result = orjson.dumps({"type": "result", "subtype": "success", "is_error": False, "result": "PONG",
+                           "session_id": "s"})
+    path.write_bytes(ev(0) + result)
+    proc = viewer_process("--print", "--follow", "--until-result", str(path))
+    try:
+        out, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert out.decode().splitlines()[-1] == "m0"  # (the result's text is the agent's: said once)

@@ -8,6 +8,7 @@ import os
 import stat
 import sys
 import threading
+import time
 
 import click
 
@@ -16,6 +17,7 @@ from viewer.core.printer import PROG, make_printer, print_file_with_workers, tel
 from viewer.core.sanitize import json_escape
 from viewer.core.sources import (
     CHUNK,
+    SETTLE_SECONDS,
     LineSplitter,
     SourceError,
     check_not_compressed,
@@ -227,8 +229,11 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
     warned = False
     writer = _from_a_writer(fd, follow)
     idle = (SETTLE_TICK if until_result else IDLE_TICK) if writer else None
+    grew = time.monotonic()  # when the input last gave bytes
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd, idle):
         if chunk == b"":  # all there is was read (a pipe: silent for a tick)
+            if splitter.partial_bytes and time.monotonic() - grew >= SETTLE_SECONDS:
+                printer.feed_lines(splitter.settle())  # a last line still without its newline
             if until_result and printer.run_over:
                 printer.feed_lines(splitter.flush())
                 return printer.finish()
@@ -246,6 +251,7 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
             printer.restart()
             say(f"{path} was truncated or replaced: reading it again from its start")
             continue
+        grew = time.monotonic()
         if recorder is not None:
             recorder.write(chunk)
             if recorder.error and not warned:

@@ -32,6 +32,7 @@ from viewer.core.parallel import (
 )
 from viewer.core.sources import (
     CHUNK,
+    SETTLE_SECONDS,
     FileFollower,
     FileStore,
     Ingest,
@@ -428,9 +429,20 @@ class FollowFeed(Feed):
         self._on_restart = on_restart  # e.g. the --save copy (Recorder.restarted)
         self.store = SpoolStore()
         self._tee = tee
-        self._follower = FileFollower(path, self._on_chunk, self._on_reset, on_error=self._on_error)
+        self._follower = FileFollower(path, self._on_chunk, self._on_reset, on_error=self._on_error,
+                                      on_caught_up=self._on_caught_up)
+        self._grew_at = self._clock()  # when the file last gave bytes
+
+    def _on_caught_up(self) -> None:
+        """All the file holds is read: a last line without its newline, unchanged for a while,
+        is read if it is a whole event (see LineSplitter.settle)."""
+        if self.ingest.splitter.partial_bytes and self._clock() - self._grew_at >= SETTLE_SECONDS:
+            recs = self.ingest.settle()
+            if recs:
+                self._put(recs)
 
     def _on_chunk(self, chunk: bytes) -> None:
+        self._grew_at = self._clock()
         self.error = None
         if self._quiet_since is not None and self.ingest.bytes_read + len(chunk) > self._size_at_start:
             self._quiet_since = None  # written to since it was opened: arrivals tell from now on

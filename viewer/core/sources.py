@@ -24,6 +24,10 @@ from typing import BinaryIO
 from viewer.core.decode import Decoder, Record, RunLine
 
 CHUNK = 1 << 20  # 1 MiB
+#: A followed file (or a pipe) whose last line has no newline yet, and that has not grown for
+#: this long: that line is read if it is a whole event (a run's result written without one
+#: kept the run live for ever).
+SETTLE_SECONDS = 1.0
 
 
 class SourceError(Exception):
@@ -41,12 +45,21 @@ class LineSplitter:
     def __init__(self, offset: int = 0) -> None:
         self.offset = offset  # offset of the start of the partial line
         self._partial: bytes | bytearray = b""
+        self._settled = False  # the last line was taken before its newline came (see settle)
+        self._tried = 0  # the partial line's length when settle last found it unfinished
 
     def split(self, chunk: bytes) -> tuple[int, list[bytes]]:
         """The complete lines in ``chunk`` (with what was left over before) and
         the offset of the first one; consecutive lines are one byte apart."""
         if not chunk:
             return self.offset, []
+        if self._settled:
+            self._settled = False
+            if chunk[:1] == b"\n":  # the newline of the line settle took
+                self.offset += 1
+                chunk = chunk[1:]
+                if not chunk:
+                    return self.offset, []
         pieces = chunk.split(b"\n")
         last = pieces.pop()
         start = self.offset
@@ -61,6 +74,7 @@ class LineSplitter:
                     pieces[0] = partial + pieces[0]
             self.offset = start + plen + len(chunk) - len(last)
             partial = b""
+            self._tried = 0
         if last:
             if not partial:
                 partial = last
@@ -83,6 +97,25 @@ class LineSplitter:
     @property
     def partial_bytes(self) -> int:
         return len(self._partial)
+
+    def settle(self) -> list[tuple[int, bytes]]:
+        """The input has paused with a line unfinished: that line, if it is one whole JSON
+        object (no more of it can make a line of the same event); its newline, if it comes, is
+        taken as its end.  Nothing otherwise (it waits for its end, as before)."""
+        import orjson
+
+        line = self._partial
+        if not line or len(line) == self._tried:
+            return []
+        try:
+            whole = type(orjson.loads(line)) is dict
+        except orjson.JSONDecodeError:
+            whole = False
+        if not whole:
+            self._tried = len(line)
+            return []
+        self._settled, self._tried = True, 0
+        return self.flush()
 
     def flush(self) -> list[tuple[int, bytes]]:
         """End of input: the unterminated last line, if any."""
@@ -179,6 +212,14 @@ class Ingest:
         now = self._clock() if self._clock else None
         offset, pieces = self.splitter.split(chunk)
         return self.decoder.feed_run(offset, pieces, now)
+
+    def settle(self) -> list[Record]:
+        """The input paused with its last line unfinished: see :meth:`LineSplitter.settle`."""
+        now = self._clock() if self._clock else None
+        out: list[Record] = []
+        for off, line in self.splitter.settle():
+            out.extend(self.decoder.feed(line, off, now))
+        return out
 
     def close(self, restart: bool = False) -> list[Record]:
         """End of input (or, with ``restart``, of one stream: see :meth:`Decoder.restart`)."""
@@ -574,8 +615,8 @@ def _open_stat(path: str) -> tuple[int, os.stat_result] | None:
 
 
 class FileFollower(_ReaderThread):
-    """Tail a growing file in a thread (:func:`follow_file`): chunks, and resets when the
-    file is truncated or replaced."""
+    """Tail a growing file in a thread (:func:`follow_file`): chunks, resets when the file is
+    truncated or replaced, and (``on_caught_up``) each time all it holds is read."""
 
     thread_name = "agent-viewer-follow"
 
@@ -586,20 +627,25 @@ class FileFollower(_ReaderThread):
         on_reset: Callable[[], None],
         poll_interval: float = 0.05,
         on_error: Callable[[str], None] | None = None,
+        on_caught_up: Callable[[], None] | None = None,
     ) -> None:
         self.path = path
         self._on_chunk = on_chunk
         self._on_reset = on_reset
         self._on_error = on_error
+        self._on_caught_up = on_caught_up
         self._poll = poll_interval
         super().__init__()
 
     def _run(self) -> None:
-        for chunk in follow_file(self.path, self._stop, self._poll, self._on_error):
+        caught_up = self._on_caught_up
+        for chunk in follow_file(self.path, self._stop, self._poll, self._on_error, caught_up is not None):
             if chunk is None:
                 self._on_reset()
-            else:
+            elif chunk:
                 self._on_chunk(chunk)
+            elif caught_up is not None:
+                caught_up()
 
 
 def monotonic() -> float:
