@@ -76,7 +76,7 @@ class HelpScreen(_ScrollingModal):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 76; max-width: 100%; height: auto; max-height: 90%;
+        width: 76; max-width: 100%; height: auto; max-height: 100%;  /* (90%: the pane under it showed its border below, as a second one, in a short window) */
         border: round $accent; background: $surface; padding: 0 1;
     }
     """
