@@ -250,7 +250,7 @@ def test_partial_output_segments_are_not_doubled(h, real, stem):
     assert s.result.in_transcript and s.result.text == ""  # kept once: in the transcript
     assert len(s.assistant_segments) == 2
     assert s.assistant_segments[-1] == final_text
-    assert s.final_text() == final_text
+    assert s.final_texts() == [final_text]
     assert not any(b.open for b in s.blocks)
 
 

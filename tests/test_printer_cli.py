@@ -1649,3 +1649,25 @@ def test_text_mode_speaks_up_when_a_followed_file_is_silent(h, tmp_path):
         proc.kill()
         proc.communicate(timeout=10)
     assert b"(no event for 1 s; running: Shell sleep 30)" in out, out
+
+
+def test_text_mode_does_not_print_an_answer_again_when_a_call_comes_after_the_result(capsys, tmp_path):
+    """A run's answer is printed at its result; a call of the same session after it printed
+    the answer again, as the text said before that call."""
+    def say(text: str) -> bytes:
+        return j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": text}]})
+
+    shell = {"shellToolCall": {"args": {"command": "ls"}}}
+    done = {"shellToolCall": {"args": {"command": "ls"}, "result": {"success": {"exitCode": 0, "stdout": ""}}}}
+    p = tmp_path / "more-after-result.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID) + say("Answer one.")
+                  + j(type="result", subtype="success", is_error=False, result="Answer one.", session_id=SID)
+                  + say("Checking once more.")
+                  + j(type="tool_call", subtype="started", call_id="c9", session_id=SID, tool_call=shell)
+                  + j(type="tool_call", subtype="completed", call_id="c9", session_id=SID, tool_call=done)
+                  + say("Answer two.")
+                  + j(type="result", subtype="success", is_error=False, result="Answer two.", session_id=SID))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert out.splitlines() == ["Answer one.", "", "Checking once more.", "", "Ran terminal command ls (exit 0)",
+                                "", "Answer two."], out
+    assert code == 0

@@ -364,15 +364,15 @@ class Session:
         c._open_thinking = c.blocks[self._open_thinking_idx] if self._open_thinking is not None else None
         return c
 
-    def final_text(self) -> str:
-        """Assistant text after the last tool call (what a text-mode run prints last)."""
+    def final_texts(self) -> list[str]:
+        """The assistant's texts after the last tool call (what a text-mode run prints last)."""
         out: list[str] = []
         for b in reversed(self.blocks):
             if b.kind == "tool":
                 break
             if b.kind == "assistant" and b.text:
                 out.append(b.text)
-        return "\n\n".join(reversed(out))
+        return out[::-1]
 
 
 def _spells(text: str, parts: list[str]) -> bool:

@@ -182,6 +182,8 @@ class TextPrinter(Printer):
         self._said = False  # a line was written (the output does not start with a blank one)
         self._gap = False  # a blank line is due before the next (the agent's text was written)
         self._wrapped: set[int] = set()  # runs whose end was told (see _wrap_up)
+        #: The texts each run's end printed as its answer (a call may come after: not again).
+        self._final_said: dict[int, list[str]] = {}
         self._heard = time.monotonic()  # when the last record came (see idle)
         self._quiet_told = 0  # silences told since then
 
@@ -201,7 +203,11 @@ class TextPrinter(Printer):
         if delta.flags & Change.SESSIONS:  # a run that the next one ended (resumed, say): now
             self._wrap_up([x for x in m.sessions[self._listed:] if x.ended and x is not s])
         if s.texts_let_go:  # a call started: what was said before it (a CI log lacked it)
-            self._paragraphs(s, s.texts_let_go)
+            texts = s.texts_let_go
+            said = self._final_said.pop(s.index, None)
+            if said and texts[: len(said)] == said:  # (printed as its answer: a call after its result)
+                texts = texts[len(said):]
+            self._paragraphs(s, texts)
             s.texts_let_go.clear()
         if delta.tool >= 0:
             t = s.tools[delta.tool]
@@ -287,7 +293,9 @@ class TextPrinter(Printer):
                 self._finish(s)
 
     def _finish(self, s: Session) -> None:
-        final = s.final_text()
+        texts = s.final_texts()
+        self._final_said[s.index] = texts
+        final = "\n\n".join(texts)
         if not final and not s.said_anything and s.result is not None and not s.result.is_error:
             final = s.result_text  # a run whose answer is only in its result
         self._paragraphs(s, [final])
