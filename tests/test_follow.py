@@ -401,9 +401,9 @@ def test_a_whole_last_line_without_its_newline_is_read_once_the_file_pauses(tmp_
     LIVE for ever under --follow: the line waited for a newline that never came.  Once the
     file pauses, a last line that is a whole event is read; its newline, if it comes, ends it
     (no blank line, no shift of the lines after), and what follows is read as before."""
-    import viewer.core.feed as feed_module
+    import viewer.core.sources as sources
 
-    monkeypatch.setattr(feed_module, "SETTLE_SECONDS", 0.2)
+    monkeypatch.setattr(sources, "SETTLE_SECONDS", 0.2)
     path = tmp_path / "run.ndjson"
     path.write_bytes(ev(0) + ev(1).rstrip(b"\n"))
     feed = FollowFeed(str(path))
@@ -424,9 +424,9 @@ def test_a_whole_last_line_without_its_newline_is_read_once_the_file_pauses(tmp_
 
 
 def test_an_unfinished_last_line_still_waits_for_the_rest_of_it(tmp_path, monkeypatch):
-    import viewer.core.feed as feed_module
+    import viewer.core.sources as sources
 
-    monkeypatch.setattr(feed_module, "SETTLE_SECONDS", 0.1)
+    monkeypatch.setattr(sources, "SETTLE_SECONDS", 0.1)
     path = tmp_path / "run.ndjson"
     line = ev(1)
     path.write_bytes(ev(0) + line[:15])  # (a writer part-way through its line)
@@ -458,3 +458,32 @@ def test_print_follow_reads_a_result_written_without_its_newline(tmp_path):
             proc.kill()
     assert proc.returncode == 0, err
     assert out.decode().splitlines()[-1] == "m0"  # (the result's text is the agent's: said once)
+
+
+def test_a_settled_lines_end_in_crlf_or_after_spaces_is_no_blank_line():
+    """(From a review.)  After a settled line, "\r\n" made the "\r" a blank line, and every
+    line after it was numbered one too high."""
+    from viewer.core.sources import SETTLE_SECONDS, Ingest
+
+    ing = Ingest()
+    recs = ing.feed(ev(0) + ev(1).rstrip(b"\n"))
+    recs += ing.settle(SETTLE_SECONDS)
+    for part in (b"\r", b" \n", ev(2)):  # (its end comes in pieces)
+        recs += ing.feed(part)
+    recs += ing.close()
+    events = [r for r in recs if isinstance(r, Event)]
+    assert texts(events) == ["m0", "m1", "m2"] and [e.line for e in events] == [1, 2, 3]
+    assert ing.decoder.blank_lines == 0 and ing.decoder.malformed == 0
+
+
+def test_settle_starts_afresh_after_the_input_starts_over():
+    """(From a review.)  A partial line tried once, then a new stream whose last line had the
+    same length: never settled."""
+    from viewer.core.sources import SETTLE_SECONDS, LineSplitter
+
+    sp = LineSplitter()
+    sp.feed(b'{"a": "1')  # part-way: tried, not whole
+    assert sp.settle(SETTLE_SECONDS) == []
+    sp.flush()  # (the file was truncated: what was pending ends)
+    sp.feed(b'{"b":"1"}')  # as long, and whole
+    assert [line for _, line in sp.settle(SETTLE_SECONDS)] == [b'{"b":"1"}']

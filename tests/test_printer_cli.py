@@ -1562,7 +1562,8 @@ def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(caps
 # -- --until-result: a log that ends with its run ------------------------------------------
 
 _NEVER_ENDS = ("import sys, time\n"
-               "for part in sys.stdin.buffer.read().split(b'PAUSE\\n'):\n"
+               "data = sys.stdin.buffer.read(); time.sleep(1)\n"  # (the viewer reads from the first part)
+               "for part in data.split(b'PAUSE\\n'):\n"
                "    sys.stdout.buffer.write(part); sys.stdout.flush(); time.sleep(0.1)\n"
                "while True:\n    time.sleep(1)\n")  # (tail -f: never ends, never writes again)
 
@@ -1671,3 +1672,23 @@ def test_text_mode_does_not_print_an_answer_again_when_a_call_comes_after_the_re
     assert out.splitlines() == ["Answer one.", "", "Checking once more.", "", "Ran terminal command ls (exit 0)",
                                 "", "Answer two."], out
     assert code == 0
+
+
+def test_until_result_does_not_stop_while_the_next_runs_first_line_is_part_way_written(tmp_path):
+    """(From a review.)  A finished run, then the first bytes of the next run's first line: it
+    stopped at once, that line reported as malformed, with the first run's status."""
+    path = tmp_path / "run.ndjson"
+    second = _shell_run("b", "make", ok=False)
+    path.write_bytes(_shell_run("a", "ls") + second[:20])
+    proc = viewer_process("--print", "--follow", "--until-result", str(path))
+    try:
+        time.sleep(1.5)
+        assert proc.poll() is None
+        with open(path, "ab") as f:
+            f.write(second[20:])
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1 and b"malformed" not in err, err
+    assert b"Ran terminal command make (exit 0)" in out

@@ -17,7 +17,6 @@ from viewer.core.printer import PROG, make_printer, print_file_with_workers, tel
 from viewer.core.sanitize import json_escape
 from viewer.core.sources import (
     CHUNK,
-    SETTLE_SECONDS,
     LineSplitter,
     SourceError,
     check_not_compressed,
@@ -196,7 +195,7 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
             raise SourceError(f"cannot write the output ({out.error})")
         # The reader went away (`| head`): quiet, like other Unix filters.  The input was read
         # on (see Output), so the status is still the run's; a followed file stopped there.
-        return 0 if out.cut and follow else code
+        return 0 if out.cut and follow and not until_result else code
     finally:
         if fd > 0:
             os.close(fd)
@@ -232,14 +231,12 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
     grew = time.monotonic()  # when the input last gave bytes
     for chunk in _follow_chunks(path) if follow else _read_chunks(fd, idle):
         if chunk == b"":  # all there is was read (a pipe: silent for a tick)
-            if splitter.partial_bytes and time.monotonic() - grew >= SETTLE_SECONDS:
-                printer.feed_lines(splitter.settle())  # a last line still without its newline
-            if until_result and printer.run_over:
-                printer.feed_lines(splitter.flush())
-                return printer.finish()
+            printer.feed_lines(splitter.settle(time.monotonic() - grew))  # a last line without its newline
+            if until_result and printer.run_over and not splitter.partial_bytes:
+                return printer.finish()  # (not while the next run's first line is part-way written)
             if hasattr(printer, "idle"):  # text mode may say what runs
                 printer.idle()
-                out.flush()
+            out.flush()
             continue
         if chunk is None:  # --follow: the file was truncated or replaced
             if recorder is not None:
@@ -259,7 +256,7 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
                 say(recorder.error)
         printer.feed_lines(splitter.feed(chunk))
         out.flush()
-        if out.error or (out.cut and follow):
+        if out.error or (out.cut and follow and not until_result):
             return 0  # (checked here, not when a next chunk comes: it may never come)
         if out.cut and writer and printer.run_over:
             # A pipe is read on to its run's result, not for ever: `tail -f log | agent-viewer

@@ -486,6 +486,26 @@ async def test_clearing_a_search_follows_again_where_its_steps_had_stopped_follo
         assert app.timeline.selected_index() == len(app.session.tools) - 1
 
 
+async def test_clearing_a_search_leaves_a_pane_the_user_moved_since_where_it_is():
+    """(From a review.)  Esc, to drop the highlight, took the list's selection and the
+    transcript's place from where the user had moved them after the search."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"git status", "enter")
+        await settle(pilot)
+        app.timeline.focus()
+        await pilot.press("home")
+        app.transcript.scroll_home(animate=False, immediate=True)
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.timeline.selected_index() == 0 and app.transcript.scroll_y == 0
+        assert not app.timeline.follow and not app.transcript.follow
+
+
 async def test_clearing_a_search_does_not_follow_where_following_was_off_before_it():
     from tests.ui.conftest import sample
 

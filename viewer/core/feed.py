@@ -32,7 +32,6 @@ from viewer.core.parallel import (
 )
 from viewer.core.sources import (
     CHUNK,
-    SETTLE_SECONDS,
     FileFollower,
     FileStore,
     Ingest,
@@ -436,10 +435,9 @@ class FollowFeed(Feed):
     def _on_caught_up(self) -> None:
         """All the file holds is read: a last line without its newline, unchanged for a while,
         is read if it is a whole event (see LineSplitter.settle)."""
-        if self.ingest.splitter.partial_bytes and self._clock() - self._grew_at >= SETTLE_SECONDS:
-            recs = self.ingest.settle()
-            if recs:
-                self._put(recs)
+        recs = self.ingest.settle(self._clock() - self._grew_at)
+        if recs:
+            self._put(recs)
 
     def _on_chunk(self, chunk: bytes) -> None:
         self._grew_at = self._clock()

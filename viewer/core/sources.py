@@ -53,13 +53,17 @@ class LineSplitter:
         the offset of the first one; consecutive lines are one byte apart."""
         if not chunk:
             return self.offset, []
-        if self._settled:
+        if self._settled:  # the line settle took may still get its end: "\n", "\r\n", " \n"
+            n = len(chunk) - len(chunk.lstrip(b" \t\r"))
+            if n == len(chunk):
+                self.offset += n  # (only that yet: its newline may come next)
+                return self.offset, []
             self._settled = False
-            if chunk[:1] == b"\n":  # the newline of the line settle took
-                self.offset += 1
-                chunk = chunk[1:]
-                if not chunk:
-                    return self.offset, []
+            n += chunk[n : n + 1] == b"\n"
+            self.offset += n
+            chunk = chunk[n:]
+            if not chunk:
+                return self.offset, []
         pieces = chunk.split(b"\n")
         last = pieces.pop()
         start = self.offset
@@ -98,14 +102,15 @@ class LineSplitter:
     def partial_bytes(self) -> int:
         return len(self._partial)
 
-    def settle(self) -> list[tuple[int, bytes]]:
-        """The input has paused with a line unfinished: that line, if it is one whole JSON
-        object (no more of it can make a line of the same event); its newline, if it comes, is
-        taken as its end.  Nothing otherwise (it waits for its end, as before)."""
+    def settle(self, quiet: float) -> list[tuple[int, bytes]]:
+        """The input has paused ``quiet`` seconds with a line unfinished: from SETTLE_SECONDS
+        on, that line, if it is one whole JSON object (no more of it can make a line of the same
+        event); its newline, if it comes, is taken as its end.  Nothing otherwise (it waits for
+        its end, as before)."""
         import orjson
 
         line = self._partial
-        if not line or len(line) == self._tried:
+        if not line or len(line) == self._tried or quiet < SETTLE_SECONDS:
             return []
         try:
             whole = type(orjson.loads(line)) is dict
@@ -114,11 +119,13 @@ class LineSplitter:
         if not whole:
             self._tried = len(line)
             return []
-        self._settled, self._tried = True, 0
-        return self.flush()
+        lines = self.flush()
+        self._settled = True
+        return lines
 
     def flush(self) -> list[tuple[int, bytes]]:
         """End of input: the unterminated last line, if any."""
+        self._settled, self._tried = False, 0  # (what comes next is another line, or another stream)
         line = self._partial
         if not line:
             return []
@@ -213,21 +220,22 @@ class Ingest:
         offset, pieces = self.splitter.split(chunk)
         return self.decoder.feed_run(offset, pieces, now)
 
-    def settle(self) -> list[Record]:
+    def settle(self, quiet: float) -> list[Record]:
         """The input paused with its last line unfinished: see :meth:`LineSplitter.settle`."""
-        now = self._clock() if self._clock else None
-        out: list[Record] = []
-        for off, line in self.splitter.settle():
-            out.extend(self.decoder.feed(line, off, now))
-        return out
+        return self._lines(self.splitter.settle(quiet))
 
     def close(self, restart: bool = False) -> list[Record]:
         """End of input (or, with ``restart``, of one stream: see :meth:`Decoder.restart`)."""
+        out = self._lines(self.splitter.flush())
+        now = self._clock() if self._clock else None
+        out.extend(self.decoder.restart(now) if restart else self.decoder.close(now))
+        return out
+
+    def _lines(self, lines: list[tuple[int, bytes]]) -> list[Record]:
         now = self._clock() if self._clock else None
         out: list[Record] = []
-        for off, line in self.splitter.flush():
+        for off, line in lines:
             out.extend(self.decoder.feed(line, off, now))
-        out.extend(self.decoder.restart(now) if restart else self.decoder.close(now))
         return out
 
 
@@ -596,9 +604,7 @@ def follow_file(
                 pos = 0
                 yield None
                 continue
-            if cur.st_size > pos:
-                continue  # (it grew since the read)
-            if caught_up:
+            if caught_up and cur.st_size <= pos:  # (not when it grew since the read)
                 yield b""
             stop.wait(poll_interval)
     finally:

@@ -187,6 +187,9 @@ class AgentViewerApp(App[int]):
         self._search_pos = -1
         #: (transcript, tool list) following when a search's step stopped them (Esc and x give it back)
         self._followed_before_search: tuple[bool, bool] | None = None
+        #: ... and where the last step left them (transcript's scroll, list's selection): a pane
+        #: moved since is not taken from where the user put it
+        self._search_left: tuple[float, int] = (0.0, -1)
         self._ended = False
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
         self._gc_before = gc.get_threshold()
@@ -947,6 +950,7 @@ class AgentViewerApp(App[int]):
     def action_toggle_follow(self) -> None:
         # Off only when both follow: after scrolling the transcript up, `f` brings it back.
         on = not (self.timeline.follow and self.transcript.follow)
+        self._followed_before_search = None  # (the user says how it follows: a search's end does not)
         self.timeline.follow = on
         self.transcript.follow = on
         if on:
@@ -1011,10 +1015,11 @@ class AgentViewerApp(App[int]):
         if was is None:
             return
         transcript, tools = was
-        if transcript and not self.transcript.follow:
+        scroll, selected = self._search_left
+        if transcript and not self.transcript.follow and self.transcript.scroll_y == scroll:
             self.transcript.follow = True
             self.transcript.scroll_end(animate=False, immediate=True, force=True)
-        if tools and not self.timeline.follow:
+        if tools and not self.timeline.follow and self.timeline.selected_index() == selected:
             self.timeline.follow = True
             self.timeline.action_last()
 
@@ -1086,7 +1091,6 @@ class AgentViewerApp(App[int]):
             event.stop()
         elif event.key == "escape" and self.timeline.search and len(self.screen_stack) == 1:
             self.run_search("")  # (From a keyboard-only trial: only x cleared it, filters too.)
-            self._follow_again()
             event.stop()
         elif event.key == "escape" and self.screen.query("HelpPanel"):
             self.action_hide_help_panel()  # Textual's keys panel (palette: "Keys")
@@ -1108,6 +1112,8 @@ class AgentViewerApp(App[int]):
         self.timeline.refresh()
         if not query or s is None:
             self._search_hits = []
+            if not query:
+                self._follow_again()
             return
         q = fold(query)
         hits = self._find_hits(s, q)
@@ -1210,6 +1216,7 @@ class AgentViewerApp(App[int]):
         if b.kind == "tool":
             self.timeline.follow = False
             self.timeline.select_tool(b.ref)
+        self._search_left = (tr.scroll_y, self.timeline.selected_index())
         # Hits are blocks (a message, a call), each with its matches marked: say so, on the
         # transcript's border (as the full-screen detail does).  Toasts, one a step, piled up
         # over the panes: a terminal keeps a removed toast's cells until they are drawn over.
