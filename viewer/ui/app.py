@@ -957,9 +957,17 @@ class AgentViewerApp(App[int]):
             n = len(self.model.sessions)
             if n and self.view_index != n - 1:
                 self.show_session(n - 1)
-            self.timeline.action_last()
-            self.transcript.scroll_end(animate=False, immediate=True, force=True)
+            self._follow(transcript=True, tools=True)
         self.notify(f"Follow {'on' if on else 'off'}", timeout=1.5)
+
+    def _follow(self, transcript: bool, tools: bool) -> None:
+        """These panes follow, and are at the newest output."""
+        if transcript:
+            self.transcript.follow = True
+            self.transcript.scroll_end(animate=False, immediate=True, force=True)
+        if tools:
+            self.timeline.follow = True
+            self.timeline.action_last()
 
     def _statuses(self) -> list[str]:
         """The statuses some call of this session has, in filter order (among the calls of the
@@ -1016,12 +1024,8 @@ class AgentViewerApp(App[int]):
             return
         transcript, tools = was
         scroll, selected = self._search_left
-        if transcript and not self.transcript.follow and self.transcript.scroll_y == scroll:
-            self.transcript.follow = True
-            self.transcript.scroll_end(animate=False, immediate=True, force=True)
-        if tools and not self.timeline.follow and self.timeline.selected_index() == selected:
-            self.timeline.follow = True
-            self.timeline.action_last()
+        self._follow(transcript=transcript and not self.transcript.follow and self.transcript.scroll_y == scroll,
+                     tools=tools and not self.timeline.follow and self.timeline.selected_index() == selected)
 
     # -- search -----------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -393,9 +393,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._seek(self.replay.total)
         # The end is asked to be seen: both panes follow again (a search, or a move up, had
         # stopped them, and End was no way back, as it is outside a replay).
-        self.transcript.follow = self.timeline.follow = True
-        self.timeline.action_last()
-        self.transcript.scroll_end(animate=False, immediate=True, force=True)
+        self._follow(transcript=True, tools=True)
 
     def action_skip(self, seconds: float) -> None:
         """Shift+→ and Shift+←: ten seconds of play time on or back (paused, as a click on
