@@ -508,10 +508,9 @@ async def test_a_search_does_not_count_what_a_commands_colour_codes_hide():
     out = "\x1b[32m3 passed\x1b[0m, \x1b[31m1 failed\x1b[0m in 0.12s; 32m in all\n"
     app = make_app(_shell_call("pytest -q", out, exit_code=1))
     async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "32m")
         await settle(pilot)
-        await pilot.press("enter", "slash", *"32m", "enter")
-        await settle(pilot)
-        view = app.screen.query_one("#zoom-detail")
         in_output = [at for body, at in view.hits if body == out]
         assert in_output == [out.index("32m in all")]  # the one drawn (the summary above has one too)
         await pilot.press("slash", *"passed", "enter")  # (text between codes is found)
@@ -527,9 +526,8 @@ async def test_a_search_that_colour_codes_fill_to_the_cap_says_it_is_capped():
     visible = sum(str(i).count("32") for i in range(12_000))  # "32" as drawn: in the test numbers only
     app = make_app(_shell_call("pytest -v", out, exit_code=0))
     async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "32")
         await settle(pilot)
-        await pilot.press("enter", "slash", *"32", "enter")
-        await settle(pilot)
-        view = app.screen.query_one("#zoom-detail")
         in_output = [at for body, at in view.hits if body == out]
         assert len(in_output) == visible or view.hits_capped

@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
+import orjson
+
 from viewer.core.decode import Decoder, Record, RunLine
 
 CHUNK = 1 << 20  # 1 MiB
@@ -107,8 +109,6 @@ class LineSplitter:
         on, that line, if it is one whole JSON object (no more of it can make a line of the same
         event); its newline, if it comes, is taken as its end.  Nothing otherwise (it waits for
         its end, as before)."""
-        import orjson
-
         line = self._partial
         if not line or len(line) == self._tried or quiet < SETTLE_SECONDS:
             return []
@@ -222,17 +222,16 @@ class Ingest:
 
     def settle(self, quiet: float) -> list[Record]:
         """The input paused with its last line unfinished: see :meth:`LineSplitter.settle`."""
-        return self._lines(self.splitter.settle(quiet))
+        return self._lines(self.splitter.settle(quiet), self._clock() if self._clock else None)
 
     def close(self, restart: bool = False) -> list[Record]:
         """End of input (or, with ``restart``, of one stream: see :meth:`Decoder.restart`)."""
-        out = self._lines(self.splitter.flush())
         now = self._clock() if self._clock else None
+        out = self._lines(self.splitter.flush(), now)
         out.extend(self.decoder.restart(now) if restart else self.decoder.close(now))
         return out
 
-    def _lines(self, lines: list[tuple[int, bytes]]) -> list[Record]:
-        now = self._clock() if self._clock else None
+    def _lines(self, lines: list[tuple[int, bytes]], now: float | None) -> list[Record]:
         out: list[Record] = []
         for off, line in lines:
             out.extend(self.decoder.feed(line, off, now))
