@@ -487,3 +487,32 @@ def test_settle_starts_afresh_after_the_input_starts_over():
     sp.flush()  # (the file was truncated: what was pending ends)
     sp.feed(b'{"b":"1"}')  # as long, and whole
     assert [line for _, line in sp.settle(SETTLE_SECONDS)] == [b'{"b":"1"}']
+
+
+def test_follow_until_result_ends_a_fifo_whose_writer_keeps_it_open(tmp_path):
+    """(From a review.)  A named FIFO under --follow was seen to be read through only when its
+    writer closed it: with a writer that kept it open, --until-result never ended, and a result
+    written without its newline was never read.  A silent writer now counts as all read."""
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    result = orjson.dumps({"type": "result", "subtype": "error", "is_error": True, "result": "no",
+                           "session_id": "s"})
+    proc = viewer_process("--print", "--output-format", "stream-json", "--follow", "--until-result", str(fifo))
+    fd = -1
+    try:
+        deadline = time.monotonic() + 10
+        while fd < 0:
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # (once the viewer has it open)
+            except OSError:
+                assert time.monotonic() < deadline, "the viewer never opened the FIFO"
+                time.sleep(0.05)
+        os.write(fd, ev(0) + result)  # and the writer stays
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if fd >= 0:
+            os.close(fd)
+    assert proc.returncode == 1, err  # the run's status: it failed
+    assert [orjson.loads(x)["type"] for x in out.splitlines()] == ["assistant", "result"]

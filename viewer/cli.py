@@ -90,11 +90,12 @@ def _read_chunks(fd: int, idle: float | None = None):
             sel.close()
 
 
-def _follow_chunks(path: str):
+def _follow_chunks(path: str, idle: float):
     """Chunks of ``path`` as it grows, ``None`` when it is truncated or replaced, ``b""`` when
-    all it has is read (a named FIFO: one writer after another, ``b""`` as each closes it)."""
+    all it has is read (a named FIFO: one writer after another, ``b""`` as each closes it, or
+    after ``idle`` seconds of a writer's silence)."""
     if is_stream_path(path):
-        return fifo_chunks(path, on_wait=say)
+        return fifo_chunks(path, on_wait=say, idle=idle)
     return follow_file(path, threading.Event(), poll_interval=0.2, on_error=say, caught_up=True)
 
 
@@ -227,9 +228,9 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
     pipe stops once its last run has its result and nothing more is there to read."""
     warned = False
     writer = _from_a_writer(fd, follow)
-    idle = (SETTLE_TICK if until_result else IDLE_TICK) if writer else None
+    tick = SETTLE_TICK if until_result else IDLE_TICK  # (a writer's silence: see _read_chunks)
     grew = time.monotonic()  # when the input last gave bytes
-    for chunk in _follow_chunks(path) if follow else _read_chunks(fd, idle):
+    for chunk in _follow_chunks(path, tick) if follow else _read_chunks(fd, tick if writer else None):
         if chunk == b"":  # all there is was read (a pipe: silent for a tick)
             printer.feed_lines(splitter.settle(time.monotonic() - grew))  # a last line without its newline
             if until_result and printer.run_over and not splitter.partial_bytes:

@@ -353,11 +353,13 @@ def open_next_writer(path: str, stopped: Callable[[], bool], interval: float = 0
                 os.close(fd)
 
 
-def fifo_chunks(path: str, on_wait: Callable[[str], None] | None = None) -> Iterator[bytes]:
+def fifo_chunks(path: str, on_wait: Callable[[str], None] | None = None,
+                idle: float | None = None) -> Iterator[bytes]:
     """Chunks of a named FIFO, one writer after another (``--print --follow``): the first
     open waits for a writer, then :func:`open_next_writer` for each next one (``on_wait`` says
-    so); a line a writer left unfinished ends with it, and ``b""`` says a writer closed it (all
-    there was is read).  :class:`SourceError` when the FIFO cannot be read on."""
+    so); a line a writer left unfinished ends with it.  ``b""`` says all there was is read: a
+    writer closed it, or (with ``idle``) a writer that keeps it open sent nothing for ``idle``
+    seconds.  :class:`SourceError` when the FIFO cannot be read on."""
     first = True
     while True:
         if first:
@@ -372,7 +374,13 @@ def fifo_chunks(path: str, on_wait: Callable[[str], None] | None = None) -> Iter
         try:
             last = b""
             try:
-                while chunk := os.read(fd, CHUNK):
+                while True:
+                    if idle is not None and not select.select([fd], [], [], idle)[0]:
+                        yield b""  # (the writer is there, silent: a long command, or done)
+                        continue
+                    chunk = os.read(fd, CHUNK)
+                    if not chunk:
+                        break
                     last = chunk
                     yield chunk
             except OSError as exc:
