@@ -516,3 +516,23 @@ def test_follow_until_result_ends_a_fifo_whose_writer_keeps_it_open(tmp_path):
             os.close(fd)
     assert proc.returncode == 1, err  # the run's status: it failed
     assert [orjson.loads(x)["type"] for x in out.splitlines()] == ["assistant", "result"]
+
+
+def test_a_pipe_read_live_reads_a_last_line_without_its_newline_once_it_pauses():
+    """The app watching a pipe: a result written without its newline, by a producer that keeps
+    the pipe open, was read only when the pipe closed; the run stayed LIVE until then."""
+    r, w = os.pipe()
+    feed = PipeFeed(r)
+    feed.start()
+    try:
+        os.write(w, ev(1) + ev(2).rstrip(b"\n"))
+        assert texts(collect(feed, 1)) == ["m1"]
+        assert texts(collect(feed, 1, timeout=5)) == ["m2"]  # once the pipe is silent for a second
+        os.write(w, b"\n" + ev(3))  # its newline ends that line: no blank line
+        got = collect(feed, 1)
+        assert texts(got) == ["m3"] and got[0].line == 3
+    finally:
+        feed.stop()
+        feed._reader._thread.join(2)  # (before its descriptor is closed)
+        os.close(w)
+        os.close(r)

@@ -54,6 +54,8 @@ class Feed:
     def __init__(self, clock: Clock | None = None) -> None:
         self.store: Store = MemoryStore()
         self.ingest = Ingest(clock=clock if self.live else None)
+        self._clock = clock or time.monotonic
+        self._grew_at = self._clock()  # when the input last gave bytes (see _settle)
         self.total_bytes: int | None = None
         self.error: str | None = None
         self.eof = False
@@ -80,7 +82,15 @@ class Feed:
                 continue
 
     def _chunk(self, chunk: bytes) -> None:
+        self._grew_at = self._clock()
         recs = self.ingest.feed(chunk)
+        if recs:
+            self._put(recs)
+
+    def _settle(self) -> None:
+        """All there is was read (a live source is silent): a last line without its newline,
+        unchanged for a while, is read if it is a whole event (see LineSplitter.settle)."""
+        recs = self.ingest.settle(self._clock() - self._grew_at)
         if recs:
             self._put(recs)
 
@@ -388,7 +398,8 @@ class PipeFeed(Feed):
         self._named = path is not None  # (else a descriptor: standard input)
         self.store = SpoolStore()
         self._tee = tee
-        self._reader = PipeReader(fd, self._on_chunk, self._eof, path=path, on_error=self._on_error, reopen=reopen)
+        self._reader = PipeReader(fd, self._on_chunk, self._eof, path=path, on_error=self._on_error, reopen=reopen,
+                                  on_idle=self._settle)
 
     @property
     def source(self) -> str:
@@ -419,8 +430,7 @@ class FollowFeed(Feed):
     def __init__(self, path: str, clock: Clock | None = None,
                  tee: Callable[[bytes], None] | None = None,
                  on_restart: Callable[[], None] | None = None) -> None:
-        self._clock = clock or time.monotonic
-        super().__init__(clock=self._clock)
+        super().__init__(clock=clock or time.monotonic)
         self.label = self.path = path
         self._quiet_since: float | None = None  # how long the file had not changed when opened
         self._opened_at = 0.0
@@ -429,18 +439,9 @@ class FollowFeed(Feed):
         self.store = SpoolStore()
         self._tee = tee
         self._follower = FileFollower(path, self._on_chunk, self._on_reset, on_error=self._on_error,
-                                      on_caught_up=self._on_caught_up)
-        self._grew_at = self._clock()  # when the file last gave bytes
-
-    def _on_caught_up(self) -> None:
-        """All the file holds is read: a last line without its newline, unchanged for a while,
-        is read if it is a whole event (see LineSplitter.settle)."""
-        recs = self.ingest.settle(self._clock() - self._grew_at)
-        if recs:
-            self._put(recs)
+                                      on_caught_up=self._settle)
 
     def _on_chunk(self, chunk: bytes) -> None:
-        self._grew_at = self._clock()
         self.error = None
         if self._quiet_since is not None and self.ingest.bytes_read + len(chunk) > self._size_at_start:
             self._quiet_since = None  # written to since it was opened: arrivals tell from now on

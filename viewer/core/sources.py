@@ -451,9 +451,10 @@ class PipeReader(_ReaderThread):
         path: str | None = None,
         on_error: Callable[[str | None], None] | None = None,
         reopen: bool = False,
+        on_idle: Callable[[], None] | None = None,
     ) -> None:
         """``reopen`` (a named FIFO, ``--follow``): when a writer closes it, wait for the next
-        one, rather than end."""
+        one, rather than end.  ``on_idle()``: at each ``poll_interval`` with nothing to read."""
         self.fd = fd
         self.path = path  # with fd None: opened in the thread (a FIFO waits there for a writer)
         self.reopen = reopen and fd is None and path is not None
@@ -461,6 +462,7 @@ class PipeReader(_ReaderThread):
         self._on_eof = on_eof
         self._on_error = on_error or (lambda message: None)
         self._poll = poll_interval
+        self._on_idle = on_idle or (lambda: None)
         self._last = b""  # the end of the last chunk read
         super().__init__()
 
@@ -524,6 +526,7 @@ class PipeReader(_ReaderThread):
         try:
             while not self._stop.is_set():
                 if selectable and not sel.select(self._poll):
+                    self._on_idle()
                     continue
                 try:
                     chunk = os.read(self.fd, CHUNK)
