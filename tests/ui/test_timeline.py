@@ -313,6 +313,7 @@ async def test_y_with_no_call_says_there_is_none_to_copy():
     app = make_app(b"".join([*HEAD, RESULT]))
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
         await settle(pilot)
+        app.timeline.focus()  # (a run without calls starts in the transcript, where y copies a message)
         await pilot.press("y")
         await settle(pilot)
         assert [n.message for n in app._notifications] == ["No tool call to copy."]
@@ -651,3 +652,47 @@ async def test_a_narrow_headers_working_directory_keeps_every_directory_that_fit
     async with app.run_test(size=(width, 24)) as pilot:
         await settle(pilot)
         assert app.header.render_line(0).text.rstrip().endswith(f"  {end}")
+
+
+def _said(text: str) -> bytes:
+    return ev(type="assistant", message={"role": "assistant", "content": [{"type": "text", "text": text}]})
+
+
+async def test_y_in_the_transcript_copies_the_last_message_on_screen_as_written():
+    """(From the notes of several trials.)  No key copied what the agent said: y copied the
+    tool list's call wherever the focus was, and the terminal's selection takes the borders.
+    In the transcript y copies the last message on screen (following: the answer), as it was
+    written (its Markdown), with control characters escaped; else the search's match."""
+    answer = "## Fixed\n\nThe test now **passes**: run `pytest -q`.\x1b]52;c;AAAA\x07"
+    data = b"".join([*HEAD, _said("Looking at the failing test first."),
+                     start("c1", "readToolCall", {"path": "/home/u/proj/a.txt"}),
+                     done("c1", "readToolCall", {"path": "/home/u/proj/a.txt"}, {"success": {"content": "x"}}),
+                     _said(answer), ev(type="result", subtype="success", duration_ms=5000, is_error=False,
+                                       result="Looking at the failing test first." + answer)])
+    app = make_app(data)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("y")  # in the tool list: the call, as before
+        assert app.clipboard == "/home/u/proj/a.txt"
+        app.transcript.focus()
+        await pilot.press("y")
+        assert app.clipboard == "## Fixed\n\nThe test now **passes**: run `pytest -q`.\\x1b]52;c;AAAA\\x07"
+        assert any(n.message.startswith("Copied the agent's message (3 lines): ## Fixed")
+                   for n in app._notifications)
+        await pilot.press("slash", *"do it", "enter")  # the prompt's match
+        await settle(pilot)
+        await pilot.press("y")
+        assert app.clipboard == "do it"
+        assert any(n.message == "Copied the prompt: do it" for n in app._notifications)
+
+
+async def test_y_in_a_transcript_with_no_message_on_screen_says_so():
+    app = make_app(b"".join([HEAD[0], start("c1", "readToolCall", {"path": "/home/u/proj/a.txt"})]))
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        app.transcript.focus()
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.clipboard == ""
+        assert [n.message for n in app._notifications] == [
+            "No message on screen to copy (y copies the last one in view)."]

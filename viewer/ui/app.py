@@ -929,11 +929,17 @@ class AgentViewerApp(App[int]):
         if not text:
             self.notify_once(f"Call {index + 1} has no command, path or pattern to copy.", timeout=3)
             return
+        self.copy_out(text)
+
+    def copy_out(self, text: str, what: str = "") -> None:
+        """``text`` to the clipboard, control characters escaped, and a note saying so (and
+        ``what`` it was)."""
         self.copy_to_clipboard(clean(text))
         lines = text.count("\n") + 1
         more = f" ({lines:,} lines)" if lines > 1 else ""
         # (Through the terminal, OSC 52: some terminals do not take it, or ask first.)
-        self.notify(f"Copied{more}: {one_line(text, 60)}", title="Clipboard", timeout=3, markup=False)
+        self.notify(f"Copied{' ' + what if what else ''}{more}: {one_line(text, 60)}", title="Clipboard",
+                    timeout=3, markup=False)
 
     def action_interrupt(self) -> None:
         """Ctrl+C quits, with the status of a program interrupted (130), as the shell's ^C
@@ -1258,6 +1264,8 @@ class AgentViewerApp(App[int]):
         yield SystemCommand("Help: keys", "Every key of agent-viewer (?)", self.action_help)
         yield SystemCommand("Copy the selected call's command", "Its command, path or pattern, whole, to the clipboard (y)",
                             self.action_copy)
+        yield SystemCommand("Copy the message on screen", "The transcript's last message in view, or its search "
+                            "match, as written (y in the transcript)", self.transcript.action_copy_message)
         yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
         for status in self._statuses():
             yield SystemCommand(

@@ -30,7 +30,8 @@ HELP_ROWS = [
     ("Seeing", ""),
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
-    ("y", "copy the selected call's command, path or pattern, whole, to the clipboard"),
+    ("y", "copy the selected call's command, path or pattern, whole, to the clipboard (in the transcript: "
+          "the last message on screen, or the search's match)"),
     ("f", "follow the newest output (on by default)"),
     ("< >", "previous / next session when the stream holds several"),
     ("h", "stream health: malformed lines, unknown events"),

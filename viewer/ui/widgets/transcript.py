@@ -137,6 +137,8 @@ class Transcript(BlockView):
         # the tool list's selection, wherever the transcript was.)
         Binding("right_square_bracket", "to_call(1)", "Next call"),
         Binding("left_square_bracket", "to_call(-1)", "Prev call", show=False),
+        # (No key copied the agent's words: y copied the tool list's call, wherever the focus was.)
+        Binding("y", "copy_message", "Copy", show=False),
     ]
 
     class ToolClicked(ToolMessage):
@@ -361,6 +363,39 @@ class Transcript(BlockView):
             self.scroll_to_block(bi, top=False)
         self.post_message(self.ToolClicked(target))
 
+    def message_to_copy(self) -> tuple[str, str] | None:
+        """What ``y`` copies here, and what it is: the search's match when it is on screen, else
+        the last message on screen (when following: the newest, the run's answer once it has
+        one).  A message's text as it was written (Markdown), not as it is drawn."""
+        s = self.session
+        if s is None or not s.blocks or not self.total_lines:
+            return None
+        top = self.scroll_offset.y
+        first = max(0, self.block_at_line(top))
+        last = self.block_at_line(min(top + self.scrollable_content_region.height, self.total_lines) - 1)
+        shown = range(first, last + 1)
+        order = [self.highlight_block] if self.highlight_block in shown else []
+        for i in [*order, *reversed(shown)]:
+            b = s.blocks[i]
+            if b.kind == "thinking" and not self.show_thinking:
+                continue
+            text = b.text
+            if b.kind == "result" and s.result is not None and s.state == "failed":
+                text = s.result.text or ""  # (what its line shows: the run's error)
+            what = _COPIED.get(b.kind)
+            if what and text.strip():
+                return what, text.strip("\n")
+        return None
+
+    def action_copy_message(self) -> None:
+        got = self.message_to_copy()
+        if got is None:
+            self.app.notify_once("No message on screen to copy (y copies the last one in view).",  # type: ignore[attr-defined]
+                                 timeout=3)
+            return
+        what, text = got
+        self.app.copy_out(text, what)  # type: ignore[attr-defined]
+
     def on_click(self, event: Click) -> None:
         at = event.get_content_offset(self)  # (event.y counts the border row)
         if at is None:
@@ -572,6 +607,10 @@ class Transcript(BlockView):
                          prose(text))
         return line
 
+
+#: The blocks ``y`` copies in the transcript, and what each is called when it does.
+_COPIED = {"assistant": "the agent's message", "prompt": "the prompt", "thinking": "the agent's thinking",
+           "result": "the run's result"}
 
 #: Notices of these types are the agent trying again (shown with ↻).
 _RETRIES = ("retry", "connection")
