@@ -83,6 +83,31 @@ async def test_help_is_not_covered_by_the_demos_greeting():
         assert [k.render().plain.strip() for k in app.screen.query(FooterKey)] == ["esc Close"]
 
 
+async def test_keys_that_come_together_each_scroll_the_help():
+    """(From a new user's trial.)  Five Downs sent at once (a held key, a fast typist) scrolled
+    the help one line: each scroll waited for the next refresh and went from the same line."""
+    from textual.containers import VerticalScroll
+    from textual.events import Key
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        view = app.screen.query_one(VerticalScroll)
+        for key in ("down", "down", "j", "down", "j"):  # queued together, as a terminal's burst is read
+            app.post_message(Key(key, None))
+        await pilot.pause()
+        assert view.scroll_y == 5
+        for key in ("up", "k"):
+            app.post_message(Key(key, None))
+        await pilot.pause()
+        assert view.scroll_y == 3
+        app.post_message(Key("pagedown", None))
+        await pilot.pause()
+        assert view.scroll_y == min(view.max_scroll_y, 3 + view.scrollable_content_region.height - 1)
+
+
 async def test_enter_opens_full_screen_detail_and_escape_closes_it():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(80, 24)) as pilot:  # narrow: no detail pane

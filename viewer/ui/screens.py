@@ -53,22 +53,31 @@ class _ScrollingModal(ModalScreen[None]):
     well as the arrows, and Home End g G at once (the scroll's own Home/End animate, half a
     second over hundreds of rows)."""
 
+    # (priority: before the scroll's own arrows and pages, which move after the next refresh)
     BINDINGS = [
-        Binding("j", "lines(1)", "Down", show=False),
-        Binding("k", "lines(-1)", "Up", show=False),
-        Binding("home,g", "jump(0)", "Top", show=False),
-        Binding("end,G", "jump(1)", "Bottom", show=False),
+        Binding("j,down", "lines(1)", "Down", show=False, priority=True),
+        Binding("k,up", "lines(-1)", "Up", show=False, priority=True),
+        Binding("pagedown", "pages(1)", "Page down", show=False, priority=True),
+        Binding("pageup", "pages(-1)", "Page up", show=False, priority=True),
+        Binding("home,g", "jump(0)", "Top", show=False, priority=True),
+        Binding("end,G", "jump(1)", "Bottom", show=False, priority=True),
     ]
 
+    # Each moves at once, from where the last one went (``immediate``): a scroll waits for the
+    # next refresh, so five keys that came together all went from the same line, one line down.
     def action_lines(self, n: int) -> None:
-        self.query_one(VerticalScroll).scroll_relative(y=n, animate=False)
+        self.query_one(VerticalScroll).scroll_relative(y=n, animate=False, immediate=True)
+
+    def action_pages(self, n: int) -> None:
+        view = self.query_one(VerticalScroll)
+        view.scroll_relative(y=n * max(1, view.scrollable_content_region.height - 1), animate=False, immediate=True)
 
     def action_jump(self, end: int) -> None:
         view = self.query_one(VerticalScroll)
         if end:
-            view.scroll_end(animate=False)
+            view.scroll_end(animate=False, immediate=True)
         else:
-            view.scroll_home(animate=False)
+            view.scroll_home(animate=False, immediate=True)
 
 
 class HelpScreen(_ScrollingModal):
