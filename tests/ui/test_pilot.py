@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import tempfile
 
 import orjson
@@ -12,6 +13,7 @@ import pytest
 from tests.ui.conftest import REPO, make_app, make_replay_app, sample, screen_rows, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
+from viewer.ui.render import MATCH_STYLE
 from viewer.ui.widgets.timeline import STATUS_FILTERS
 
 
@@ -284,7 +286,7 @@ async def test_search_finds_tool_calls_and_transcript_text():
         tr = app.transcript
         marked = [
             seg.text for strip in tr._render_strips(app._search_hits[0], tr._width) for seg in strip
-            if seg.style and seg.style.bgcolor and seg.style.bgcolor.name == "yellow"
+            if seg.style and seg.style.bgcolor and seg.style.bgcolor == MATCH_STYLE.bgcolor
         ]
         assert marked == ["pytest"]  # the word itself stands out
         for k in range(1, len(hits)):
@@ -2846,6 +2848,45 @@ async def test_highlighted_code_is_readable_in_every_theme(theme, order):
         poor = {(seg.text, seg.style.color.name) for seg in segments
                 if _contrast(seg.style.color, background(seg.style)) < 3}
         assert not poor, poor
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light"])
+async def test_named_colours_and_the_selected_calls_line_are_readable_on_a_light_theme(theme):
+    """(From a new user's trial.)  On textual-light, pytest's bright green output read 1.6:1,
+    yellow warnings 2.1:1 and the selected call's whole line (in the accent) 1.5:1; the search's
+    place under a pane 2.1:1."""
+    from rich.color import Color as RichColor
+    from textual.color import Color
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.theme = theme
+        await settle(pilot)
+        pane = Color.parse(app.current_theme.background).rich_color
+        for name in ("red", "green", "yellow", "blue", "magenta", "cyan", "bright_red", "bright_green",
+                     "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan", "bright_black"):
+            rgb = RichColor.parse(name).get_truecolor(app.ansi_theme)
+            assert _contrast(RichColor.from_rgb(*rgb), pane) >= 4.5, name
+        # The selected call's line: its mark in a readable accent, its words in the text's colours.
+        s = app.session
+        block = s.tools[app.timeline.selected_index()].block
+        app.transcript.scroll_to_block(block, top=True)
+        await settle(pilot)
+        strip = app.transcript.render_line(0)
+        assert strip.text.lstrip().startswith("▶")
+        mark = next(seg for seg in strip if "▶" in seg.text)
+        words = [seg for seg in strip if seg.text.strip() and "▶" not in seg.text and seg.style and seg.style.color]
+        assert _contrast(mark.style.color, pane) >= 3
+        assert all(_contrast(seg.style.color, pane) >= 3 for seg in words), [(seg.text, seg.style) for seg in words]
+        await pilot.press("slash", *"pytest", "enter")
+        await settle(pilot)
+        assert "block 1 of" in str(app.transcript.border_subtitle)
+        svg = app.export_screenshot()  # (as drawn: "auto" colours are worked out against the pane)
+        fills = dict(re.findall(r"\.(terminal-[\d-]*r\d+) \{ fill: (#[0-9a-f]{6})", svg))
+        place = re.search(r'<text class="(terminal-[\d-]*r\d+)"[^>]*>[^<]*block&#160;1&#160;of', svg)
+        assert place, "the search's place is not drawn"
+        assert _contrast(RichColor.parse(fills[place.group(1)]), pane) >= 4.5
 
 
 @pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])

@@ -32,7 +32,14 @@ from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
 from viewer.ui.launch import THEME_ENV
-from viewer.ui.render import StillWritten, call_target, fold, markup_literal, use_code_theme
+from viewer.ui.render import (
+    LIGHT_ANSI,
+    StillWritten,
+    call_target,
+    fold,
+    markup_literal,
+    use_code_theme,
+)
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
 from viewer.ui.widgets.detail import DetailView
 from viewer.ui.widgets.footer import KeysFooter
@@ -168,6 +175,7 @@ class AgentViewerApp(App[int]):
         recorder=None,
     ) -> None:
         super().__init__()
+        self.ansi_theme_light = LIGHT_ANSI
         self.feed = feed
         self.recorder = recorder  # --save: reported here if writing fails
         self._save_error_shown = False

@@ -26,6 +26,7 @@ from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
+from rich.terminal_theme import TerminalTheme
 from rich.text import Text
 from rich.theme import Theme
 from textual.strip import Strip
@@ -50,10 +51,27 @@ CODE_THEME = CODE_THEMES[True]
 #: showed an edit's diff all in black); Pygments' own style gives them green and red.
 DIFF_THEMES = {True: "monokai", False: "default"}
 DIFF_THEME = DIFF_THEMES[True]
+#: The named colours ("yellow" warnings, "cyan" paths, a command's green and red) on a light
+#: theme.  Textual's own (ALABASTER) gave 1.3:1 to 3.2:1 on textual-light's grey (bright green
+#: pytest output, yellow warnings): these give 4.6:1 or more there, on white 6:1, and black on
+#: them (the header's badges) 3.4:1.  The bright ones are the same (a light theme's "bright"
+#: colours are paler, the wrong way).
+LIGHT_ANSI = TerminalTheme(
+    (247, 247, 247), (0, 0, 0),
+    [(0, 0, 0), (196, 16, 10), (24, 112, 6), (126, 91, 7), (11, 87, 218), (168, 10, 183), (7, 107, 126),
+     (247, 247, 247)],
+    [(97, 97, 97), (196, 16, 10), (24, 112, 6), (126, 91, 7), (11, 87, 218), (168, 10, 183), (7, 107, 126),
+     (255, 255, 255)],
+)
+#: Backgrounds of the header's badges and of search matches: the colours the dark theme gives
+#: these names, fixed.  A light theme draws named colours dark, to be read as text
+#: (LIGHT_ANSI): black words on them were hard to read.
+BADGE = {"yellow": "#fd971f", "green": "#98e024", "red": "#f4005f", "magenta": "#f4005f", "cyan": "#58d1eb",
+         "grey": "#625e4c"}
 #: A search match, drawn over whatever style the text had.
-MATCH_STYLE = Style(color="black", bgcolor="yellow", bold=True)
+MATCH_STYLE = Style(color="black", bgcolor=BADGE["yellow"], bold=True)
 #: The match a search went to last, where several are on screen.
-CURRENT_MATCH_STYLE = Style(color="white", bgcolor="magenta", bold=True, underline=True)
+CURRENT_MATCH_STYLE = Style(color="white", bgcolor=BADGE["magenta"], bold=True, underline=True)
 
 STATUS_GLYPHS = {
     "success": ("✓", "green"),

@@ -236,6 +236,7 @@ class DetailScreen(ModalScreen[int]):
     DetailScreen > DetailView {
         width: 100%; height: 1fr; border: round $accent; background: $surface;
         border-title-color: $text;  /* (its default, the border's orange, read 1.4:1 on a light theme) */
+        border-subtitle-color: $text;  /* (the search's place: the same) */
     }
     DetailScreen > SearchBox {
         display: none; dock: bottom; margin-bottom: 1;

@@ -12,15 +12,15 @@ from textual.widget import Widget
 from viewer.core.detail import fmt_duration, fmt_wait
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line, uncoloured
-from viewer.ui.render import StillWritten, fmt_clock, keep_end, safe_line
+from viewer.ui.render import BADGE, StillWritten, fmt_clock, keep_end, safe_line
 
 STATE_STYLES = {
-    "live": ("● LIVE", "bold black on yellow"),
-    "succeeded": ("✓ SUCCEEDED", "bold black on green"),
-    "failed": ("✗ FAILED", "bold white on red"),
-    "ended": ("◌ ENDED WITHOUT RESULT", "bold black on bright_black"),
-    "loading": ("… LOADING", "bold black on cyan"),
-    "foreign": ("? UNKNOWN FORMAT", "bold black on yellow"),
+    "live": ("● LIVE", f"bold black on {BADGE['yellow']}"),
+    "succeeded": ("✓ SUCCEEDED", f"bold black on {BADGE['green']}"),
+    "failed": ("✗ FAILED", f"bold white on {BADGE['red']}"),
+    "ended": ("◌ ENDED WITHOUT RESULT", f"bold black on {BADGE['grey']}"),
+    "loading": ("… LOADING", f"bold black on {BADGE['cyan']}"),
+    "foreign": ("? UNKNOWN FORMAT", f"bold black on {BADGE['yellow']}"),
 }
 
 
@@ -170,7 +170,7 @@ class SessionHeader(Widget):
         line1 = Text(no_wrap=True, overflow="ellipsis")
         line2 = Text(no_wrap=True, overflow="ellipsis")
         if self.demo:
-            line1.append(" DEMO ", style="bold white on magenta")
+            line1.append(" DEMO ", style=f"bold white on {BADGE['magenta']}")
         if m is None or s is None:
             if m is not None and m.ended:
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
