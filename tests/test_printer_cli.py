@@ -1147,6 +1147,22 @@ def test_text_mode_gives_a_failed_calls_time_too(capsys):
     assert "(rejected)" in out  # a rejected call never ran: no time
 
 
+def test_text_mode_says_each_call_as_the_panes_do(capsys):
+    """(From a new user's trial.)  A CI log said "Edited file /private/tmp/…/hello.py" where the
+    panes said "Edited file hello.py · +1 −0": paths under the run's directory are relative to it
+    there, and only a shell's exit code was given of a call's summary."""
+    code, out, err = run_main(capsys, "--print", str(SAMPLES_DIR / "demo_session.ndjson"))
+    lines = out.splitlines()
+    for want in ("Listed directory . (17 files; 618 ms)",
+                 "Read file src/invoice_tool/totals.py (49 lines · 1.5 KB; 655 ms)",
+                 "Searched files round\\( in src (2 matches; 377 ms)",
+                 "Found files tests/**/test_*.py in . (4 files; 251 ms)",
+                 "Edited file src/invoice_tool/totals.py (+14 −10; 1.6 s)",
+                 "Ran terminal command git status --short (exit 0; 1.2 s)"):
+        assert want in lines, (want, out)
+    assert "/home/maya/code/invoice-tool/src" not in out.split("## Root cause")[0]  # (the agent's own words may name it)
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
 def test_an_event_whose_type_is_an_object_is_an_unknown_event_not_a_crash(capsys, tmp_path, fmt):
     """(Found by the mutation property test.)  {"type": {...}} made json and stream-json raise

@@ -2060,7 +2060,8 @@ async def test_the_wheel_scrolls_as_far_up_as_down_and_up_stops_following():
 async def test_paths_odd_cases_doubled_slash_wide_characters_and_very_long():
     """A doubled slash after the run's directory is not shown as an absolute path; a path of
     wide characters is cut by columns and keeps its file name; so does one over 400 characters."""
-    from viewer.ui.render import keep_end, under_cwd
+    from viewer.core.detail import under_cwd
+    from viewer.ui.render import keep_end
 
     class S:  # a session's init, as under_cwd reads it
         class init:
@@ -2068,7 +2069,9 @@ async def test_paths_odd_cases_doubled_slash_wide_characters_and_very_long():
 
     assert under_cwd("/work/proj//b.py", S) == "b.py"
     assert under_cwd("/work/project/b.py", S) == "/work/project/b.py"
-    assert under_cwd("/work/proj", S) == "/work/proj"
+    # (From a new user's trial.)  The directory itself: "." as a Glob's "in ." (a List of it
+    # showed it whole, cut at its start in the list).
+    assert under_cwd("/work/proj", S) == under_cwd("/work/proj/", S) == "."
     wide = "深い/" * 10 + "ファイル名前.py"
     cut = keep_end(wide, 20)
     from rich.cells import cell_len

@@ -1,5 +1,5 @@
-"""What the detail view of a tool call shows, as plain data (no UI), and how long a call took
-in words (the TUI and the text printer say it alike)."""
+"""What the detail view of a tool call shows, as plain data (no UI); how long a call took and
+what it worked on, in words (the TUI and the text printer say them alike)."""
 
 from __future__ import annotations
 
@@ -43,3 +43,26 @@ def fmt_duration(ms: int | None) -> str:
         return f"{m}m{sec:02d}s"
     h, m = divmod(m, 60)
     return f"{h}h{m:02d}m"
+
+
+def under_cwd(target: str, session, placed: bool = False) -> str:
+    """A tool call's target shown relative to the run's working directory when it is a path
+    under it (the header shows that directory): the file name stays in view in a narrow column.
+    ``placed``: a target of the form "pattern in DIRECTORY" (the format's PLACED_KINDS): its
+    directory is shown so ("round\\( in src", "*.py in ."), the pattern as it is."""
+    init = getattr(session, "init", None)
+    cwd = init.cwd.rstrip("/") if init is not None and init.cwd else ""
+    if cwd and placed:
+        head, sep, place = target.rpartition(" in ")
+        if sep and head and (place.rstrip("/") == cwd or place.startswith(cwd + "/")):
+            return f"{head} in {under_cwd(place, session) if place.rstrip('/') != cwd else '.'}"
+    if cwd and target.startswith(cwd + "/"):
+        rest = target[len(cwd) :].lstrip("/")  # (a doubled slash must not look absolute)
+        return rest or "."
+    return "." if cwd and target == cwd else target  # (a List of the directory itself, as a Glob's "in .")
+
+
+def call_target(t, session, placed_kinds: frozenset[str]) -> str:
+    """Call ``t``'s target as the panes show it (see :func:`under_cwd`); ``placed_kinds``: the
+    format's PLACED_KINDS."""
+    return under_cwd(t.target, session, t.kind_key in placed_kinds)

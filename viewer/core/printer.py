@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 import orjson
 
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
-from viewer.core.detail import fmt_duration, fmt_wait
+from viewer.core.detail import call_target, fmt_duration, fmt_wait
 from viewer.core.formats import get_format, sniff_agent
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
@@ -42,10 +42,12 @@ def describe_malformed(m: Malformed) -> str:
     return f"line {m.line}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
 
-def tool_line(t: ToolCall) -> str:
+def tool_line(t: ToolCall, s: Session | None = None, placed_kinds: frozenset[str] = frozenset()) -> str:
+    """Call ``t`` of run ``s`` in one line, as the panes say it: what it did, on what (a path
+    under the run's directory, relative to it), and how it went (its summary, exit code, time)."""
     text = t.heading  # ("Shell make test (unfinished)", not "Ran terminal command")
     if t.target:
-        text += f" {one_line(t.target, 160)}"
+        text += f" {one_line(call_target(t, s, placed_kinds), 160)}"
     notes = []
     if t.status == "failed":
         # (a shell's exit code; a failure reported inside a "success", as an MCP tool's: "failed")
@@ -59,8 +61,8 @@ def tool_line(t: ToolCall) -> str:
         notes.append("unfinished")
     if t.error_text and t.status != "success":
         notes.append(t.error_text)
-    if t.status == "success" and t.detail.startswith("exit"):  # what a CI log reader checks
-        notes.append(t.detail.split(" · ")[0])
+    if t.status == "success" and t.detail:  # "exit 0" (what a CI log reader checks), "+14 −10", "4 files"
+        notes.append(t.detail)
     if t.status in ("success", "failed") and t.duration_ms is not None:  # and the time, failed or not
         notes.append(fmt_duration(t.duration_ms))
     if notes:
@@ -214,7 +216,7 @@ class TextPrinter(Printer):
             # As it completes: not at a start that came late, nor at the same completion again.
             if t.done and t.end_line == rec.line and not delta.flags & Change.HEALTH:
                 self._heading(s)
-                self._say(tool_line(t))
+                self._say(tool_line(t, s, self.model.format.PLACED_KINDS))
         if delta.flags & Change.RESULT:
             self._finish(s)
             why = session_problem(s) if self.each_result else ""
@@ -288,7 +290,7 @@ class TextPrinter(Printer):
             for t in s.tools:
                 if t.status == "unfinished":
                     self._heading(s)
-                    self._say(tool_line(t))
+                    self._say(tool_line(t, s, self.model.format.PLACED_KINDS))
             if s.result is None:
                 self._finish(s)
 

@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input
 
 from viewer.core.decode import Record, parse_span
+from viewer.core.detail import call_target
 from viewer.core.feed import Feed
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
@@ -35,7 +36,6 @@ from viewer.ui.launch import THEME_ENV
 from viewer.ui.render import (
     LIGHT_ANSI,
     StillWritten,
-    call_target,
     fold,
     markup_literal,
     use_code_theme,

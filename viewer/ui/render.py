@@ -89,30 +89,6 @@ def status_glyph(status: str, frame: int = 0) -> tuple[str, str]:
     return STATUS_GLYPHS.get(status, ("?", "yellow"))
 
 
-def under_cwd(target: str, session, placed: bool = False) -> str:
-    """A tool call's target shown relative to the run's working directory when it is a path
-    under it (the header shows that directory): the file name stays in view in a narrow column.
-    ``placed``: a target of the form "pattern in DIRECTORY" (the format's PLACED_KINDS): its
-    directory is shown so ("round\\( in src", "*.py in ."), the pattern as it is."""
-    init = getattr(session, "init", None)
-    cwd = init.cwd.rstrip("/") if init is not None and init.cwd else ""
-    if cwd and placed:
-        head, sep, place = target.rpartition(" in ")
-        if sep and head and (place.rstrip("/") == cwd or place.startswith(cwd + "/")):
-            return f"{head} in {under_cwd(place, session) if place.rstrip('/') != cwd else '.'}"
-    if cwd and target.startswith(cwd + "/"):
-        rest = target[len(cwd) :].lstrip("/")  # (a doubled slash must not look absolute)
-        if rest:
-            return rest
-    return target
-
-
-def call_target(t, session, placed_kinds: frozenset[str]) -> str:
-    """Call ``t``'s target as the panes show it (see :func:`under_cwd`); ``placed_kinds``: the
-    format's PLACED_KINDS."""
-    return under_cwd(t.target, session, t.kind_key in placed_kinds)
-
-
 #: Cells kept after the part of a summary that must show, for the "…" of a rest cut off.
 CUT_ROOM = 4
 

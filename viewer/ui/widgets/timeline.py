@@ -18,11 +18,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from viewer.core.detail import fmt_duration
+from viewer.core.detail import call_target, fmt_duration
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import call_target, fit_before, keep_end, pathlike, status_glyph
+from viewer.ui.render import fit_before, keep_end, pathlike, status_glyph
 from viewer.ui.widgets.scroll import set_virtual_size
 
 #: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
@@ -101,7 +101,7 @@ class Timeline(ScrollView, can_focus=True):
         self.run_now: Callable[[], float | None] | None = None
         #: ... and a call's start on that clock (None: its start event's own time).
         self.start_ms: Callable[[ToolCall], float | None] | None = None
-        self.placed_kinds: frozenset[str] = frozenset()  # (the format's: see render.under_cwd)
+        self.placed_kinds: frozenset[str] = frozenset()  # (the format's: see detail.under_cwd)
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
         self._by_data = False  # the cursor is being moved by new data, not by the user

@@ -23,14 +23,13 @@ from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
 from textual.timer import Timer
 
-from viewer.core.detail import fmt_duration
+from viewer.core.detail import call_target, fmt_duration
 from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session, ToolCall
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
     MATCH_STYLE,
     StillWritten,
-    call_target,
     drawn,
     fit_before,
     mark_matches,
@@ -161,7 +160,7 @@ class Transcript(BlockView):
         self._held_timer: Timer | None = None
         #: The run whose file looks still written: its end is not said to be a stop.
         self.still_written: StillWritten | None = None
-        self.placed_kinds: frozenset[str] = frozenset()  # (the format's: see render.under_cwd)
+        self.placed_kinds: frozenset[str] = frozenset()  # (the format's: see detail.under_cwd)
 
     # -- following ------------------------------------------------------------------
     # Moving up stops following the newest text (so streaming never pulls the view away);
