@@ -56,7 +56,7 @@ def under_cwd(target: str, session, placed: bool = False) -> str:
         head, sep, place = target.rpartition(" in ")
         if sep and head and (place.rstrip("/") == cwd or place.startswith(cwd + "/")):
             return f"{head} in {under_cwd(place, session) if place.rstrip('/') != cwd else '.'}"
-    if cwd and target.startswith(cwd + "/"):
+    if cwd and target.startswith(cwd + "/") and " " not in target:  # (a command is shown as it ran)
         rest = target[len(cwd) :].lstrip("/")  # (a doubled slash must not look absolute)
         return rest or "."
     return "." if cwd and target == cwd else target  # (a List of the directory itself, as a Glob's "in .")
