@@ -2999,6 +2999,52 @@ async def test_a_search_says_what_the_other_sessions_hold():
         assert "(session 2 has 2: > goes there)" in place, place
 
 
+def _runs_saying(words: list[str]) -> bytes:
+    """One short run per word: its prompt and its answer say it."""
+    out = []
+    for i, word in enumerate(words):
+        sid = f"run-{i}"
+        out += [orjson.dumps(e) + b"\n" for e in (
+            {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
+            {"type": "user", "session_id": sid, "message": {"role": "user", "content": [{"type": "text", "text": f"ask {word}"}]}},
+            {"type": "assistant", "session_id": sid, "message": {"role": "assistant", "content": [{"type": "text", "text": f"said {word}"}]}},
+            {"type": "result", "subtype": "success", "is_error": False, "result": f"said {word}", "session_id": sid})]
+    return b"".join(out)
+
+
+async def test_a_search_over_many_sessions_goes_to_the_next_that_has_a_match():
+    """(From a new user's trial, 300 runs in one file.)  The search's place listed three other
+    sessions and was cut off ("session 2 h…"); "< goes there" took the user to the run before,
+    which had no match; and the search's place was gone there until n."""
+    words = ["quantize" if i % 3 == 0 else "other" for i in range(12)]  # runs 1, 4, 7, 10 have it
+    app = make_app(_runs_saying(words))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.view_index == 11
+        await pilot.press("slash", *"quantize", "enter")
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("No match for 'quantize' in this session (4 other sessions have matches: "
+                                "< goes there)") for m in said), said
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+        assert app.view_index == 9  # session 10, the nearest with a match, not session 11
+        place = str(app.transcript.border_subtitle)
+        assert place == "'quantize': block 1 of 2, n N (3 other sessions have matches: < goes there)", place
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+        assert app.view_index == 6
+        await pilot.press("greater_than_sign")
+        await settle(pilot)
+        assert app.view_index == 9
+        await pilot.press("greater_than_sign")  # none that way: the next session, as without a search
+        await settle(pilot)
+        assert app.view_index == 10
+        await pilot.press("escape", "less_than_sign")  # no search: one session at a time
+        await settle(pilot)
+        assert app.view_index == 9
+
+
 async def test_a_search_hit_is_not_marked_in_another_run_shown_after_it():
     """(From a trial of --follow.)  A run appended to a followed file was shown with the hit of
     the run before marked on its block of the same number: its prompt, which held no match."""

@@ -705,6 +705,9 @@ class AgentViewerApp(App[int]):
             self.notify_once("This stream holds one session." if n else "No session yet.", timeout=2)
             return
         target = max(0, min(self.view_index + step, n - 1))
+        searched = self._session_with_hits(step)
+        if searched is not None:  # a search on: to the nearest run it finds something in, that way
+            target = searched
         if target != self.view_index:
             # Only the newest run's list follows new calls; back to it, it follows again
             # unless it had stopped when it was left (it stayed on its first call, "following"
@@ -714,6 +717,8 @@ class AgentViewerApp(App[int]):
             left, followed = self._left_newest
             self.timeline.follow = target == n - 1 and (followed or left != target)
             self.show_session(target)
+            if searched is not None:
+                self.run_search(self.timeline.search)  # its first match, and where it is on the border
         else:
             self.notify_once(f"This is the {'first' if step < 0 else 'last'} of the {n:,} sessions.", timeout=2)
 
@@ -1162,17 +1167,32 @@ class AgentViewerApp(App[int]):
 
     def _elsewhere(self, s: Session, q: str) -> str:
         """" (session 2 has 3: > goes there)": the search covers the session on show only; the
-        key named is the one toward the first session with hits (both, when they are on both
-        sides)."""
+        keys named go to the nearest other session with a match (see :meth:`_session_with_hits`),
+        on either side.  Past two such sessions, their number ("299 other sessions": a list of
+        them was cut off on the border)."""
         if len(self.model.sessions) < 2:
             return ""
         found = [(o.index, n) for o in self.model.sessions if o is not s and (n := len(self._hits_in(o, q)))]
         if not found:
             return ""
-        others = [f"session {i + 1} has {n:,}" for i, n in found[:3]]
+        if len(found) <= 2:
+            others = ", ".join(f"session {i + 1} has {n:,}" for i, n in found)
+        else:
+            others = f"{len(found):,} other sessions have matches"
         sides = {i < s.index for i, _ in found}
         keys = "< > go" if len(sides) == 2 else ("< goes" if True in sides else "> goes")
-        return f" ({', '.join(others)}: {keys} there)"
+        return f" ({others}: {keys} there)"
+
+    def _session_with_hits(self, step: int) -> int | None:
+        """While a search is on, the nearest session before (``step`` -1) or after this one in
+        which it finds something (None: no search, or none that way)."""
+        q, s = self.timeline.search, self.session
+        if not q or s is None:
+            return None
+        sessions = self.model.sessions
+        order = range(s.index - 1, -1, -1) if step < 0 else range(s.index + 1, len(sessions))
+        folded = fold(q)
+        return next((i for i in order if self._hits_in(sessions[i], folded)), None)
 
     def _hits_in(self, s: Session, q: str) -> list[int]:
         hits = []

@@ -30,10 +30,10 @@ HELP_ROWS = [
     ("Seeing", ""),
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
-    ("y", "copy the selected call's command, path or pattern, whole, to the clipboard (in the transcript: "
-          "the last message on screen, or the search's match)"),
+    ("y", "copy the selected call's command, path or pattern, whole (in the transcript: the message "
+          "on screen)"),
     ("f", "follow the newest output (on by default)"),
-    ("< >", "previous / next session when the stream holds several"),
+    ("< >", "previous / next session (a search on: the nearest with a match)"),
     ("h", "stream health: malformed lines, unknown events"),
     ("Finding", ""),
     ("/", "search the transcript and the tool calls' summaries (in the detail pane: that call, full screen)"),
