@@ -504,8 +504,15 @@ def test_interaction_query_pairs_into_one_block(h, real):
     s = m.sessions[0]
     queries = [b for b in s.blocks if b.kind == "query"]
     assert len(queries) == 1
-    assert "Payments feature clarification" in queries[0].text
-    assert "rejected" in queries[0].text
+    # (From a new user's trial.)  What it asked was shown nowhere: the questions and their
+    # options, a line each, under the line its answer ends.
+    head, *asked = queries[0].text.split("\n")
+    assert head.startswith("askQuestion: Payments feature clarification → rejected: Questions skipped")
+    assert asked == [
+        "What payment flow should the feature support? (One-time payments / Recurring subscriptions / "
+        "Both one-time payments and subscriptions)",
+        "Which payment provider and environment should be used initially? (Stripe test mode (Recommended) / "
+        "Stripe production mode / Another provider or a provider-agnostic integration)"]
 
 
 # -- deltas ----------------------------------------------------------------------

@@ -4193,3 +4193,15 @@ async def test_the_still_written_hint_leaves_room_for_the_calls_counts(tmp_path,
     async with app.run_test(size=(140, 24)) as pilot:  # (room for it: the command itself)
         await settle(pilot)
         assert app.header.render_line(1).text.startswith("⚠ still being written? agent-viewer --follow partial-run")
+
+
+async def test_the_transcript_shows_what_an_ask_question_asked(real):
+    """(From a new user's trial.)  The questions the agent asked, and their options, were
+    shown nowhere: a line each under the query's."""
+    app = make_app(real("maestro__06_ask_question"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        rows = [r.strip("│ ") for r in screen_rows(app).splitlines()]
+        at = next(i for i, r in enumerate(rows) if "? askQuestion: Payments feature clarification" in r)
+        assert rows[at + 1].startswith("· What payment flow should the feature support? (One-time payments")
+        assert rows[at + 2].startswith("· Which payment provider and environment should be used initially?")

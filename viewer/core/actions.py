@@ -92,6 +92,9 @@ class Query(Action):
     query_id: str = ""
     title: str = ""  # one-line description
     call_id: str = ""
+    #: What it asks, a line each ("What payment flow? (One-time / Recurring)"): the request's
+    #: questions and their options.
+    details: str = ""
 
 
 def failed_result(is_error: bool, subtype: str) -> bool:

@@ -994,11 +994,14 @@ class StreamModel:
         if a.phase == "response" and a.query_id in s._queries:
             bi = s._queries[a.query_id]
             b = s.blocks[bi]
-            b.replace(f"{b.text} → {a.title or 'answered'}")
+            head, sep, asked = b.text.partition("\n")  # (the answer goes on its first line)
+            b.replace(f"{head} → {a.title or 'answered'}{sep}{asked}")
             return Delta(Change.TRANSCRIPT, block=bi)
         text = f"{kind_name}: {a.title}" if a.title else kind_name
         if a.phase == "response":
             text = f"{kind_name} answered: {a.title or '(no details)'}"
+        elif a.details:  # what it asks, a line each under it
+            text += "\n" + "\n".join(line.replace("\n", " ") for line in a.details.split("\n"))
         idx = self._add_block(s, "query", ev.line, text)
         if a.phase == "request" and a.query_id:
             s._queries[a.query_id] = idx

@@ -700,6 +700,15 @@ def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
     inner = next((v for k, v in body.items() if k != "id" and isinstance(v, dict)), {})
     args = _d(inner.get("args"))
     title = _s(args.get("title")) or _s(args.get("searchTerm")) or _s(args.get("url"))
+    details = []
+    questions = args.get("questions")
+    for q in questions if isinstance(questions, list) else ():
+        q = _d(q)
+        options = q.get("options")
+        labels = [x for o in (options if isinstance(options, list) else ()) if (x := _s(_d(o).get("label")))]
+        prompt = _s(q.get("prompt")) or _s(q.get("id"))
+        if prompt or labels:
+            details.append(prompt + (f" ({' / '.join(labels)})" if labels else ""))
     if st == "response":
         outcome, payload = split_result(inner.get("result"))
         reason = _s(payload.get("reason"))
@@ -711,6 +720,7 @@ def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
         query_id=_s(body.get("id")),
         title=title,
         call_id=_s(args.get("toolCallId")),
+        details="\n".join(details),
     )
 
 

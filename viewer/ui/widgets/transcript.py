@@ -413,8 +413,10 @@ class Transcript(BlockView):
         s = self.session
         if s is None or index == self.highlight_block:
             return None
-        kind = s.blocks[index].kind
-        if kind in self.ONE_LINE or (kind == "thinking" and not self.show_thinking):
+        b = s.blocks[index]
+        if b.kind == "query":  # its line, and one a question under it
+            return 1 + b.text.count("\n")
+        if b.kind in self.ONE_LINE or (b.kind == "thinking" and not self.show_thinking):
             return 1
         return None
 
@@ -539,7 +541,11 @@ class Transcript(BlockView):
                 parts.append(Text("… (cut off: the stream ended here)", style="italic yellow"))
             return Padding(Group(*parts), (0, 0, 1, 2))
         if kind == "query":
-            return _one_line(Text.assemble(("  ? ", "bold yellow"), safe_line(b.text, 400)))
+            head, *asked = b.text.split("\n")
+            line = _one_line(Text.assemble(("  ? ", "bold yellow"), safe_line(head, 400)))
+            if not asked:
+                return line
+            return Group(line, *(_one_line(Text.assemble(("      · ", "dim"), safe_line(q, 400))) for q in asked))
         if kind in ("notice", "unknown"):
             # Wrapped, not cut to a line: another agent's whole stream may be such events (a
             # Gemini run's text is in them), and this is the only place they are read.  Their
