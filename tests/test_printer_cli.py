@@ -1161,6 +1161,32 @@ def test_text_mode_says_each_call_as_the_panes_do(capsys):
                  "Ran terminal command git status --short (exit 0; 1.2 s)"):
         assert want in lines, (want, out)
     assert "/home/maya/code/invoice-tool/src" not in out.split("## Root cause")[0]  # (the agent's own words may name it)
+    # (From a review.)  The log says, once, what those paths are under: it has no header.
+    said = [x for x in lines if x.startswith("(paths are under")]
+    assert said == ["(paths are under the run's directory, /home/maya/code/invoice-tool)"]
+    assert lines.index(said[0]) < lines.index("Listed directory . (17 files; 618 ms)")
+
+
+def test_text_mode_keeps_a_command_as_it_ran_and_a_path_with_a_space_relative(capsys, tmp_path):
+    """(From a review.)  A run directory with a space in it ("My Project") showed every path
+    whole; a command that starts with the run's directory is shown as it ran."""
+    cwd = "/home/u/My Project"
+    build = {"command": f"{cwd}/build.sh --fast"}
+    read = {"path": f"{cwd}/src/a.py"}
+    p = tmp_path / "space.ndjson"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id=SID, cwd=cwd, model="m")
+        + j(type="tool_call", subtype="started", call_id="c1", session_id=SID, tool_call={"shellToolCall": {"args": build}})
+        + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID, tool_call={"shellToolCall": {
+            "args": build, "result": {"success": {"exitCode": 0, "stdout": ""}}}})
+        + j(type="tool_call", subtype="started", call_id="c2", session_id=SID, tool_call={"readToolCall": {"args": read}})
+        + j(type="tool_call", subtype="completed", call_id="c2", session_id=SID, tool_call={"readToolCall": {
+            "args": read, "result": {"success": {"content": "x\n"}}}})
+        + j(type="result", subtype="success", is_error=False, result="ok", session_id=SID))
+    code, out, err = run_main(capsys, "--print", str(p))
+    lines = out.splitlines()
+    assert lines[0] == f"Ran terminal command {cwd}/build.sh --fast (exit 0)"
+    assert lines[1:3] == [f"(paths are under the run's directory, {cwd})", "Read file src/a.py (1 line)"], out
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])

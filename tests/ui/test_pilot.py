@@ -2072,7 +2072,8 @@ async def test_paths_odd_cases_doubled_slash_wide_characters_and_very_long():
     # (From a new user's trial.)  The directory itself: "." as a Glob's "in ." (a List of it
     # showed it whole, cut at its start in the list).
     assert under_cwd("/work/proj", S) == under_cwd("/work/proj/", S) == "."
-    assert under_cwd("/work/proj/run.sh --fast", S) == "/work/proj/run.sh --fast"  # a command: as it ran
+    # (From a review.)  A path with a space in it (the run's directory "My Project") is a path.
+    assert under_cwd("/work/proj/My Docs/a.py", S) == "My Docs/a.py"
     wide = "深い/" * 10 + "ファイル名前.py"
     cut = keep_end(wide, 20)
     from rich.cells import cell_len

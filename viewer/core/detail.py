@@ -48,21 +48,23 @@ def fmt_duration(ms: int | None) -> str:
 def under_cwd(target: str, session, placed: bool = False) -> str:
     """A tool call's target shown relative to the run's working directory when it is a path
     under it (the header shows that directory): the file name stays in view in a narrow column.
-    ``placed``: a target of the form "pattern in DIRECTORY" (the format's PLACED_KINDS): its
-    directory is shown so ("round\\( in src", "*.py in ."), the pattern as it is."""
+    ``placed``: a target of the form "pattern in DIRECTORY" (a "placed" kind of the format's
+    TARGET_FORMS): its directory is shown so ("round\\( in src", "*.py in ."), the pattern as it
+    is."""
     init = getattr(session, "init", None)
     cwd = init.cwd.rstrip("/") if init is not None and init.cwd else ""
     if cwd and placed:
         head, sep, place = target.rpartition(" in ")
         if sep and head and (place.rstrip("/") == cwd or place.startswith(cwd + "/")):
             return f"{head} in {under_cwd(place, session) if place.rstrip('/') != cwd else '.'}"
-    if cwd and target.startswith(cwd + "/") and " " not in target:  # (a command is shown as it ran)
+    if cwd and target.startswith(cwd + "/"):
         rest = target[len(cwd) :].lstrip("/")  # (a doubled slash must not look absolute)
         return rest or "."
     return "." if cwd and target == cwd else target  # (a List of the directory itself, as a Glob's "in .")
 
 
-def call_target(t, session, placed_kinds: frozenset[str]) -> str:
-    """Call ``t``'s target as the panes show it (see :func:`under_cwd`); ``placed_kinds``: the
-    format's PLACED_KINDS."""
-    return under_cwd(t.target, session, t.kind_key in placed_kinds)
+def call_target(t, session, forms: dict[str, str]) -> str:
+    """Call ``t``'s target as the panes show it (see :func:`under_cwd`); ``forms``: the format's
+    TARGET_FORMS (a command is shown as it ran, even one that starts with the run's directory)."""
+    form = forms.get(t.kind_key)
+    return t.target if form == "command" else under_cwd(t.target, session, form == "placed")

@@ -42,12 +42,12 @@ def describe_malformed(m: Malformed) -> str:
     return f"line {m.line}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
 
-def tool_line(t: ToolCall, s: Session | None = None, placed_kinds: frozenset[str] = frozenset()) -> str:
+def tool_line(t: ToolCall, s: Session | None = None, forms: dict[str, str] | None = None) -> str:
     """Call ``t`` of run ``s`` in one line, as the panes say it: what it did, on what (a path
     under the run's directory, relative to it), and how it went (its summary, exit code, time)."""
     text = t.heading  # ("Shell make test (unfinished)", not "Ran terminal command")
     if t.target:
-        text += f" {one_line(call_target(t, s, placed_kinds), 160)}"
+        text += f" {one_line(call_target(t, s, forms or {}), 160)}"
     notes = []
     if t.status == "failed":
         # (a shell's exit code; a failure reported inside a "success", as an MCP tool's: "failed")
@@ -186,6 +186,7 @@ class TextPrinter(Printer):
         self._wrapped: set[int] = set()  # runs whose end was told (see _wrap_up)
         #: The texts each run's end printed as its answer (a call may come after: not again).
         self._final_said: dict[int, list[str]] = {}
+        self._dir_said: set[int] = set()  # runs whose directory was said (see _say_call)
         self._heard = time.monotonic()  # when the last record came (see idle)
         self._quiet_told = 0  # silences told since then
 
@@ -216,7 +217,7 @@ class TextPrinter(Printer):
             # As it completes: not at a start that came late, nor at the same completion again.
             if t.done and t.end_line == rec.line and not delta.flags & Change.HEALTH:
                 self._heading(s)
-                self._say(tool_line(t, s, self.model.format.PLACED_KINDS))
+                self._say_call(s, t)
         if delta.flags & Change.RESULT:
             self._finish(s)
             why = session_problem(s) if self.each_result else ""
@@ -290,9 +291,18 @@ class TextPrinter(Printer):
             for t in s.tools:
                 if t.status == "unfinished":
                     self._heading(s)
-                    self._say(tool_line(t, s, self.model.format.PLACED_KINDS))
+                    self._say_call(s, t)
             if s.result is None:
                 self._finish(s)
+
+    def _say_call(self, s: Session, t: ToolCall) -> None:
+        """Call ``t``'s line; before the first of run ``s`` whose path is shown relative to the
+        run's directory, that directory (a log has no header that says it)."""
+        forms = self.model.format.TARGET_FORMS
+        if s.index not in self._dir_said and t.target and s.init is not None and call_target(t, s, forms) != t.target:
+            self._dir_said.add(s.index)
+            self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
+        self._say(tool_line(t, s, forms))
 
     def _finish(self, s: Session) -> None:
         texts = s.final_texts()

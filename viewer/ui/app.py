@@ -301,7 +301,7 @@ class AgentViewerApp(App[int]):
         self.header.model = self.model
         self.header.demo = self.demo
         self.timeline.clock = self.clock
-        self.timeline.placed_kinds = self.transcript.placed_kinds = self.model.format.PLACED_KINDS
+        self.timeline.target_forms = self.transcript.target_forms = self.model.format.TARGET_FORMS
         self.transcript.listed = self.timeline.shows  # (] [ in the transcript skip calls the filter hides)
         self.timeline.focus()
         if not self.is_headless:
@@ -1199,7 +1199,7 @@ class AgentViewerApp(App[int]):
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
                 t = s.tools[b.ref]
-                shown = call_target(t, s, self.model.format.PLACED_KINDS)
+                shown = call_target(t, s, self.model.format.TARGET_FORMS)
                 hay = f"{t.heading} {t.short} {shown} {t.detail} {t.error_text}"  # as shown
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue

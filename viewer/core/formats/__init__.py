@@ -21,7 +21,7 @@ from viewer.core.formats import cursor
 
 class Format(Protocol):  # pragma: no cover - typing only
     NAME: str
-    PLACED_KINDS: frozenset[str]  # kinds whose target reads "pattern in DIRECTORY"
+    TARGET_FORMS: dict[str, str]  # kinds whose target is not a path: "placed" (pattern in DIRECTORY), "command"
 
     def interpret(self, ev): ...
 

@@ -348,9 +348,10 @@ def _glob_target(args: dict[str, Any]) -> str:
     return f"{pattern} in {d}" if pattern and d else pattern or d
 
 
-#: Kinds whose target reads "pattern in DIRECTORY" (see _grep_target, _glob_target): the
-#: UI shows that directory relative to the run's.
-PLACED_KINDS = frozenset({"grepToolCall", "globToolCall"})
+#: How a kind's target reads, where it is not a path (see detail.call_target): "placed",
+#: "pattern in DIRECTORY" (see _grep_target, _glob_target), whose directory is shown relative
+#: to the run's; "command", shown as it ran.
+TARGET_FORMS = {"grepToolCall": "placed", "globToolCall": "placed", "shellToolCall": "command"}
 
 
 def _glob_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:

@@ -101,7 +101,7 @@ class Timeline(ScrollView, can_focus=True):
         self.run_now: Callable[[], float | None] | None = None
         #: ... and a call's start on that clock (None: its start event's own time).
         self.start_ms: Callable[[ToolCall], float | None] | None = None
-        self.placed_kinds: frozenset[str] = frozenset()  # (the format's: see detail.under_cwd)
+        self.target_forms: dict[str, str] = {}  # (the format's: see detail.call_target)
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
         self._by_data = False  # the cursor is being moved by new data, not by the user
@@ -407,7 +407,7 @@ class Timeline(ScrollView, can_focus=True):
         text.append(num, style="dim")
         text.append(label, style="bold")
         summary_width = max(0, width - 2 - len(num) - cell_len(label) - len(right))
-        target = one_line(call_target(t, self.session, self.placed_kinds))
+        target = one_line(call_target(t, self.session, self.target_forms))
         rest = [one_line(t.detail, 200)] if t.detail else []
         error = one_line(t.error_text, 200)
         if t.status in ("failed", "rejected") and error and error not in (t.target, t.detail):

@@ -160,7 +160,7 @@ class Transcript(BlockView):
         self._held_timer: Timer | None = None
         #: The run whose file looks still written: its end is not said to be a stop.
         self.still_written: StillWritten | None = None
-        self.placed_kinds: frozenset[str] = frozenset()  # (the format's: see detail.under_cwd)
+        self.target_forms: dict[str, str] = {}  # (the format's: see detail.call_target)
 
     # -- following ------------------------------------------------------------------
     # Moving up stops following the newest text (so streaming never pulls the view away);
@@ -514,7 +514,7 @@ class Transcript(BlockView):
                 rest.append_text(safe_line(t.error_text, 200, style="red"))
             if t.target:
                 line.append(" ")
-                target = one_line(call_target(t, s, self.placed_kinds), 300)
+                target = one_line(call_target(t, s, self.target_forms), 300)
                 line.append(fit_before(target, keep, width - line.cell_len, more=error), style="cyan")
             line.append_text(rest)
             line.no_wrap = True
