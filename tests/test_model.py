@@ -1189,3 +1189,22 @@ def test_durations_are_said_in_the_unit_that_fits(ms, said):
     from viewer.core.detail import fmt_duration
 
     assert fmt_duration(ms) == said
+
+
+def test_line_breaks_in_a_question_do_not_make_more_questions(h):
+    """(From a review.)  A line break in a question's title, prompt, option or answer made it
+    several questions, and put the answer in the middle of the title."""
+    def q(phase: str, body: dict) -> bytes:
+        key = "query" if phase == "request" else "response"
+        return orjson.dumps({"type": "interaction_query", "subtype": phase, "query_type": "askQuestionInteractionQuery",
+                             key: {"id": 1, **body}, "session_id": "s"}) + b"\n"
+
+    data = (q("request", {"askQuestionInteractionQuery": {"args": {
+                "title": "Line one\nline two",
+                "questions": [{"prompt": "Multi\nline?", "options": [{"label": "A\nB"}, {"label": "C"}]},
+                              {"options": [{"label": "only options"}]}]}}})
+            + q("response", {"askQuestionInteractionResponse": {"result": {"rejected": {"reason": "skipped\nby user"}}}}))
+    m, _, _ = h.model_of(data)
+    (b,) = [b for b in m.sessions[0].blocks if b.kind == "query"]
+    assert b.text.split("\n") == ["askQuestion: Line one line two → rejected: skipped by user",
+                                  "Multi line? (A B / C)", "(only options)"]

@@ -3027,6 +3027,9 @@ async def test_a_search_over_many_sessions_goes_to_the_next_that_has_a_match():
         said = [n.message for n in app._notifications]
         assert any(m.startswith("No match for 'quantize' in this session (4 other sessions have matches: "
                                 "< goes there)") for m in said), said
+        looked = []  # (From a review.)  Each < looked through every run again: 0.6 s on 400k lines.
+        look_in = app._look_in
+        app._look_in = lambda s, q: looked.append(s.index) or look_in(s, q)
         await pilot.press("less_than_sign")
         await settle(pilot)
         assert app.view_index == 9  # session 10, the nearest with a match, not session 11
@@ -3035,6 +3038,7 @@ async def test_a_search_over_many_sessions_goes_to_the_next_that_has_a_match():
         await pilot.press("less_than_sign")
         await settle(pilot)
         assert app.view_index == 6
+        assert looked == []  # (the runs unchanged since the search: what it found in each is kept)
         await pilot.press("greater_than_sign")
         await settle(pilot)
         assert app.view_index == 9

@@ -696,3 +696,21 @@ async def test_y_in_a_transcript_with_no_message_on_screen_says_so():
         assert app.clipboard == ""
         assert [n.message for n in app._notifications] == [
             "No message on screen to copy (y copies the last one in view)."]
+
+
+async def test_y_does_not_send_a_huge_message_through_the_terminal():
+    """(From a review.)  y sent a message of any size through the terminal (OSC 52), which many
+    terminals cap, and a big one stalls: past COPY_MAX it says so instead."""
+    from viewer.ui.app import COPY_MAX
+
+    data = b"".join([*HEAD, _said("x" * (COPY_MAX + 1)), ev(type="result", subtype="success", is_error=False)])
+    app = make_app(data)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        app.transcript.focus()
+        app.transcript.scroll_end(animate=False, immediate=True)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.clipboard == ""
+        assert any(n.message.startswith(f"Not copied: the agent's message is {COPY_MAX + 1:,} characters")
+                   for n in app._notifications), [n.message for n in app._notifications]

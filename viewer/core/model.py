@@ -1001,7 +1001,7 @@ class StreamModel:
         if a.phase == "response":
             text = f"{kind_name} answered: {a.title or '(no details)'}"
         elif a.details:  # what it asks, a line each under it
-            text += "\n" + "\n".join(line.replace("\n", " ") for line in a.details.split("\n"))
+            text += "\n" + a.details
         idx = self._add_block(s, "query", ev.line, text)
         if a.phase == "request" and a.query_id:
             s._queries[a.query_id] = idx

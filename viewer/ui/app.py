@@ -69,6 +69,10 @@ LIVE_DETAIL_EVERY = 0.25
 #: The same while a saved file loads: the newest call changes at every redraw, and drawing its
 #: detail each time was 3-4 % of the time to open 1M events. It is drawn once the file is read.
 LOAD_DETAIL_EVERY = 2.0
+#: The most characters y copies (see copy_out).
+COPY_MAX = 1 << 20
+#: Runs' search hits kept (see _hits_in) before they are all let go.
+HITS_KEPT = 4096
 _now = time.perf_counter  # the clock of that wait (tests replace it)
 #: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
 #: seconds, or the process ends regardless (see ``_install_signal_handlers``).
@@ -191,6 +195,7 @@ class AgentViewerApp(App[int]):
         self._search_hits: list[int] = []  # transcript block indices
         self._searched_from: Widget | None = None  # the pane focused when / was pressed
         self._search_elsewhere = ""  # what the last search found in the other sessions
+        self._hits_kept: dict[tuple[int, str, bool], tuple[tuple[int, int, bool], list[int]]] = {}  # (see _hits_in)
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
         self._search_pos = -1
         #: (transcript, tool list) following when a search's step stopped them (Esc and x give it back)
@@ -946,7 +951,13 @@ class AgentViewerApp(App[int]):
 
     def copy_out(self, text: str, what: str = "") -> None:
         """``text`` to the clipboard, control characters escaped, and a note saying so (and
-        ``what`` it was)."""
+        ``what`` it was).  Not past COPY_MAX characters: the terminal gets the text in one escape
+        sequence, which many cap (and a big one stalls)."""
+        if len(text) > COPY_MAX:
+            self.notify(f"Not copied: {what or 'it'} is {len(text):,} characters, more than a terminal takes "
+                        f"at once ({COPY_MAX:,}). --print writes a run's text to a file.", title="Clipboard",
+                        severity="warning", timeout=6, markup=False)
+            return
         self.copy_to_clipboard(clean(text))
         lines = text.count("\n") + 1
         more = f" ({lines:,} lines)" if lines > 1 else ""
@@ -1195,6 +1206,21 @@ class AgentViewerApp(App[int]):
         return next((i for i in order if self._hits_in(sessions[i], folded)), None)
 
     def _hits_in(self, s: Session, q: str) -> list[int]:
+        """Blocks of ``s`` that ``q`` (folded) is found in; kept while the run does not change,
+        for < and > to go from run to run at once (each looked through every run again: 0.6 s a
+        key on a 400k-line file)."""
+        key = (s.index, q, self.transcript.show_thinking)
+        state = (s.events, len(s.blocks), s.ended)
+        kept = self._hits_kept.get(key)
+        if kept is not None and kept[0] == state:
+            return kept[1]
+        hits = self._look_in(s, q)
+        if len(self._hits_kept) > HITS_KEPT:
+            self._hits_kept.clear()
+        self._hits_kept[key] = (state, hits)
+        return hits
+
+    def _look_in(self, s: Session, q: str) -> list[int]:
         hits = []
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":

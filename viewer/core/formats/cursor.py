@@ -695,24 +695,29 @@ def run_line(data: dict[str, Any]) -> tuple[str, str | None, str, int | None] | 
     return t, sid, text, ts
 
 
+def _flat(text: str) -> str:
+    """``text`` on one line: its line breaks (and runs of spaces) become one space."""
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+
+
 def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
     qtype = _s(data.get("query_type"))
     body = _d(data.get("query")) if st == "request" else _d(data.get("response"))
     inner = next((v for k, v in body.items() if k != "id" and isinstance(v, dict)), {})
     args = _d(inner.get("args"))
-    title = _s(args.get("title")) or _s(args.get("searchTerm")) or _s(args.get("url"))
-    details = []
+    title = _flat(_s(args.get("title")) or _s(args.get("searchTerm")) or _s(args.get("url")))
+    details = []  # what it asks: a line a question (a line break in one would start another)
     questions = args.get("questions")
     for q in questions if isinstance(questions, list) else ():
         q = _d(q)
         options = q.get("options")
-        labels = [x for o in (options if isinstance(options, list) else ()) if (x := _s(_d(o).get("label")))]
-        prompt = _s(q.get("prompt")) or _s(q.get("id"))
-        if prompt or labels:
-            details.append(prompt + (f" ({' / '.join(labels)})" if labels else ""))
+        labels = [x for o in (options if isinstance(options, list) else ()) if (x := _flat(_s(_d(o).get("label"))))]
+        said = [_flat(_s(q.get("prompt")) or _s(q.get("id"))), f"({' / '.join(labels)})" if labels else ""]
+        if any(said):
+            details.append(" ".join(x for x in said if x))
     if st == "response":
         outcome, payload = split_result(inner.get("result"))
-        reason = _s(payload.get("reason"))
+        reason = _flat(_s(payload.get("reason")))
         title = outcome + (f": {reason}" if reason else "") if outcome else ""
     return A.Query(
         sid,
