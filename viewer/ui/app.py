@@ -955,7 +955,7 @@ class AgentViewerApp(App[int]):
         sequence, which many cap (and a big one stalls)."""
         if len(text) > COPY_MAX:
             self.notify(f"Not copied: {what or 'it'} is {len(text):,} characters, more than a terminal takes "
-                        f"at once ({COPY_MAX:,}). --print writes a run's text to a file.", title="Clipboard",
+                        f"at once ({COPY_MAX:,}); agent-viewer --print writes a run's text out.", title="Clipboard",
                         severity="warning", timeout=6, markup=False)
             return
         self.copy_to_clipboard(clean(text))

@@ -56,13 +56,9 @@ DIFF_THEME = DIFF_THEMES[True]
 #: pytest output, yellow warnings): these give 4.6:1 or more there, on white 6:1, and black on
 #: them (the header's badges) 3.4:1.  The bright ones are the same (a light theme's "bright"
 #: colours are paler, the wrong way).
-LIGHT_ANSI = TerminalTheme(
-    (247, 247, 247), (0, 0, 0),
-    [(0, 0, 0), (196, 16, 10), (24, 112, 6), (126, 91, 7), (11, 87, 218), (168, 10, 183), (7, 107, 126),
-     (247, 247, 247)],
-    [(97, 97, 97), (196, 16, 10), (24, 112, 6), (126, 91, 7), (11, 87, 218), (168, 10, 183), (7, 107, 126),
-     (255, 255, 255)],
-)
+_LIGHT_COLOURS = [(196, 16, 10), (24, 112, 6), (126, 91, 7), (11, 87, 218), (168, 10, 183), (7, 107, 126)]
+LIGHT_ANSI = TerminalTheme((247, 247, 247), (0, 0, 0), [(0, 0, 0), *_LIGHT_COLOURS, (247, 247, 247)],
+                           [(97, 97, 97), *_LIGHT_COLOURS, (255, 255, 255)])
 #: Backgrounds of the header's badges and of search matches: the colours the dark theme gives
 #: these names, fixed.  A light theme draws named colours dark, to be read as text
 #: (LIGHT_ANSI): black words on them were hard to read.
