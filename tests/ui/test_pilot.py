@@ -1282,6 +1282,13 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
         now[0] += 60
         await pilot.pause(0.4)
         assert row().rstrip().endswith("1m12s…"), row()
+        # (From a new user's trial.)  The detail of that call said nothing of its time.
+        assert app.detail.tool is t
+        facts = lambda: [r.strip() for r in _plain(app, app.detail).splitlines()]  # noqa: E731
+        assert "running for 1m12s" in facts(), facts()
+        now[0] += 3
+        await pilot.pause(0.4)
+        assert "running for 1m15s" in facts(), facts()
 
 
 @pytest.mark.parametrize("cut_by", ["the input's end", "the next run"])

@@ -306,6 +306,7 @@ class AgentViewerApp(App[int]):
         self.header.model = self.model
         self.header.demo = self.demo
         self.timeline.clock = self.clock
+        self.detail.running_for = self.timeline.running_for
         self.timeline.target_forms = self.transcript.target_forms = self.model.format.TARGET_FORMS
         self.transcript.listed = self.timeline.shows  # (] [ in the transcript skip calls the filter hides)
         self.timeline.focus()
@@ -682,6 +683,7 @@ class AgentViewerApp(App[int]):
             self.timeline.refresh()
             running_blocks = {t.block for t in s.tools[-64:] if t.status == "running"}
             self.transcript.update_blocks(running_blocks)
+            self.detail.tick()
         if s.state == "live" and self.feed.live:
             self.header.refresh()
 

@@ -84,6 +84,20 @@ class _Heading:
         yield line
 
 
+def _running_text(secs: int) -> str:
+    return "for less than a second" if not secs else f"for {secs} s" if secs < 60 else f"for {fmt_duration(secs * 1000)}"
+
+
+class _Drawn:
+    """Text made when it is drawn (a running call's time)."""
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self.make = make
+
+    def __rich_console__(self, console, options):
+        yield Text(self.make())
+
+
 class DetailView(BlockView):
     """Shows the selected tool call; ``r`` toggles the raw JSON of both events."""
 
@@ -143,6 +157,10 @@ class DetailView(BlockView):
         self._key: Hashable = None
         self._rests: list[int] = []  # indices of the _Rest blocks
         self._generation = 0
+        #: For how long a running call has run, in seconds (the app gives the tool list's);
+        #: and the beat that draws it again (see tick).
+        self.running_for: Callable[[ToolCall], int] | None = None
+        self._beat, self._beat_secs = 0, -1
         #: What a search looks for (marked wherever a line shows it), its matches, as
         #: (body, offset) in a section's body or (block, line) in any other block, and which
         #: one was gone to last.
@@ -203,7 +221,7 @@ class DetailView(BlockView):
         if t is None:
             why = empty or "No tool call selected. Move in the tool-call list (Tab, ↑/↓)."
             return [Text(why, style="dim")]
-        blocks: list[RenderableType] = [self._facts(t, self.session)]
+        blocks: list[RenderableType] = [self._facts(t, self.session, self.running_for)]
         started = loader(t.start_ref)
         completed = loader(t.end_ref)
         if self.raw:
@@ -240,7 +258,8 @@ class DetailView(BlockView):
         return parts
 
     @staticmethod
-    def _facts(t: ToolCall, s: Session | None = None) -> RenderableType:
+    def _facts(t: ToolCall, s: Session | None = None,
+               running_for: Callable[[ToolCall], int] | None = None) -> RenderableType:
         glyph, style = status_glyph(t.status)
         head = _Heading(Text.assemble((f"{glyph} ", style), (one_line(t.heading, 100), "bold"), " "),
                         one_line(t.target, 500))
@@ -254,6 +273,8 @@ class DetailView(BlockView):
         dur = fmt_duration(t.duration_ms)
         if dur:
             grid.add_row("duration", dur)
+        elif t.status == "running" and running_for is not None:  # (drawn again each second: see tick)
+            grid.add_row("running", _Drawn(lambda: _running_text(running_for(t))))
         if t.error_text:
             grid.add_row("message", safe_text(t.error_text, style="red"))
         grid.add_row("kind", safe_line(t.kind_key, 100))
@@ -280,7 +301,19 @@ class DetailView(BlockView):
         return len(self._blocks)
 
     def block_version(self, index: int) -> Hashable:
-        return self._generation
+        return (self._generation, self._beat) if index == 0 else self._generation
+
+    def tick(self) -> None:
+        """Time passed: a running call's time in its facts is drawn again, when its second
+        changed (the tool list's clock says it, as its row does)."""
+        t = self.tool
+        if t is None or t.status != "running" or self.running_for is None or not self._blocks:
+            return
+        secs = self.running_for(t)
+        if secs != self._beat_secs:
+            self._beat_secs = secs
+            self._beat += 1
+            self.sync({0})
 
     def render_block(self, index: int, width: int) -> RenderableType:
         block = self._blocks[index]

@@ -345,7 +345,7 @@ class Timeline(ScrollView, can_focus=True):
         if t is None:
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor
-        frame = (self.frame, self._running_for(t)) if t.status == "running" else 0
+        frame = (self.frame, self.running_for(t)) if t.status == "running" else 0
         key = (t.index, t.status, t.target, t.detail, t.short, t.duration_ms, t.error_text, frame, selected,
                width, self.search, self.has_focus, id(self.session), self._column_widths())
         strip = self._cache.get(key)
@@ -367,7 +367,7 @@ class Timeline(ScrollView, can_focus=True):
         self._scanned = len(tools)
         return max(NUMBER_MIN, len(str(len(tools)))), self._label_w
 
-    def _running_for(self, t: ToolCall) -> int:
+    def running_for(self, t: ToolCall) -> int:
         """Whole seconds a call has been running, of a live source or a replay (0 when not
         known: a saved file's running calls are unfinished)."""
         if t.start_arrival is not None:
@@ -385,7 +385,7 @@ class Timeline(ScrollView, can_focus=True):
         if t.done or t.status == "unfinished":
             dur = fmt_duration(t.duration_ms)
         else:  # still running: for how long, from a second on (is it stuck?)
-            secs = self._running_for(t)
+            secs = self.running_for(t)
             dur = "" if not secs else f"{secs} s…" if secs < 60 else f"{fmt_duration(secs * 1000)}…"
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
