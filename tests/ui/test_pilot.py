@@ -1289,6 +1289,12 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
         now[0] += 3
         await pilot.pause(0.4)
         assert "running for 1m15s" in facts(), facts()
+        await pilot.press("enter")  # full screen too
+        await pilot.pause()
+        zoom = app.screen.query_one("#zoom-detail")
+        now[0] += 2
+        await pilot.pause(0.4)
+        assert "running for 1m17s" in [r.strip() for r in _plain(app, zoom).splitlines()]
 
 
 @pytest.mark.parametrize("cut_by", ["the input's end", "the next run"])

@@ -684,6 +684,8 @@ class AgentViewerApp(App[int]):
             running_blocks = {t.block for t in s.tools[-64:] if t.status == "running"}
             self.transcript.update_blocks(running_blocks)
             self.detail.tick()
+            if isinstance(self.screen, DetailScreen):
+                self.screen.query_one(DetailView).tick()
         if s.state == "live" and self.feed.live:
             self.header.refresh()
 

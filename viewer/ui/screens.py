@@ -277,6 +277,7 @@ class DetailScreen(ModalScreen[int]):
         shares with a checkpoint before changing it: an object kept would be an old state)."""
         s = self._session
         view = self.query_one(DetailView)
+        view.running_for = self.app.detail.running_for  # type: ignore[attr-defined]  # (the pane's: a running call's time)
         view.show(s, s.tools[self._index], self._loader, self._sections)
         if view.highlight_query and view.hits_stale and view.same_call_as_hits:
             view.find(view.highlight_query)  # (drawn again: its completion came; the place is kept)
