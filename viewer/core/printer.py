@@ -42,12 +42,13 @@ def describe_malformed(m: Malformed) -> str:
     return f"line {m.line}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
 
-def tool_line(t: ToolCall, s: Session | None = None, forms: dict[str, str] | None = None) -> str:
-    """Call ``t`` of run ``s`` in one line, as the panes say it: what it did, on what (a path
-    under the run's directory, relative to it), and how it went (its summary, exit code, time)."""
+def tool_line(t: ToolCall, target: str) -> str:
+    """Call ``t`` in one line, as the panes say it: what it did, on what (``target``, as
+    :func:`~viewer.core.detail.call_target` shows it), and how it went (its summary, exit code,
+    time)."""
     text = t.heading  # ("Shell make test (unfinished)", not "Ran terminal command")
-    if t.target:
-        text += f" {one_line(call_target(t, s, forms or {}), 160)}"
+    if target:
+        text += f" {one_line(target, 160)}"
     notes = []
     if t.status == "failed":
         # (a shell's exit code; a failure reported inside a "success", as an MCP tool's: "failed")
@@ -298,11 +299,11 @@ class TextPrinter(Printer):
     def _say_call(self, s: Session, t: ToolCall) -> None:
         """Call ``t``'s line; before the first of run ``s`` whose path is shown relative to the
         run's directory, that directory (a log has no header that says it)."""
-        forms = self.model.format.TARGET_FORMS
-        if s.index not in self._dir_said and t.target and s.init is not None and call_target(t, s, forms) != t.target:
+        target = call_target(t, s, self.model.format.TARGET_FORMS)
+        if s.index not in self._dir_said and s.init is not None and target != t.target:
             self._dir_said.add(s.index)
             self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
-        self._say(tool_line(t, s, forms))
+        self._say(tool_line(t, target))
 
     def _finish(self, s: Session) -> None:
         texts = s.final_texts()
