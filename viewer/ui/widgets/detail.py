@@ -16,7 +16,7 @@ from textual.events import MouseScrollDown, MouseScrollUp
 from textual.message import Message
 from textual.strip import Strip
 
-from viewer.core.detail import Section, fmt_duration
+from viewer.core.detail import Section, fmt_duration, fmt_wait
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import SGR, one_line
 from viewer.ui.render import (
@@ -85,7 +85,7 @@ class _Heading:
 
 
 def _running_text(secs: int) -> str:
-    return "for less than a second" if not secs else f"for {secs} s" if secs < 60 else f"for {fmt_duration(secs * 1000)}"
+    return f"for {fmt_wait(secs)}" if secs else "for less than a second"
 
 
 class _Drawn:

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from viewer.core.detail import call_target, fmt_duration
+from viewer.core.detail import call_target, fmt_duration, fmt_wait
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
@@ -386,7 +386,7 @@ class Timeline(ScrollView, can_focus=True):
             dur = fmt_duration(t.duration_ms)
         else:  # still running: for how long, from a second on (is it stuck?)
             secs = self.running_for(t)
-            dur = "" if not secs else f"{secs} s…" if secs < 60 else f"{fmt_duration(secs * 1000)}…"
+            dur = f"{fmt_wait(secs)}…" if secs else ""
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
         kind = one_line(t.short)
