@@ -13,7 +13,7 @@ import pytest
 from tests.ui.conftest import REPO, make_app, make_replay_app, sample, screen_rows, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
-from viewer.ui.render import MATCH_STYLE
+from viewer.ui.render import MATCH_STYLE, SPINNER
 from viewer.ui.widgets.timeline import STATUS_FILTERS
 
 
@@ -37,6 +37,11 @@ def up_to_first_call(lines: list[bytes]) -> list[bytes]:
 def _plain(app, widget) -> str:
     """What a widget shows, as plain text."""
     return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
+
+
+def _match_rows(app) -> list[str]:
+    """The transcript's rows on screen of the block a search went to (a bar down its left)."""
+    return [row.split("▌", 1)[1] for row in _plain(app, app.transcript).splitlines() if "▌" in row]
 
 
 def _transcript_words(app) -> str:
@@ -282,7 +287,7 @@ async def test_search_finds_tool_calls_and_transcript_text():
         assert first.kind == "tool" and "pytest" in s.tools[first.ref].target
         assert app.timeline.selected_index() == first.ref  # the call is selected...
         await pilot.pause()
-        assert "▶ search match" in _plain(app, app.transcript)  # ...and marked in the transcript
+        assert any("pytest" in row for row in _match_rows(app))  # ...and marked in the transcript
         tr = app.transcript
         marked = [
             seg.text for strip in tr._render_strips(app._search_hits[0], tr._width) for seg in strip
@@ -294,8 +299,7 @@ async def test_search_finds_tool_calls_and_transcript_text():
             assert app._search_pos == k
             if hits[k].kind == "assistant":
                 await pilot.pause()
-                shown = _plain(app, app.transcript)
-                assert "▶ search match" in shown and "pytest" in shown
+                assert any("pytest" in row for row in _match_rows(app))
                 break
         else:
             raise AssertionError("no text hit reached with n")
@@ -960,14 +964,14 @@ async def test_a_search_without_a_match_takes_the_last_ones_mark_away():
         await settle(pilot)
         await pilot.press("slash", *"pytest", "enter")
         await pilot.pause()
-        assert "▶ search match" in _plain(app, app.transcript)
+        assert _match_rows(app)
         await pilot.press("slash", *"zzqq", "enter")
         await settle(pilot)
         assert app.transcript.highlight_block == -1
-        assert "▶ search match" not in _plain(app, app.transcript)
+        assert not _match_rows(app)
         await pilot.press("slash", *"pytest", "enter", "x")  # x clears the search and its mark
         await settle(pilot)
-        assert "▶ search match" not in _plain(app, app.transcript)
+        assert not _match_rows(app)
 
 
 async def test_search_finds_text_as_shown_not_as_its_markdown():
@@ -1289,6 +1293,13 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
         now[0] += 3
         await pilot.pause(0.4)
         assert "running for 1m15s" in facts(), facts()
+        # Its spinner turns as the list's does: it stood still, as if the call had hung.
+        spinner = lambda: facts()[0][0]  # noqa: E731
+        before = spinner()
+        assert before in SPINNER and row().lstrip().startswith(before), (facts()[0], row())
+        now[0] += 0.1
+        await pilot.pause(0.4)
+        assert spinner() != before and row().lstrip().startswith(spinner()), (facts()[0], row())
         await pilot.press("enter")  # full screen too
         await pilot.pause()
         zoom = app.screen.query_one("#zoom-detail")
@@ -1483,18 +1494,26 @@ async def test_a_run_newer_than_the_one_left_follows():
 
 async def test_the_footer_offers_open_and_raw_only_once_there_is_a_call():
     """(From a new-user trial.)  A stream with no tool call (another agent's; a run that has not
-    called one yet) offered ⏎ Open and r Raw in the footer, and they did nothing."""
+    called one yet) offered ⏎ Open and r Raw in the footer, and they did nothing.  So did the
+    transcript's ] Next call; pressed there, ] says why it does nothing."""
     lines, feed, app = live_demo()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
         first_call = len(up_to_first_call(lines)) - 1
         push(feed, lines[:first_call])
         await settle(pilot)
         footer = screen_rows(app).splitlines()[-1]
         assert "Quit" in footer and "Open" not in footer and "Raw" not in footer, footer
+        app.set_focus(app.transcript)
+        await pilot.pause()
+        footer = screen_rows(app).splitlines()[-1]
+        assert "Quit" in footer and "Next call" not in footer, footer
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert [m.message for m in app._notifications] == ["No tool calls in this run yet."]
         push(feed, lines[first_call:first_call + 1])
         await settle(pilot)
         footer = screen_rows(app).splitlines()[-1]
-        assert "⏎ Open" in footer and "r Raw" in footer, footer
+        assert "⏎ Open" in footer and "r Raw" in footer and "] Next call" in footer, footer
 
 
 async def test_a_maximized_pane_says_how_to_restore_the_layout():
@@ -3077,7 +3096,7 @@ async def test_a_search_hit_is_not_marked_in_another_run_shown_after_it():
         await settle(pilot)
         assert len(app.session.blocks) > hit
         assert app.transcript.highlight_block == -1
-        assert "search match" not in "\n".join(screen_rows(app))
+        assert not _match_rows(app)
 
 
 async def test_another_agents_events_can_be_read_in_full_in_the_transcript():

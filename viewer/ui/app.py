@@ -683,9 +683,9 @@ class AgentViewerApp(App[int]):
             self.timeline.refresh()
             running_blocks = {t.block for t in s.tools[-64:] if t.status == "running"}
             self.transcript.update_blocks(running_blocks)
-            self.detail.tick()
+            self.detail.tick(frame)
             if isinstance(self.screen, DetailScreen):
-                self.screen.query_one(DetailView).tick()
+                self.screen.query_one(DetailView).tick(frame)
         if s.state == "live" and self.feed.live:
             self.header.refresh()
 

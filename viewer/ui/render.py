@@ -66,6 +66,8 @@ BADGE = {"yellow": "#fd971f", "green": "#98e024", "red": "#f4005f", "magenta": "
          "grey": "#625e4c"}
 #: A search match, drawn over whatever style the text had.
 MATCH_STYLE = Style(color="black", bgcolor=BADGE["yellow"], bold=True)
+#: The left edge of the transcript's block that a search went to.
+MATCH_BAR = Style(color=BADGE["yellow"], bold=True)
 #: The match a search went to last, where several are on screen.
 CURRENT_MATCH_STYLE = Style(color="white", bgcolor=BADGE["magenta"], bold=True, underline=True)
 

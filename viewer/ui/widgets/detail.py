@@ -66,12 +66,12 @@ class _Heading:
     """A call's label and target (sanitized).  A path too long for the width is broken after
     a "/", not mid-name as Rich would fold it ("tests/test" / "_totals.py")."""
 
-    def __init__(self, lead: Text, target: str) -> None:
-        self.lead, self.target = lead, target
+    def __init__(self, lead: Text | Callable[[], Text], target: str) -> None:
+        self.lead, self.target = lead, target  # (a callable: made when drawn, a running call's spinner)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width, target = options.max_width, self.target
-        line = self.lead.copy()
+        line = self.lead() if callable(self.lead) else self.lead.copy()
         if line.cell_len + cell_len(target) <= width or "/" not in target or " " in target:
             line.append(target, style="cyan")
             yield line
@@ -161,6 +161,7 @@ class DetailView(BlockView):
         #: and the beat that draws it again (see tick).
         self.running_for: Callable[[ToolCall], int] | None = None
         self._beat, self._beat_secs = 0, -1
+        self._frame = 0  # the spinner's (the app's animation frame, as the tool list's)
         #: What a search looks for (marked wherever a line shows it), its matches, as
         #: (body, offset) in a section's body or (block, line) in any other block, and which
         #: one was gone to last.
@@ -221,7 +222,7 @@ class DetailView(BlockView):
         if t is None:
             why = empty or "No tool call selected. Move in the tool-call list (Tab, ↑/↓)."
             return [Text(why, style="dim")]
-        blocks: list[RenderableType] = [self._facts(t, self.session, self.running_for)]
+        blocks: list[RenderableType] = [self._facts(t, self.session, self.running_for, lambda: self._frame)]
         started = loader(t.start_ref)
         completed = loader(t.end_ref)
         if self.raw:
@@ -259,10 +260,16 @@ class DetailView(BlockView):
 
     @staticmethod
     def _facts(t: ToolCall, s: Session | None = None,
-               running_for: Callable[[ToolCall], int] | None = None) -> RenderableType:
+               running_for: Callable[[ToolCall], int] | None = None,
+               frame: Callable[[], int] | None = None) -> RenderableType:
         glyph, style = status_glyph(t.status)
-        head = _Heading(Text.assemble((f"{glyph} ", style), (one_line(t.heading, 100), "bold"), " "),
-                        one_line(t.target, 500))
+        heading = one_line(t.heading, 100)
+
+        def lead() -> Text:  # (made when drawn: a running call's spinner turns, see tick)
+            g = status_glyph(t.status, frame())[0] if frame is not None else glyph
+            return Text.assemble((f"{g} ", style), (heading, "bold"), " ")
+
+        head = _Heading(lead if t.status == "running" else lead(), one_line(t.target, 500))
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True)
         grid.add_column()
@@ -303,15 +310,15 @@ class DetailView(BlockView):
     def block_version(self, index: int) -> Hashable:
         return (self._generation, self._beat) if index == 0 else self._generation
 
-    def tick(self) -> None:
-        """Time passed: a running call's time in its facts is drawn again, when its second
-        changed (the tool list's clock says it, as its row does)."""
+    def tick(self, frame: int) -> None:
+        """Time passed: a running call's facts are drawn again, its spinner at ``frame`` and its
+        time (the tool list's clock says it, as its row does), as the tool list's row is."""
         t = self.tool
         if t is None or t.status != "running" or self.running_for is None or not self._blocks:
             return
         secs = self.running_for(t)
-        if secs != self._beat_secs:
-            self._beat_secs = secs
+        if secs != self._beat_secs or frame != self._frame:
+            self._beat_secs, self._frame = secs, frame
             self._beat += 1
             self.sync({0})
 

@@ -28,6 +28,7 @@ from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session, Tool
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
 from viewer.ui.render import (
+    MATCH_BAR,
     MATCH_STYLE,
     StillWritten,
     drawn,
@@ -136,6 +137,8 @@ class Transcript(BlockView):
         # the tool list's selection, wherever the transcript was.)
         Binding("right_square_bracket", "to_call(1)", "Next call"),
         Binding("left_square_bracket", "to_call(-1)", "Prev call", show=False),
+        # Not offered in a run with no call (the footer said "] Next call" there); pressed, they say so.
+        Binding("right_square_bracket,left_square_bracket", "no_call_line", show=False),
         # (No key copied the agent's words: y copied the tool list's call, wherever the focus was.)
         Binding("y", "copy_message", "Copy", show=False),
     ]
@@ -319,9 +322,15 @@ class Transcript(BlockView):
         return out
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "to_call" and not self.call_keys:
-            return False  # (the key goes on to the app's binding)
+        if action in ("to_call", "no_call_line"):
+            if not self.call_keys:
+                return False  # (the key goes on to the app's binding)
+            has_calls = self.session is not None and bool(self.session.tools)
+            return has_calls if action == "to_call" else not has_calls
         return super().check_action(action, parameters)
+
+    def action_no_call_line(self) -> None:
+        self.app.notify_once("No tool calls in this run yet.", timeout=2)  # type: ignore[attr-defined]
 
     def _tool_block(self, index: int) -> int:
         s = self.session
@@ -339,8 +348,7 @@ class Transcript(BlockView):
         view, else from the view's top (bottom); the tool list and the detail go to it."""
         s = self.session
         if s is None or not s.tools:
-            self.app.notify_once("No tool calls in this run yet.", timeout=2)  # type: ignore[attr-defined]
-            return
+            return self.action_no_call_line()
         top, bottom = self.scroll_offset.y, self.scroll_offset.y + self.scrollable_content_region.height
         tools = s.tools
         cur = self._tool_block(self.selected_tool)
@@ -457,10 +465,15 @@ class Transcript(BlockView):
         s = self.session
         assert s is not None
         b = s.blocks[index]
-        r = self._render(s, b, width)
         if index != self.highlight_block:
-            return r
-        strips = self.strips_of(Group(Text("▶ search match", style="reverse bold"), r), width)
+            return self._render(s, b, width)
+        # A search went to it: a bar down its left side in the matches' colour (a "▶ search
+        # match" line above it was taken for a line of the run's own).
+        inner = max(1, width - 1)
+        strips = self.strips_of(self._render(s, b, inner), inner)
+        if width > 1:
+            bar = Segment("▌", MATCH_BAR)
+            strips = [Strip([bar, *line], width) for line in strips]
         return mark_matches(strips, self.highlight_query, MATCH_STYLE)
 
     def clear_cache(self) -> None:
