@@ -10,6 +10,7 @@ import tempfile
 import orjson
 import pytest
 
+from tests.conftest import REAL_CURSOR_DIR
 from tests.ui.conftest import REPO, make_app, make_replay_app, sample, screen_rows, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
@@ -1225,6 +1226,27 @@ async def test_a_result_text_the_transcript_does_not_show_is_shown_under_the_res
         assert app._search_hits  # and search finds it
 
 
+async def test_a_run_without_calls_that_ended_no_longer_says_yet():
+    """(From a new user's trial.)  A followed run without a call that succeeded: the detail
+    still said "No tool calls in this run yet.", and so did ] in any finished run."""
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    lines = (REAL_CURSOR_DIR / "maestro__01_simple_no_tool.ndjson").read_bytes().splitlines(keepends=True)
+    result = next(i for i, line in enumerate(lines) if b'"type":"result"' in line)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        push(feed, lines[:result])
+        await settle(pilot)
+        assert "No tool calls in this run yet." in _plain(app, app.detail)
+        push(feed, lines[result:])
+        await settle(pilot)
+        assert app.session.state == "succeeded"
+        assert "No tool calls in this run." in _plain(app, app.detail)
+        app.set_focus(app.transcript)
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert [m.message for m in app._notifications] == ["No tool calls in this run."]
+
+
 async def test_a_search_that_only_hidden_thinking_matches_says_so():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -1400,7 +1422,6 @@ async def test_the_replay_bar_keeps_its_length_as_the_clock_grows():
 async def test_the_header_names_another_agents_stream():
     """A Claude Code stream is read as far as it goes, a Codex one not at all: the header says
     which agent's stream it looks like, so what is listed as unknown is no surprise."""
-    from tests.conftest import REAL_CURSOR_DIR
 
     cases = [("claude/maestro__02_tool_use_allowed.ndjson", "⚠ Claude Code stream, partly read (h)"),
              ("codex/agentcmd__stream-output-1.ndjson", "⚠ a Codex stream? (h)")]
@@ -1729,7 +1750,6 @@ async def test_the_health_screen_of_a_file_still_loading_says_it_is_a_snapshot()
 
 
 async def test_the_health_screen_says_whose_stream_it_is():
-    from tests.conftest import REAL_CURSOR_DIR
 
     path = REAL_CURSOR_DIR.parent / "claude" / "maestro__03_tool_use_denied.ndjson"
     if not path.exists():
@@ -3102,7 +3122,6 @@ async def test_a_search_hit_is_not_marked_in_another_run_shown_after_it():
 async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
     """(From a new-user trial.)  A Gemini run's text is all in events agent-viewer does not
     know; cut to a line each, none of it could be read, even at 250 columns."""
-    from tests.conftest import REAL_CURSOR_DIR
 
     path = REAL_CURSOR_DIR.parent / "gemini" / "gke-labs-issue-740__message-deltas.ndjson"
     if not path.exists():
@@ -3295,7 +3314,6 @@ async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too()
 async def test_a_file_still_being_written_suggests_follow(tmp_path, monkeypatch):
     """(From a new-user trial.)  A run's file opened while the agent still wrote it said only
     "ENDED WITHOUT RESULT (the agent may have been stopped)"."""
-    from tests.conftest import REAL_CURSOR_DIR
     from viewer.core.feed import FileFeed
 
     lines = sample("demo_session.ndjson").splitlines(keepends=True)
@@ -3536,7 +3554,6 @@ async def test_an_agents_coloured_stderr_reads_without_its_colour_codes():
 async def test_a_claude_code_thinking_part_shows_its_signature_by_length_not_its_characters():
     """(From a second new-user trial.)  Claude Code's thinking parts are empty but signed: each
     showed 300 characters of base64 signature in the transcript."""
-    from tests.conftest import REAL_CURSOR_DIR
 
     path = REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson"
     if not path.exists():
@@ -3689,7 +3706,6 @@ async def test_an_unknown_events_lists_are_shown_and_its_json_breaks_between_val
     """(From a second new-user trial.)  A Codex file change listed no file: its
     item.changes=[...] was left out of the unknown event's fields.  JSON in them is written
     with spaces, so a wrapped line breaks between values, not inside one."""
-    from tests.conftest import REAL_CURSOR_DIR
 
     path = REAL_CURSOR_DIR.parent / "codex" / "agentcmd__stream-output-3.ndjson"
     if not path.exists():
@@ -3722,7 +3738,6 @@ async def test_a_loading_file_is_not_said_to_have_succeeded_before_its_panes_sho
 async def test_the_keys_start_in_the_transcript_when_the_run_has_no_call_to_move_through():
     """(From a fourth new-user trial.)  In a Claude Code stream the keys started in the empty
     tool list: g, j and PgUp did nothing, and the transcript was two Tabs away."""
-    from tests.conftest import REAL_CURSOR_DIR
 
     path = REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson"
     if not path.exists():
@@ -4175,7 +4190,6 @@ async def test_a_replayed_save_copy_times_a_running_call_on_the_clock_it_plays_b
     """(From a daily-user trial.)  A real run piped at its own pace with --save, then replayed:
     the call just started read "27 s…".  The copy's arrival times set the replay's clock, and
     the call's start was taken from its event's own time, another clock."""
-    from tests.conftest import REAL_CURSOR_DIR
     from viewer.core.replay import FileIndex, Replay
     from viewer.core.sources import MemoryStore
     from viewer.ui.replay import ReplayApp

@@ -654,6 +654,8 @@ class AgentViewerApp(App[int]):
                     # (s.tools, not the object on show: a replay's model copies a call it shares
                     # with a checkpoint before changing it.)
                     self.detail.show(s, s.tools[shown.index], self.load_event, self.model.format.tool_sections)
+        if flags & Change.RESULT and not s.tools:
+            self._show_detail()  # not "No tool calls in this run yet." any more: it ended
         self.header.session = s
         self.header.refresh()
 
@@ -759,15 +761,8 @@ class AgentViewerApp(App[int]):
         tool = s.tools[idx] if s is not None and idx >= 0 else None
         empty = ""
         if tool is None:
-            if s is None and self.model.ended:
-                empty = "No tool calls: the input held no run."
-            elif (s is None or not s.tools) and (self.model.other_agent or self.model.foreign):
-                who = f"this {self.model.other_agent} stream's" if self.model.other_agent else "this stream's"
-                empty = (f"agent-viewer reads the Cursor CLI's tool calls: {who} are in the transcript, "
-                         "as events it does not know.")
-            elif s is None or not s.tools:
-                ended = s is not None and (s.ended or s.result is not None)
-                empty = "No tool calls in this run." if ended else "No tool calls in this run yet."
+            if s is None or not s.tools:
+                empty = self.no_calls_text()
             elif self.timeline.filtered and not self.timeline.row_count:
                 empty = "No call matches the filter (x clears it)."
         if tool is not None and self.header.drawn is None and self.bulk_loading:
@@ -782,6 +777,18 @@ class AgentViewerApp(App[int]):
             return
         self._detail_at = _now()
         detail.show(s, tool, self.load_event, self.model.format.tool_sections, empty)
+
+    def no_calls_text(self) -> str:
+        """Why the run on show has no call to show (the detail says it, and ] and [ do)."""
+        s = self.session
+        if s is None and self.model.ended:
+            return "No tool calls: the input held no run."
+        if self.model.other_agent or self.model.foreign:
+            who = f"this {self.model.other_agent} stream's" if self.model.other_agent else "this stream's"
+            return (f"agent-viewer reads the Cursor CLI's tool calls: {who} are in the transcript, "
+                    "as events it does not know.")
+        ended = s is not None and (s.ended or s.result is not None)
+        return "No tool calls in this run." if ended else "No tool calls in this run yet."
 
     def on_timeline_selected(self, message: Timeline.Selected) -> None:
         self.transcript.mark_selected(message.tool_index)

@@ -330,7 +330,7 @@ class Transcript(BlockView):
         return super().check_action(action, parameters)
 
     def action_no_call_line(self) -> None:
-        self.app.notify_once("No tool calls in this run yet.", timeout=2)  # type: ignore[attr-defined]
+        self.app.notify_once(self.app.no_calls_text(), timeout=3)  # type: ignore[attr-defined]
 
     def _tool_block(self, index: int) -> int:
         s = self.session
