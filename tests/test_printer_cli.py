@@ -450,7 +450,7 @@ def _check_usage_error(code: int, out: str, err: str) -> None:
 
 @pytest.mark.parametrize(
     "case", ["unknown-flag", "missing-file", "directory", "bad-output-format", "missing-value", "follow-stdin",
-             "speed-without-replay", "follow-in-a-missing-directory"]
+             "speed-without-replay", "follow-in-a-missing-directory", "two-files"]
 )
 def test_error_paths_subprocess(h, tmp_path, case):
     sample = tmp_path / "ok.ndjson"
@@ -464,6 +464,7 @@ def test_error_paths_subprocess(h, tmp_path, case):
         "follow-stdin": ["--follow", "-"],
         "speed-without-replay": ["--speed", "4", str(sample)],  # was silently ignored
         "follow-in-a-missing-directory": ["--follow", str(tmp_path / "no" / "run.ndjson")],
+        "two-files": [str(sample), str(sample), "x.ndjson"],
     }[case]
     cp = run_cli(h, *args)
     _check_usage_error(cp.returncode, cp.stdout.decode(), cp.stderr.decode())
@@ -476,6 +477,8 @@ def test_error_paths_subprocess(h, tmp_path, case):
         assert "xml" in msg
     if case == "speed-without-replay":
         assert "--speed applies to --replay" in msg
+    if case == "two-files":  # (click's "Got unexpected extra arguments")
+        assert f"one FILE at a time (extra: {sample} x.ndjson)" in msg
 
 
 def test_error_unreadable_file(h, tmp_path):
@@ -1218,6 +1221,39 @@ def test_a_compressed_file_is_named_not_printed_as_garbage(capsys, tmp_path, com
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 2 and out == ""
     assert f"is {compress}-compressed" in err and "| agent-viewer" in err and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("kind", ["binary", "UTF-16LE", "UTF-16BE", "UTF-16 without a mark"])
+def test_a_binary_or_utf16_file_is_named_not_printed_as_garbage(capsys, tmp_path, kind):
+    """(From a new-user trial.)  A binary file printed 20 lines of mojibake on stderr, and the
+    TUI's header one more.  UTF-16 (what PowerShell's > writes) is told with its converter."""
+    data = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
+    p = tmp_path / "run.ndjson"
+    p.write_bytes({
+        "binary": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8,
+        "UTF-16LE": data.decode().encode("utf-16"),  # (Python's: a mark, then little-endian)
+        "UTF-16BE": b"\xfe\xff" + data.decode().encode("utf-16-be"),
+        "UTF-16 without a mark": data.decode().encode("utf-16-le"),
+    }[kind])
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    if kind == "binary":
+        assert err == f"agent-viewer: error: {p}: looks like a binary file, not an NDJSON stream (it holds NUL bytes)\n"
+    else:
+        enc = "UTF-16BE" if kind == "UTF-16BE" else "UTF-16LE"
+        assert f"is {enc} text, not UTF-8; read it with iconv -f {enc} -t UTF-8 {p} | agent-viewer" in err, err
+        converted = subprocess.run(["iconv", "-f", enc, "-t", "UTF-8", str(p)], capture_output=True).stdout
+        assert converted.lstrip(b"\xef\xbb\xbf") == data  # (the command it gives reads it)
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_an_empty_input_is_said_to_be_empty(capsys, tmp_path, content, fmt):
+    """(From a new-user trial.)  An empty file said "the input holds no events"."""
+    p = tmp_path / "run.ndjson"
+    p.write_bytes(content)
+    code, out, err = run_main(capsys, "--print", "--output-format", fmt, str(p))
+    assert code == 1 and "agent-viewer: the input is empty (not one line of text)" in err, err
 
 
 def test_follow_of_a_file_in_a_missing_directory_names_the_directory(capsys, tmp_path):

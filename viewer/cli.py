@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import math
 import os
+import re
 import stat
 import sys
 import threading
@@ -19,7 +20,7 @@ from viewer.core.sources import (
     CHUNK,
     LineSplitter,
     SourceError,
-    check_not_compressed,
+    check_is_text,
     check_readable,
     fifo_chunks,
     follow_file,
@@ -345,7 +346,7 @@ def cli(
     if file is not None and not (follow and _may_appear(file)):
         check_readable(file)  # (--follow waits for a file that is not there yet, like tail -F)
     elif file is None and stdin_is_data:
-        check_not_compressed(sys.stdin.fileno(), "-")  # agent-viewer < run.ndjson.gz
+        check_is_text(sys.stdin.fileno(), "-")  # agent-viewer < run.ndjson.gz
     stream = file is not None and is_stream_path(file)  # a FIFO, /dev/stdin, <(producer)
     if stream and stdin_is_data and _reads_from(file, None):
         file = None  # `producer | agent-viewer /dev/stdin`: standard input, read as such
@@ -476,6 +477,15 @@ def _hold_fd0() -> None:
             os.close(fd)
 
 
+def _usage_words(message: str) -> str:
+    """Click's message, said as this tool's ("Got unexpected extra argument (b.ndjson)": it
+    reads one FILE at a time)."""
+    extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", message)
+    if extra:
+        return f"one FILE at a time (extra: {extra.group(1)})"
+    return message
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line on stderr for any usage or input error."""
     _hold_fd0()
@@ -484,7 +494,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.NoSuchOption as exc:
         fail(f"{exc.format_message()} (see {PROG} --help)")
     except click.ClickException as exc:
-        fail(f"{exc.format_message()} (see {PROG} --help)")
+        fail(f"{_usage_words(exc.format_message())} (see {PROG} --help)")
     except click.exceptions.Abort:
         sys.exit(130)
     except SourceError as exc:

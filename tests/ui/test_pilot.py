@@ -3308,6 +3308,7 @@ async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too()
         app.replay.index.read()
         await settle(pilot)
         assert "NO EVENTS" in app.header.render_line(0).text
+        assert "the input was empty" in app.header.render_line(0).text  # (from a trial: not "without an event")
         assert "the input held no run" in _plain(app, app.detail)
 
 

@@ -98,7 +98,7 @@ def no_events(malformed: int) -> str:
     if malformed:
         return (f"the input holds no events: not one of its lines is a JSON object ({malformed:,} "
                 "malformed; is it an NDJSON stream?)")
-    return "the input holds no events"
+    return "the input is empty (not one line of text)"
 
 
 def session_problem(s: Session | None, malformed: int = 0) -> str:

@@ -272,23 +272,48 @@ def check_readable(path: str) -> None:
     except OSError as exc:
         raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     try:
-        check_not_compressed(fd, path)
+        check_is_text(fd, path)
     finally:
         os.close(fd)
 
 
-def check_not_compressed(fd: int, name: str) -> None:
-    """Raise SourceError naming the compression of the regular file open on ``fd`` and the
-    command that reads it (its bytes would only be malformed lines); nothing for other files."""
+#: Bytes of a file's start looked at to tell it is not NDJSON text.
+HEAD_BYTES = 4096
+
+
+def check_is_text(fd: int, name: str) -> None:
+    """Raise SourceError when the regular file open on ``fd`` is not NDJSON text, which would
+    only give malformed lines (a screen of mojibake): compressed (naming the command that reads
+    it), UTF-16 text (PowerShell's ``>`` writes it), or binary (NUL bytes at its start, which
+    JSON text never holds).  Nothing for other files (a pipe is read as it comes)."""
     try:
-        head = os.pread(fd, 8, 0) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        head = os.pread(fd, HEAD_BYTES, 0) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
     except OSError:
         return
+    where = "standard input" if name == "-" else name
     for magic, kind, reader in _COMPRESSED:
         if magic.match(head):
-            where = "standard input" if name == "-" else name
             shown = f"{reader} FILE" if name == "-" else f"{reader} {shlex.quote(name)}"
             raise SourceError(f"{where}: is {kind}-compressed; read it with {shown} | agent-viewer")
+    if b"\0" not in head:
+        return
+    utf16 = _utf16(head)
+    if utf16:
+        shown = "FILE" if name == "-" else shlex.quote(name)
+        raise SourceError(f"{where}: is {utf16} text, not UTF-8; read it with "
+                          f"iconv -f {utf16} -t UTF-8 {shown} | agent-viewer")
+    raise SourceError(f"{where}: looks like a binary file, not an NDJSON stream (it holds NUL bytes)")
+
+
+def _utf16(head: bytes) -> str:
+    """"UTF-16LE" or "UTF-16BE" for UTF-16 text (by its byte-order mark, or by ASCII's NUL
+    bytes at every other place), else ""."""
+    pairs = len(head) // 2
+    if head[:2] == b"\xff\xfe" or (pairs and head[1 : pairs * 2 : 2].count(0) >= pairs * 0.9):
+        return "UTF-16LE"
+    if head[:2] == b"\xfe\xff" or (pairs and head[0 : pairs * 2 : 2].count(0) >= pairs * 0.9):
+        return "UTF-16BE"
+    return ""
 
 
 def is_stream_path(path: str) -> bool:

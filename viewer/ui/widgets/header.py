@@ -174,7 +174,8 @@ class SessionHeader(Widget):
         if m is None or s is None:
             if m is not None and m.ended:
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
-                line1.append("  the input ended without a single JSON event")
+                line1.append("  the input ended without a single JSON event" if m.malformed_lines
+                             else "  the input was empty (not one line of text)")
                 if self.extra:  # e.g. a replayed file that changed since it was read
                     line1.append(f"  ({one_line(self.extra, 200)})", style="cyan")
                 if m.malformed_lines:
