@@ -4257,3 +4257,57 @@ async def test_the_transcript_shows_what_an_ask_question_asked(real):
         at = next(i for i, r in enumerate(rows) if "? askQuestion: Payments feature clarification" in r)
         assert rows[at + 1].startswith("· What payment flow should the feature support? (One-time payments")
         assert rows[at + 2].startswith("· Which payment provider and environment should be used initially?")
+
+
+@pytest.mark.parametrize("stream,code,note", [
+    ("demo_session.ndjson", 0, ""),
+    ("failed_run.ndjson", 1, "the run failed: "),
+    ("truncated_run.ndjson", 1, "the run ended without a result"),
+])
+async def test_q_exits_with_the_status_print_gives(stream, code, note):
+    """(From a new user's trial.)  q exited 0 after a failed run: `agent | agent-viewer && next`
+    went on.  Now as --print: 1 when the run failed or had no result, and why on stderr."""
+    app = make_app(sample(stream))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == code and app.exit_note.startswith(note) and bool(app.exit_note) == bool(note)
+
+
+async def test_q_on_a_piped_run_still_going_asks_first():
+    """(From a new user's trial.)  One q closed the agent's pipe part way through its run (it
+    died of a broken pipe) without a word.  Now a first q says so; a second one quits, with
+    status 1: the run had not ended."""
+    lines, feed, app = live_demo()
+    feed.pipe = True  # (as a PipeFeed is)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        push(feed, up_to_first_call(lines))
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.is_running and [n.title for n in app._notifications] == ["Quit?"]
+        assert "closes the agent's pipe" in next(iter(app._notifications)).message
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 1 and app.exit_note == "quit before the run ended"
+
+
+async def test_q_on_a_piped_run_that_has_its_result_quits_at_once():
+    lines, feed, app = live_demo()
+    feed.pipe = True
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, lines)  # the result came; the pipe is still open
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.exit_note
+
+
+async def test_q_in_a_replay_of_a_failed_run_exits_0():
+    app = make_replay_app(sample("failed_run.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.exit_note

@@ -102,10 +102,11 @@ def producer(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty + /dev/tty test for Linux")
 @pytest.mark.parametrize("arg", ["", "/dev/stdin"])  # `producer | agent-viewer /dev/stdin` too
-@pytest.mark.parametrize("key, status", [(b"q", 0), (b"\x03", 130)], ids=["q", "ctrl+c"])
+@pytest.mark.parametrize("key, status", [(b"qq", 1), (b"\x03", 130)], ids=["q", "ctrl+c"])
 def test_piped_producer_keys_work_and_quit_is_prompt(producer, tmp_path, arg, key, status):
-    """Quit with q: status 0.  (From a new-user trial.)  Ctrl+C gave 0 too, so
-    ``producer | agent-viewer && next`` went on; it is 130, as an interrupted program's."""
+    """Quit with q, q again as the first one asks (the run is still going): status 1, the run
+    had not ended.  (From a new-user trial.)  Ctrl+C gave 0, so ``producer | agent-viewer &&
+    next`` went on; it is 130, as an interrupted program's, at once."""
     stream = REPO / "sample_streams" / "demo_session.ndjson"
     viewer = shutil.which("agent-viewer") or f"{sys.executable} -m viewer"
     fifo = tmp_path / "pipe"
@@ -232,7 +233,7 @@ def test_quitting_gives_a_still_writing_producer_a_broken_pipe(tmp_path):
     p = Pty(f"{sys.executable} {writer} > {fifo} & exec {viewer} < {fifo}")
     try:
         assert p.read_until(b"LIVE", 15), ANSI.sub(b"", p.buffer)[-2000:]
-        p.send(b"q")
+        p.send(b"qq")  # (the first q says the run is going, the second one quits)
         assert p.wait_exit(5) is not None
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and not status.read_text():
@@ -328,7 +329,12 @@ def test_hostile_kinds_outcomes_and_subtypes_cannot_reach_the_terminal(tmp_path)
         assert b"\\x1b]0;SUB" in shown  # the failed run's subtype, shown as text
         assert b"[@click=app.quit]" in shown  # the kind key's markup is literal
         p.send(b"q")
-        assert p.wait_exit(5) == 0  # nothing in the stream turned into a quit action before
+        # Nothing in the stream turned into a quit action before; the status is the failed
+        # run's, and the line that says why is plain text too.
+        assert p.wait_exit(5) == 1
+        p.read_until(b"never-there", 0.3)
+        assert b"agent-viewer: the run failed: x" in p.buffer
+        assert b"\x1b]0;" not in p.buffer.replace(b"\x1b]0;agent-viewer", b"")
     finally:
         p.kill()
 

@@ -49,6 +49,8 @@ class Feed:
 
     live = False  # records arrive over time (pipe, follow) rather than from a finished file
     bulk = False  # a whole saved file, read as fast as it can be applied
+    #: A pipe: when the viewer stops reading, its writer (the agent) gets a closed pipe.
+    pipe = False
     label = ""
 
     def __init__(self, clock: Clock | None = None) -> None:
@@ -384,6 +386,7 @@ class PipeFeed(Feed):
     """Live data from a file descriptor (usually the producer's pipe)."""
 
     live = True
+    pipe = True
 
     def __init__(self, fd: int | None, label: str = "stdin", clock: Clock | None = None,
                  tee: Callable[[bytes], None] | None = None, path: str | None = None,

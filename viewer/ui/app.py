@@ -73,6 +73,8 @@ LOAD_DETAIL_EVERY = 2.0
 COPY_MAX = 1 << 20
 #: Runs' search hits kept (see _hits_in) before they are all let go.
 HITS_KEPT = 4096
+#: Seconds a second q has to quit a piped run still going (see action_quit).
+QUIT_CONFIRM = 5.0
 _now = time.perf_counter  # the clock of that wait (tests replace it)
 #: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
 #: seconds, or the process ends regardless (see ``_install_signal_handlers``).
@@ -198,6 +200,9 @@ class AgentViewerApp(App[int]):
         self._hits_kept: dict[tuple[int, str, bool], tuple[tuple[int, int, bool], list[int]]] = {}  # (see _hits_in)
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
         self._search_pos = -1
+        self._quit_asked_at = -QUIT_CONFIRM * 2  # (see action_quit)
+        #: Why a quit's exit status is not 0, said on stderr once the screen is given back.
+        self.exit_note = ""
         #: (transcript, tool list) following when a search's step stopped them (Esc and x give it back)
         self._followed_before_search: tuple[bool, bool] | None = None
         #: ... and where the last step left them (transcript's scroll, list's selection): a pane
@@ -975,6 +980,38 @@ class AgentViewerApp(App[int]):
         # (Through the terminal, OSC 52: some terminals do not take it, or ask first.)
         self.notify(f"Copied{' ' + what if what else ''}{more}: {one_line(text, 60)}", title="Clipboard",
                     timeout=3, markup=False)
+
+    def action_quit(self) -> None:
+        """q: quit, with the exit status ``--print`` would give (0: the run succeeded; 1: it
+        failed, or had not ended), and one line on stderr saying why when not 0 (see
+        launch).  While a piped run is still going, a first q only says that quitting closes
+        the agent's pipe, which may stop it: one key ended a run part way, without a word."""
+        s = self.model.last_run
+        going = (self.feed.pipe and not self.feed.finished and s is not None and s.result is None
+                 and not s.ended)
+        now = time.monotonic()
+        if going and now - self._quit_asked_at > QUIT_CONFIRM:
+            self._quit_asked_at = now
+            self.notify("The run is still going: quitting closes the agent's pipe, which may stop it. "
+                        "q again to quit.", title="Quit?", severity="warning", timeout=QUIT_CONFIRM, markup=False)
+            return
+        code, self.exit_note = self.quit_status()
+        self.exit(return_code=code)
+
+    def quit_status(self) -> tuple[int, str]:
+        """The exit status of a quit, and why it is not 0 (as ``--print`` says it)."""
+        from viewer.core.printer import EXIT_OK, EXIT_RUN_FAILED, foreign_problem, session_problem
+
+        m = self.model
+        if m.foreign:
+            return EXIT_RUN_FAILED, foreign_problem(m.events - m.duplicates, m.format, m.other_agent)
+        s = m.last_run
+        if not self.feed.live and not self.feed.finished:
+            return EXIT_RUN_FAILED, f"quit before {self.feed.source} was read to its end"
+        if s is not None and s.result is None and not s.ended:
+            return EXIT_RUN_FAILED, "quit before the run ended"
+        problem = session_problem(s, m.malformed_lines)
+        return (EXIT_RUN_FAILED, problem) if problem else (EXIT_OK, "")
 
     def action_interrupt(self) -> None:
         """Ctrl+C quits, with the status of a program interrupted (130), as the shell's ^C

@@ -158,6 +158,10 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._elapsed_drawn = ""  # and the header's clock
         self._told_changed = False
 
+    def quit_status(self) -> tuple[int, str]:
+        """A replay is not the run: quitting it says nothing of how the run went."""
+        return 0, ""
+
     def compose(self) -> ComposeResult:
         for widget in super().compose():
             if isinstance(widget, Footer):
