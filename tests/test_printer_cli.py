@@ -1770,3 +1770,20 @@ def test_until_result_does_not_stop_while_the_next_runs_first_line_is_part_way_w
             proc.kill()
     assert proc.returncode == 1 and b"malformed" not in err, err
     assert b"Ran terminal command make (exit 0)" in out
+
+
+@pytest.mark.parametrize("stream, first_unknown", [
+    ("claude/maestro__02_tool_use_allowed.ndjson", b"(unknown at line 6:"),
+    ("codex/agentcmd__stream-output-1.ndjson", b"(unknown at line 1:"),
+])
+def test_text_mode_says_another_agents_stream_before_the_lines_it_explains(h, stream, first_unknown):
+    """(From a new user's trial.)  The note that a stream is Claude Code's came last, after a
+    screen of "(unknown ...)" lines; it comes as soon as the stream is told, once."""
+    from tests.conftest import REAL_CURSOR_DIR
+
+    path = REAL_CURSOR_DIR.parent / stream
+    cp = subprocess.run([sys.executable, "-m", "viewer", "--print", str(path)], stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, env=h.cli_env(), cwd=h.repo, timeout=20, stdin=subprocess.DEVNULL)
+    both = cp.stdout
+    assert both.count(b"agent-viewer: note: this looks like a") == 1, both.decode()
+    assert both.index(b"agent-viewer: note: this looks like a") < both.index(first_unknown), both.decode()

@@ -190,11 +190,17 @@ class TextPrinter(Printer):
         self._dir_said: set[int] = set()  # runs whose directory was said (see _say_call)
         self._heard = time.monotonic()  # when the last record came (see idle)
         self._quiet_told = 0  # silences told since then
+        self._agent_told = False  # another agent's stream: said when first seen (see handle)
 
     def handle(self, rec: Record) -> None:
         m = self.model
         self._heard, self._quiet_told = time.monotonic(), 0
         delta = m.apply(rec)
+        if m.other_agent and not self._agent_told:
+            # Before the lines it explains (said at the end, it came after a screen of them).
+            self._agent_told = True
+            self.out.flush()
+            tell(agent_note(m.other_agent, m.format), self.err)
         if isinstance(rec, Malformed):
             self.tell_malformed(rec, self.err)
             return
@@ -349,7 +355,7 @@ class TextPrinter(Printer):
         problem = session_problem(cur, self.decoder.malformed)
         if m.foreign:
             problem = foreign_problem(m.events - m.duplicates, m.format, m.other_agent) + "; each is listed as unknown"
-        elif m.other_agent:
+        elif m.other_agent and not self._agent_told:
             tell(agent_note(m.other_agent, m.format), self.err)
         if problem:
             if m.foreign or cur is None or cur.index not in self._told:

@@ -692,7 +692,8 @@ class AgentViewerApp(App[int]):
             self.transcript.update_blocks(running_blocks)
             self.detail.tick(frame)
             if isinstance(self.screen, DetailScreen):
-                self.screen.query_one(DetailView).tick(frame)
+                for view in self.screen.query(DetailView):  # (none yet: a tick before it mounted)
+                    view.tick(frame)
         if s.state == "live" and self.feed.live:
             self.header.refresh()
 
