@@ -450,7 +450,7 @@ def _check_usage_error(code: int, out: str, err: str) -> None:
 
 @pytest.mark.parametrize(
     "case", ["unknown-flag", "missing-file", "directory", "bad-output-format", "missing-value", "follow-stdin",
-             "speed-without-replay", "follow-in-a-missing-directory", "two-files"]
+             "speed-without-replay", "follow-in-a-missing-directory", "two-files", "format-as-file"]
 )
 def test_error_paths_subprocess(h, tmp_path, case):
     sample = tmp_path / "ok.ndjson"
@@ -465,6 +465,7 @@ def test_error_paths_subprocess(h, tmp_path, case):
         "speed-without-replay": ["--speed", "4", str(sample)],  # was silently ignored
         "follow-in-a-missing-directory": ["--follow", str(tmp_path / "no" / "run.ndjson")],
         "two-files": [str(sample), str(sample), "x.ndjson"],
+        "format-as-file": ["--print", "json", str(sample)],
     }[case]
     cp = run_cli(h, *args)
     _check_usage_error(cp.returncode, cp.stdout.decode(), cp.stderr.decode())
@@ -479,6 +480,8 @@ def test_error_paths_subprocess(h, tmp_path, case):
         assert "--speed applies to --replay" in msg
     if case == "two-files":  # (click's "Got unexpected extra arguments")
         assert f"one FILE at a time (extra: {sample} x.ndjson)" in msg
+    if case == "format-as-file":  # (from a review: "extra: run.ndjson", of the one FILE given)
+        assert "one FILE at a time (json was taken for one; the output format is --output-format json)" in msg
 
 
 def test_error_unreadable_file(h, tmp_path):
@@ -1223,27 +1226,44 @@ def test_a_compressed_file_is_named_not_printed_as_garbage(capsys, tmp_path, com
     assert f"is {compress}-compressed" in err and "| agent-viewer" in err and len(err.splitlines()) == 1, err
 
 
-@pytest.mark.parametrize("kind", ["binary", "UTF-16LE", "UTF-16BE", "UTF-16 without a mark"])
-def test_a_binary_or_utf16_file_is_named_not_printed_as_garbage(capsys, tmp_path, kind):
+@pytest.mark.parametrize("kind, enc", [
+    ("binary", ""), ("UTF-16 with a mark", "UTF-16LE"), ("UTF-16BE with a mark", "UTF-16BE"),
+    ("UTF-16LE", "UTF-16LE"), ("UTF-16BE", "UTF-16BE"), ("UTF-32 with a mark", "UTF-32LE"), ("UTF-32BE", "UTF-32BE"),
+])
+def test_a_binary_or_utf16_file_is_named_not_printed_as_garbage(capsys, tmp_path, kind, enc):
     """(From a new-user trial.)  A binary file printed 20 lines of mojibake on stderr, and the
     TUI's header one more.  UTF-16 (what PowerShell's > writes) is told with its converter."""
     data = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
+    text = data.decode()
     p = tmp_path / "run.ndjson"
     p.write_bytes({
         "binary": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8,
-        "UTF-16LE": data.decode().encode("utf-16"),  # (Python's: a mark, then little-endian)
-        "UTF-16BE": b"\xfe\xff" + data.decode().encode("utf-16-be"),
-        "UTF-16 without a mark": data.decode().encode("utf-16-le"),
+        "UTF-16 with a mark": text.encode("utf-16"),  # (Python's: a mark, then little-endian)
+        "UTF-16BE with a mark": b"\xfe\xff" + text.encode("utf-16-be"),
+        "UTF-16LE": text.encode("utf-16-le"),
+        "UTF-16BE": text.encode("utf-16-be"),
+        "UTF-32 with a mark": text.encode("utf-32"),
+        "UTF-32BE": text.encode("utf-32-be"),
     }[kind])
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 2 and out == "" and len(err.splitlines()) == 1, err
     if kind == "binary":
         assert err == f"agent-viewer: error: {p}: looks like a binary file, not an NDJSON stream (it holds NUL bytes)\n"
     else:
-        enc = "UTF-16BE" if kind == "UTF-16BE" else "UTF-16LE"
         assert f"is {enc} text, not UTF-8; read it with iconv -f {enc} -t UTF-8 {p} | agent-viewer" in err, err
         converted = subprocess.run(["iconv", "-f", enc, "-t", "UTF-8", str(p)], capture_output=True).stdout
         assert converted.lstrip(b"\xef\xbb\xbf") == data  # (the command it gives reads it)
+
+
+@pytest.mark.parametrize("nuls", [1, 2000, 10_000])
+def test_nul_bytes_before_the_text_are_read_as_before_not_refused(capsys, tmp_path, nuls):
+    """(From a review.)  A file truncated under a writer that went on at its old offset
+    (logrotate's copytruncate) starts with NUL bytes: it is read, the NULs one malformed line."""
+    p = tmp_path / "run.ndjson"
+    p.write_bytes(b"\0" * nuls + b"\n" + (SAMPLES_DIR / "demo_session.ndjson").read_bytes())
+    code, out, err = run_main(capsys, "--print", "--output-format", "json", str(p))
+    assert code == 0 and json.loads(out)["subtype"] == "success", err
+    assert "line 1: malformed line kept aside" in err
 
 
 @pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
@@ -1787,3 +1807,24 @@ def test_text_mode_says_another_agents_stream_before_the_lines_it_explains(h, st
     both = cp.stdout
     assert both.count(b"agent-viewer: note: this looks like a") == 1, both.decode()
     assert both.index(b"agent-viewer: note: this looks like a") < both.index(first_unknown), both.decode()
+    # (A stream it cannot read at all is not said to be read "as far as it goes" first.)
+    assert (b"as far as it goes" in both) == (b"cannot read yet" not in both), both.decode()
+
+
+def test_text_mode_says_whose_stream_it_is_again_after_a_followed_file_started_over():
+    """(From a review.)  After a restart onto another agent's file, nothing was said of it."""
+    import io
+
+    from tests.conftest import REAL_CURSOR_DIR
+    from viewer.core.decode import Restart
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    p = TextPrinter(io.StringIO(), err := io.StringIO())
+    claude = (REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson").read_bytes()
+    codex = (REAL_CURSOR_DIR.parent / "codex" / "agentcmd__stream-output-1.ndjson").read_bytes()
+    p.feed_lines(LineSplitter().feed(claude))
+    p.handle(Restart(claude.count(b"\n")))
+    p.feed_lines(LineSplitter().feed(codex))
+    notes = [x for x in err.getvalue().splitlines() if "note: this looks like a" in x]
+    assert [("Claude Code" in x, "Codex" in x) for x in notes] == [(True, False), (False, True)], notes

@@ -31,6 +31,9 @@ from viewer.core.sources import (
 EXIT_USAGE = 2
 
 
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
 def demo_path() -> str:
     """The bundled demo stream (a copy of sample_streams/demo_session.ndjson)."""
     from importlib import resources  # here, not at the top: 13 ms of every --print start
@@ -288,7 +291,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.argument("file", required=False, metavar="[FILE|-]")
 @click.option("-p", "--print", "print_mode", is_flag=True,
               help="Print instead of opening the TUI (implied when stdout is not a terminal).")
-@click.option("--output-format", type=click.Choice(["text", "json", "stream-json"]), default=None,
+@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None,
               help="Output of --print: human lines (text, the default), the final result object "
                    "(json) or the cleaned events (stream-json).")
 @click.option("-f", "--follow", is_flag=True, help="Keep reading FILE as it grows (like tail -F).")
@@ -477,13 +480,16 @@ def _hold_fd0() -> None:
             os.close(fd)
 
 
-def _usage_words(message: str) -> str:
+def _usage_words(message: str, argv: list[str]) -> str:
     """Click's message, said as this tool's ("Got unexpected extra argument (b.ndjson)": it
-    reads one FILE at a time)."""
+    reads one FILE at a time; ``--print json run.ndjson``: json was taken for the FILE)."""
     extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", message)
-    if extra:
-        return f"one FILE at a time (extra: {extra.group(1)})"
-    return message
+    if not extra:
+        return message
+    fmt = next((a for i, a in enumerate(argv) if a in OUTPUT_FORMATS and (i == 0 or argv[i - 1] != "--output-format")), None)
+    if fmt is not None:
+        return f"one FILE at a time ({fmt} was taken for one; the output format is --output-format {fmt})"
+    return f"one FILE at a time (extra: {extra.group(1)})"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -494,7 +500,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.NoSuchOption as exc:
         fail(f"{exc.format_message()} (see {PROG} --help)")
     except click.ClickException as exc:
-        fail(f"{_usage_words(exc.format_message())} (see {PROG} --help)")
+        fail(f"{_usage_words(exc.format_message(), sys.argv[1:] if argv is None else argv)} (see {PROG} --help)")
     except click.exceptions.Abort:
         sys.exit(130)
     except SourceError as exc:

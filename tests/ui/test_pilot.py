@@ -1327,7 +1327,12 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
         zoom = app.screen.query_one("#zoom-detail")
         now[0] += 2
         await pilot.pause(0.4)
-        assert "running for 1m17s" in [r.strip() for r in _plain(app, zoom).splitlines()]
+        zoomed = lambda: [r.strip() for r in _plain(app, zoom).splitlines()]  # noqa: E731
+        assert "running for 1m17s" in zoomed()
+        before = zoomed()[0][0]
+        now[0] += 0.1
+        await pilot.pause(0.4)
+        assert before in SPINNER and zoomed()[0][0] in SPINNER and zoomed()[0][0] != before  # (its spinner too)
 
 
 @pytest.mark.parametrize("cut_by", ["the input's end", "the next run"])
@@ -4291,6 +4296,42 @@ async def test_q_on_a_piped_run_still_going_asks_first():
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 1 and app.exit_note == "quit before the run ended"
+
+
+async def test_q_on_a_pipe_before_any_event_asks_first_and_says_so():
+    """(From a review.)  Before the first event, q closed the pipe of an agent still starting,
+    and said "the input is empty"."""
+    lines, feed, app = live_demo()
+    feed.pipe = True
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("q", "q")
+        await pilot.pause()
+    assert app.return_code == 1 and app.exit_note == "quit before any event came"
+
+
+async def test_a_second_q_after_the_wait_or_once_the_pipe_ended(monkeypatch):
+    """A second q more than QUIT_CONFIRM later asks again; once the pipe has ended, q quits."""
+    from viewer.ui import app as app_module
+
+    clock = [100.0]
+    monkeypatch.setattr(app_module, "_now", lambda: clock[0])
+    lines, feed, app = live_demo()
+    feed.pipe = True
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        push(feed, up_to_first_call(lines))
+        await settle(pilot)
+        await pilot.press("q")
+        clock[0] += app_module.QUIT_CONFIRM + 0.1
+        await pilot.press("q")  # too late: asks again
+        await pilot.pause()
+        assert app.is_running and [n.title for n in app._notifications] == ["Quit?", "Quit?"]
+        feed._queue.put(None)  # the agent closed its end
+        await settle(pilot)
+        clock[0] += app_module.QUIT_CONFIRM + 0.1
+        await pilot.press("q")  # nothing to close any more: at once
+        await pilot.pause()
+    assert app.return_code == 1 and app.exit_note == "the run ended without a result"
 
 
 async def test_q_on_a_piped_run_that_has_its_result_quits_at_once():

@@ -306,7 +306,7 @@ HOSTILE_KEYS = [
      "tool_call": {"shellToolCall": {"result": {"success": {"exitCode": 1, "signal": "\x1b[2J\x1b]0;SIG\x07"}}}}},
     {"type": "tool_call", "subtype": "completed", "call_id": "d", "session_id": "h",
      "tool_call": {HOSTILE_KIND: {"result": {"o\x1b]0;OUT\x07": {}}}}},
-    {"type": "result", "subtype": "e\x1b]0;SUB\x07", "is_error": True, "result": "x", "session_id": "h"},
+    {"type": "result", "subtype": "e\x1b]0;SUB\x07", "is_error": True, "result": "x\x1b]0;RES\x07", "session_id": "h"},
 ]
 
 
@@ -333,7 +333,7 @@ def test_hostile_kinds_outcomes_and_subtypes_cannot_reach_the_terminal(tmp_path)
         # run's, and the line that says why is plain text too.
         assert p.wait_exit(5) == 1
         p.read_until(b"never-there", 0.3)
-        assert b"agent-viewer: the run failed: x" in p.buffer
+        assert b"agent-viewer: the run failed: x\\x1b]0;RES" in p.buffer  # (shown escaped)
         assert b"\x1b]0;" not in p.buffer.replace(b"\x1b]0;agent-viewer", b"")
     finally:
         p.kill()

@@ -382,11 +382,18 @@ class FileFeed(Feed):
             self._queued_to = pos
 
 
+def _is_pipe(fd: int | None) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode if fd is not None else 0
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 class PipeFeed(Feed):
     """Live data from a file descriptor (usually the producer's pipe)."""
 
     live = True
-    pipe = True
 
     def __init__(self, fd: int | None, label: str = "stdin", clock: Clock | None = None,
                  tee: Callable[[bytes], None] | None = None, path: str | None = None,
@@ -399,6 +406,7 @@ class PipeFeed(Feed):
         self._queue = queue.Queue(maxsize=256)
         self.label = label
         self._named = path is not None  # (else a descriptor: standard input)
+        self.pipe = self._named or _is_pipe(fd)  # (standard input may be a file: --save < run.ndjson)
         self.store = SpoolStore()
         self._tee = tee
         self._reader = PipeReader(fd, self._on_chunk, self._eof, path=path, on_error=self._on_error, reopen=reopen,

@@ -200,11 +200,14 @@ class TextPrinter(Printer):
             # Before the lines it explains (said at the end, it came after a screen of them).
             self._agent_told = True
             self.out.flush()
-            tell(agent_note(m.other_agent, m.format), self.err)
+            tell(agent_note(m.other_agent, m.format) if not m.foreign else
+                 f"note: this looks like a {m.other_agent} stream, which agent-viewer cannot read yet "
+                 "(its events are listed as unknown)", self.err)
         if isinstance(rec, Malformed):
             self.tell_malformed(rec, self.err)
             return
         if isinstance(rec, Restart):  # the runs read so far ended
+            self._agent_told = False  # (another file now: whose stream it is is told again)
             self._wrap_up(m.sessions[self._listed:])
             self._listed = len(m.sessions)
             self.out.flush()

@@ -297,21 +297,39 @@ def check_is_text(fd: int, name: str) -> None:
             raise SourceError(f"{where}: is {kind}-compressed; read it with {shown} | agent-viewer")
     if b"\0" not in head:
         return
-    utf16 = _utf16(head)
-    if utf16:
+    wide = _wide_encoding(head)
+    if wide:
         shown = "FILE" if name == "-" else shlex.quote(name)
-        raise SourceError(f"{where}: is {utf16} text, not UTF-8; read it with "
-                          f"iconv -f {utf16} -t UTF-8 {shown} | agent-viewer")
-    raise SourceError(f"{where}: looks like a binary file, not an NDJSON stream (it holds NUL bytes)")
+        raise SourceError(f"{where}: is {wide} text, not UTF-8; read it with "
+                          f"iconv -f {wide} -t UTF-8 {shown} | agent-viewer")
+    # NUL bytes before the text: a file truncated under a writer that went on at its old
+    # offset (copytruncate); read as before (one malformed line), not refused.
+    if b"\0" in head.lstrip(b"\0"):
+        raise SourceError(f"{where}: looks like a binary file, not an NDJSON stream (it holds NUL bytes)")
 
 
-def _utf16(head: bytes) -> str:
-    """"UTF-16LE" or "UTF-16BE" for UTF-16 text (by its byte-order mark, or by ASCII's NUL
-    bytes at every other place), else ""."""
-    pairs = len(head) // 2
-    if head[:2] == b"\xff\xfe" or (pairs and head[1 : pairs * 2 : 2].count(0) >= pairs * 0.9):
+_BOMS = ((b"\xff\xfe\0\0", "UTF-32LE"), (b"\0\0\xfe\xff", "UTF-32BE"), (b"\xff\xfe", "UTF-16LE"),
+         (b"\xfe\xff", "UTF-16BE"))
+
+
+def _wide_encoding(head: bytes) -> str:
+    """The encoding of UTF-16 or UTF-32 text ("UTF-16LE", ...), by its byte-order mark or by
+    where ASCII's NUL bytes are (every other byte; three of four), else ""."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    n = len(head) // 4
+    if n < 2:
+        return ""
+    zeros = [head[i : n * 4 : 4].count(0) / n for i in range(4)]  # at each place of four bytes
+    if zeros[0] < 0.1 and min(zeros[1:]) > 0.9:
+        return "UTF-32LE"
+    if zeros[3] < 0.1 and min(zeros[:3]) > 0.9:
+        return "UTF-32BE"
+    even, odd = (zeros[0] + zeros[2]) / 2, (zeros[1] + zeros[3]) / 2
+    if odd > 0.9 and even < 0.1:
         return "UTF-16LE"
-    if head[:2] == b"\xfe\xff" or (pairs and head[0 : pairs * 2 : 2].count(0) >= pairs * 0.9):
+    if even > 0.9 and odd < 0.1:
         return "UTF-16BE"
     return ""
 

@@ -69,13 +69,13 @@ LIVE_DETAIL_EVERY = 0.25
 #: The same while a saved file loads: the newest call changes at every redraw, and drawing its
 #: detail each time was 3-4 % of the time to open 1M events. It is drawn once the file is read.
 LOAD_DETAIL_EVERY = 2.0
+_now = time.perf_counter  # the clock of those waits, and of QUIT_CONFIRM's (tests replace it)
 #: The most characters y copies (see copy_out).
 COPY_MAX = 1 << 20
-#: Runs' search hits kept (see _hits_in) before they are all let go.
-HITS_KEPT = 4096
 #: Seconds a second q has to quit a piped run still going (see action_quit).
 QUIT_CONFIRM = 5.0
-_now = time.perf_counter  # the clock of that wait (tests replace it)
+#: Runs' search hits kept (see _hits_in) before they are all let go.
+HITS_KEPT = 4096
 #: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
 #: seconds, or the process ends regardless (see ``_install_signal_handlers``).
 EXIT_GRACE = 3.0
@@ -988,9 +988,8 @@ class AgentViewerApp(App[int]):
         launch).  While a piped run is still going, a first q only says that quitting closes
         the agent's pipe, which may stop it: one key ended a run part way, without a word."""
         s = self.model.last_run
-        going = (self.feed.pipe and not self.feed.finished and s is not None and s.result is None
-                 and not s.ended)
-        now = time.monotonic()
+        going = self.feed.pipe and not self.feed.finished and (s is None or (s.result is None and not s.ended))
+        now = _now()
         if going and now - self._quit_asked_at > QUIT_CONFIRM:
             self._quit_asked_at = now
             self.notify("The run is still going: quitting closes the agent's pipe, which may stop it. "
@@ -1009,6 +1008,8 @@ class AgentViewerApp(App[int]):
         s = m.last_run
         if not self.feed.live and not self.feed.finished:
             return EXIT_RUN_FAILED, f"quit before {self.feed.source} was read to its end"
+        if s is None and not m.ended:
+            return EXIT_RUN_FAILED, "quit before any event came"
         if s is not None and s.result is None and not s.ended:
             return EXIT_RUN_FAILED, "quit before the run ended"
         problem = session_problem(s, m.malformed_lines)

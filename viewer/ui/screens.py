@@ -44,7 +44,8 @@ HELP_ROWS = [
     ("App", ""),
     ("Ctrl+P", "command palette"),
     ("?", "this help"),
-    ("q", "quit (Ctrl+C: quit with exit status 130, as interrupted)"),
+    ("q", "quit, with the run's exit status (as --print: 1 if it failed or had not ended); "
+          "Ctrl+C: quit with exit status 130, as interrupted"),
 ]
 
 
