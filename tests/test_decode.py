@@ -59,6 +59,19 @@ def test_utf8_bom_is_ignored(h):
     assert data[evs[0].offset : evs[0].offset + evs[0].length] == INIT
 
 
+def test_nul_bytes_before_an_event_leave_the_event(h):
+    """A file truncated under a writer that went on at its old offset (logrotate's
+    copytruncate) has NUL bytes where the old content was: the next event was lost in a
+    malformed line with them.  A line of NULs alone stays malformed."""
+    data = INIT + b"\n" + b"\0" * 5000 + USER + b"\n" + b"\0" * 8 + b"\n" + b"\0\0not json\n" + RESULT + b"\n"
+    recs, dec = h.decode(data)
+    h.check_accounting(recs, dec)
+    evs = events(recs)
+    assert [e.type for e in evs] == ["system", "user", "result"] and [e.line for e in evs] == [1, 2, 5]
+    assert data[evs[1].offset : evs[1].offset + evs[1].length] == USER  # (its bytes, not the NULs)
+    assert [m.line for m in malformed(recs)] == [3, 4]
+
+
 def test_crlf_line_endings(h):
     data = INIT + b"\r\n" + USER + b"\r\n\r\n" + RESULT + b"\r\n"
     recs, dec = h.decode(data)

@@ -364,6 +364,14 @@ class Decoder:
                 return out
 
         obj, reason = parse_line(raw)
+        if obj is None and raw[:1] == b"\0":
+            # NUL bytes before an event: a file truncated under a writer that went on at its
+            # old offset (logrotate's copytruncate).  The event after them is kept.
+            rest = raw.lstrip(b"\0")
+            kept = parse_line(rest)[0] if rest else None
+            if kept is not None:
+                offset += len(raw) - len(rest)
+                raw, obj = rest, kept
         if obj is not None:
             out.extend(self._flush_pending(arrival))
             self.events += 1
