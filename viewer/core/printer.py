@@ -85,6 +85,12 @@ def agent_note(agent: str, fmt) -> str:
             "stream-json as far as it goes (what it cannot read is listed as unknown)")
 
 
+def unread_note(agent: str) -> str:
+    """What to say first of another agent's stream that nothing is read of so far (Codex's):
+    not that it is read as far as it goes."""
+    return f"note: this looks like a {agent} stream, which agent-viewer cannot read yet (its events are listed as unknown)"
+
+
 #: Text mode, a pipe silent this many seconds: it says so (then every QUIET_EVERY more).
 QUIET_FIRST = 30
 QUIET_EVERY = 60
@@ -200,9 +206,7 @@ class TextPrinter(Printer):
             # Before the lines it explains (said at the end, it came after a screen of them).
             self._agent_told = True
             self.out.flush()
-            tell(agent_note(m.other_agent, m.format) if not m.foreign else
-                 f"note: this looks like a {m.other_agent} stream, which agent-viewer cannot read yet "
-                 "(its events are listed as unknown)", self.err)
+            tell(unread_note(m.other_agent) if m.foreign else agent_note(m.other_agent, m.format), self.err)
         if isinstance(rec, Malformed):
             self.tell_malformed(rec, self.err)
             return
