@@ -4352,3 +4352,23 @@ async def test_q_in_a_replay_of_a_failed_run_exits_0():
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0 and not app.exit_note
+
+
+async def test_a_run_cut_mid_thought_by_its_failure_says_so_on_screen():
+    """(From a new user's trial.)  Under --follow, a run that failed while thinking kept
+    "✻ Thinking…" above "✗ Run failed": the result ended the thought, and no delta said so."""
+    lines, feed, app = live_demo()
+    first = (REAL_CURSOR_DIR / "maestro__02_shell_tool_call.ndjson").read_bytes().splitlines(keepends=True)
+    failed = sample("failed_run.ndjson").splitlines(keepends=True)
+    result = next(i for i, line in enumerate(failed) if b'"type":"result"' in line)
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, first)
+        await settle(pilot)
+        push(feed, failed[:result])
+        await settle(pilot)
+        assert "✻ Thinking…" in _plain(app, app.transcript)  # (being written)
+        push(feed, failed[result:])
+        await settle(pilot)
+        shown = _plain(app, app.transcript)
+        assert app.session.state == "failed" and "Run failed" in shown
+        assert "✻ Thinking…" not in shown and "cut off, t to show)" in shown, shown

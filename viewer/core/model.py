@@ -42,6 +42,7 @@ class Delta:
     session: int = -1
     tool: int = -1  # index of the tool call that changed, -1 if none
     block: int = -1  # index of the transcript block that changed, -1 if none
+    closed: int = -1  # a block before it that this event closed (open text or thinking), -1 if none
 
 
 @dataclass(slots=True, eq=False)
@@ -441,6 +442,7 @@ class StreamModel:
         #: The run the latest event went to: with runs interleaved in one input, an earlier run
         #: than the latest started (whose result may be the input's last word).
         self.last_run: Session | None = None
+        self._closed = -1  # the first block the event being applied closed (see _close_open)
         self._restarted_at = 0  # sessions before this index were read before a restart
         self._line_base = 0  # the lines before the file's part a new run is in (see Session.line_base)
         #: Malformed lines read while no run was current (before the first, after a restart):
@@ -627,6 +629,8 @@ class StreamModel:
         if created:
             delta.flags |= Change.SESSIONS
         delta.session = session.index
+        if self._closed >= 0:
+            delta.closed, self._closed = self._closed, -1
         return delta
 
     def apply_run(self, run: Run) -> Delta:
@@ -716,13 +720,22 @@ class StreamModel:
         return idx
 
     def _close_open(self, s: Session) -> None:
+        """The open text and thinking end (an event came that is neither).  Their drawing
+        changes ("Thinking…" becomes "Thought (…)"): the event's delta names the first of them
+        (see apply_event), or a run cut mid-thought kept "Thinking…" on screen."""
+        closed = []
         if s._open_text is not None:
             s._open_text.close()
             s._open_text.version += 1
             s._open_text = None
+            closed.append(s._open_text_idx)
         if s._open_thinking is not None:
             s._open_thinking.close()
+            s._open_thinking.version += 1
             s._open_thinking = None
+            closed.append(s._open_thinking_idx)
+        if closed:
+            self._closed = min(closed)
 
     def _sniff(self, ev: Event) -> None:
         """Name the agent whose stream this is, from an event its format marks as rare (an

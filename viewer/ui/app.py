@@ -134,6 +134,8 @@ class DeltaBatch:
             self.flags |= d.flags
             if d.block >= 0:
                 self.blocks.add(d.block)
+            if d.closed >= 0:  # (an open text or thinking it ended: drawn as ended)
+                self.blocks.add(d.closed)
             if d.tool >= 0:
                 self.tools.add(d.tool)
         else:
