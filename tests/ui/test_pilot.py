@@ -4372,3 +4372,21 @@ async def test_a_run_cut_mid_thought_by_its_failure_says_so_on_screen():
         shown = _plain(app, app.transcript)
         assert app.session.state == "failed" and "Run failed" in shown
         assert "✻ Thinking…" not in shown and "cut off, t to show)" in shown, shown
+
+
+async def test_a_replays_next_call_selects_it_after_the_list_was_moved():
+    """(From a new user's trial.)  After } (or a move in the list), ] played on to the next
+    call but the list and the detail stayed on the old one: only a list that followed moved."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        await settle(pilot)
+        await pilot.press("k")  # the first call: the list stops following
+        await settle(pilot)
+        assert app.timeline.selected_index() == 0 and not app.timeline.follow
+        for want in (2, 3):
+            await pilot.press("right_square_bracket")
+            await settle(pilot)
+            assert len(app.session.tools) == want + 1
+            assert app.timeline.selected_index() == want and app.detail.tool.index == want

@@ -442,8 +442,9 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
                     tl.status_filter, tl.kind_filter = "all", ""
                     tl.refilter()
                     self.notify_once("The tool list's filter is off: it hid the call gone to.", timeout=3)
-                if hidden or t.index != len(s.tools) - 1:  # (the newest: following selects it anyway)
-                    tl.follow = t.index == len(s.tools) - 1
+                newest = t.index == len(s.tools) - 1
+                if hidden or not (newest and tl.follow):  # (the newest, while following: selected anyway)
+                    tl.follow = newest  # (not following, ] went on and the list stayed where it was)
                     tl.select_tool(t.index)
                 break
 
