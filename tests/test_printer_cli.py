@@ -1161,7 +1161,7 @@ def test_text_mode_says_each_call_as_the_panes_do(capsys):
     lines = out.splitlines()
     for want in ("Listed directory . (17 files; 618 ms)",
                  "Read file src/invoice_tool/totals.py (49 lines · 1.5 KB; 655 ms)",
-                 "Searched files round\\( in src (2 matches; 377 ms)",
+                 "Grepped round\\( in src (2 matches; 377 ms)",
                  "Found files tests/**/test_*.py in . (4 files; 251 ms)",
                  "Edited file src/invoice_tool/totals.py (+14 −10; 1.6 s)",
                  "Ran terminal command git status --short (exit 0; 1.2 s)"):

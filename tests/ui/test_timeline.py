@@ -341,7 +341,7 @@ async def test_a_searchs_directory_is_shown_relative_to_the_runs():
         assert "x in /elsewhere/src" in rows[2], rows
         assert "ls /home/u/proj/src" in rows[3], rows
         shown = "\n".join(app.transcript.render_line(y).text for y in range(app.transcript.size.height))
-        assert "Searched files round\\( in src" in shown, shown
+        assert "Grepped round\\( in src" in shown, shown
         app.run_search("( in src")  # (found as shown)
         assert app._search_hits
 

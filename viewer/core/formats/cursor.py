@@ -447,7 +447,7 @@ TOOL_KINDS: dict[str, ToolKind] = {
         ToolKind("deleteToolCall", "Deleted file", "Delete", _arg("path"), _delete_detail),
         ToolKind("shellToolCall", "Ran terminal command", "Shell", _shell_target, _shell_detail),
         ToolKind("lsToolCall", "Listed directory", "List", _arg("path"), _ls_detail),
-        ToolKind("grepToolCall", "Searched files", "Grep", _grep_target, _grep_detail),
+        ToolKind("grepToolCall", "Grepped", "Grep", _grep_target, _grep_detail),
         ToolKind("globToolCall", "Found files", "Glob", _glob_target, _glob_detail),
         ToolKind("updateTodosToolCall", "Updated todos", "Todos", _todos_target, _todos_detail),
         ToolKind("todoToolCall", "Updated todos", "Todos", _todos_target, _todos_detail),
