@@ -1208,3 +1208,20 @@ def test_line_breaks_in_a_question_do_not_make_more_questions(h):
     (b,) = [b for b in m.sessions[0].blocks if b.kind == "query"]
     assert b.text.split("\n") == ["askQuestion: Line one line two → rejected: skipped by user",
                                   "Multi line? (A B / C)", "(only options)"]
+
+
+def test_a_delta_names_the_open_text_its_event_closed_in_its_own_run_only(h):
+    """The event that ends an open text names it (the view draws it as ended); a run ended by
+    the next run's start, or by a restart, is not named in the next run's delta (its block
+    numbers are another run's)."""
+    m, deltas, _ = apply_all(init() + user() + assistant("Hel", ts=1) + assistant("lo", ts=2) + result(), h, end=False)
+    text = next(i for i, b in enumerate(m.sessions[0].blocks) if b.kind == "assistant")
+    assert deltas[-1].flags & Change.RESULT and deltas[-1].closed == text
+    assert all(d.closed == -1 for d in deltas[:-1])
+    m, deltas, _ = apply_all(init() + user() + assistant("Hel", ts=1) + init() + user(), h, end=False)  # (resumed)
+    assert m.sessions[0].ended and [d.closed for d in deltas[-2:]] == [-1, -1] and deltas[-2].session == 1
+    recs, _ = h.decode(assistant("Hel", ts=1) + init())
+    m = StreamModel()
+    m.apply(recs[0])
+    m.restart(1)
+    assert m.apply(recs[1]).closed == -1

@@ -625,6 +625,9 @@ class StreamModel:
             if session.first_arrival is None:
                 session.first_arrival = ev.arrival
             session.last_arrival = ev.arrival
+        # (Only what the handler closes, in this run: _route may have ended the run before, and
+        # a restart or the input's end closed runs with no event to say it.)
+        self._closed = -1
         delta = self._handlers[type(action)](self, session, action, ev)
         if created:
             delta.flags |= Change.SESSIONS
@@ -723,19 +726,17 @@ class StreamModel:
         """The open text and thinking end (an event came that is neither).  Their drawing
         changes ("Thinking…" becomes "Thought (…)"): the event's delta names the first of them
         (see apply_event), or a run cut mid-thought kept "Thinking…" on screen."""
-        closed = []
         if s._open_text is not None:
             s._open_text.close()
             s._open_text.version += 1
             s._open_text = None
-            closed.append(s._open_text_idx)
+            self._closed = s._open_text_idx
         if s._open_thinking is not None:
             s._open_thinking.close()
             s._open_thinking.version += 1
             s._open_thinking = None
-            closed.append(s._open_thinking_idx)
-        if closed:
-            self._closed = min(closed)
+            i = s._open_thinking_idx
+            self._closed = i if self._closed < 0 else min(self._closed, i)
 
     def _sniff(self, ev: Event) -> None:
         """Name the agent whose stream this is, from an event its format marks as rare (an
