@@ -1044,10 +1044,10 @@ def test_unknown_content_shows_a_token_by_its_length_and_leaves_text_as_it_is():
 def test_an_unknown_events_token_fields_show_by_their_length():
     """Claude Code's partial messages send each thinking block's signature as an unknown
     stream_event: its fields showed up to 2,000 characters of base64."""
-    from viewer.core.formats.cursor import _notice_text
+    from viewer.core.formats.common import notice_text
 
     sig = "EpACCokBCBAYAipA/nFPT4Wqj6COofjp9O+5cZ+kMb411TBNyLoWRobq3kkqm2nn9ZZZTv/3ue2uvdWNLcs+k4dXY1a7" * 4
-    text = _notice_text({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+    text = notice_text({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
                                                            "delta": {"type": "signature_delta", "signature": sig}},
                          "extra": [{"data": sig}]})
     assert f"event.delta.signature={sig[:12]}… ({len(sig)} characters)" in text, text

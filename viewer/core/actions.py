@@ -50,6 +50,9 @@ class AssistantText(Action):
 class Thinking(Action):
     text: str = ""
     done: bool = False
+    #: ``text`` is the whole thought (Claude Code's thinking part), not a delta: it replaces
+    #: what deltas of it came before (``--include-partial-messages``) and ends it.
+    whole: bool = False
 
 
 @dataclass(slots=True)
@@ -137,3 +140,14 @@ class Notice(Action):
     subtype: str = ""
     text: str = ""
     known: bool = True  # False for event types the format does not know
+    #: Progress the format knows and counts but does not show in the transcript (Claude Code's
+    #: ``system/thinking_tokens``, the partial stream's ``message_start``): hundreds a run.
+    quiet: bool = False
+
+
+@dataclass(slots=True)
+class Batch(Action):
+    """Several actions of one event, in order: a Claude Code message holds text, thinking and
+    tool calls side by side; a user message, the results of calls run side by side."""
+
+    actions: list[Action] = field(default_factory=list)

@@ -8,7 +8,6 @@ See ``shared/stream-json.md`` section 1 for the evidence behind each rule.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,93 +18,33 @@ import orjson
 from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
-from viewer.core.sanitize import uncoloured
+from viewer.core.formats.common import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    describe_item,
+    diff_from,
+    first_line,
+    human_bytes,
+    json_text,
+    last_line,
+    notice_text,
+    plural,
+)
 
 NAME = "cursor"
-
-# -- small defensive accessors (stream content is untrusted and drifts) -----
-
-
-def _d(v: Any) -> dict[str, Any]:
-    return v if type(v) is dict or isinstance(v, dict) else {}
-
-
-def _l(v: Any) -> list[Any]:
-    """A list, or an empty one for anything else (``"todos": 5`` crashed what iterated it)."""
-    return v if type(v) is list else []
-
-
-def _s(v: Any) -> str:
-    if type(v) is str:  # (the common case first: these run for every event)
-        return v
-    if v is None:
-        return ""
-    if isinstance(v, str):
-        return v
-    if isinstance(v, (int, float, bool)):
-        return str(v)
-    return ""
-
-
-#: A number past a 64-bit integer is no time, duration or count a stream means ("1" and 400
-#: zeros as ``completedAtMs`` made a duration no float holds: a traceback).
-_INT_LIMIT = 1 << 63
-
-
-def _int(v: Any) -> int | None:
-    if type(v) is int:
-        return v if -_INT_LIMIT < v < _INT_LIMIT else None
-    if v is None or isinstance(v, bool):
-        return None
-    if isinstance(v, float):
-        return int(v) if -_INT_LIMIT < v < _INT_LIMIT else None  # (not inf, not nan)
-    if isinstance(v, int):
-        n = v
-    elif isinstance(v, str):
-        try:
-            n = int(v.strip())
-        except ValueError:
-            return None
-    else:
-        return None
-    return n if -_INT_LIMIT < n < _INT_LIMIT else None
-
 
 def _tokens(usage: Any) -> A.Tokens | None:
     """A result's ``usage`` (2026 builds on): ``inputTokens``, ``outputTokens`` and
     ``cacheReadTokens``; None without both of the first two (or with a negative one)."""
     if not isinstance(usage, dict):
         return None
-    tin, tout = _int(usage.get("inputTokens")), _int(usage.get("outputTokens"))
+    tin, tout = as_int(usage.get("inputTokens")), as_int(usage.get("outputTokens"))
     if tin is None or tout is None or tin < 0 or tout < 0:
         return None
-    cached = _int(usage.get("cacheReadTokens"))
+    cached = as_int(usage.get("cacheReadTokens"))
     return A.Tokens(tin, tout, cached if cached is not None and cached > 0 else 0)
-
-
-def _first_line(text: str, limit: int = 200) -> str:
-    line = text.strip().split("\n", 1)[0]
-    more = "\n" in text.strip()
-    if len(line) > limit:
-        return line[:limit] + "…"
-    return line + (" …" if more else "")
-
-
-def _plural(n: int, word: str, words: str = "") -> str:
-    return f"{n} {word}" if n == 1 else f"{n:,} {words or word + 's'}"
-
-
-def human_bytes(n: int | None) -> str:
-    if n is None:
-        return ""
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            if unit == "B":
-                return f"{int(size)} B"
-            return f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"  # pragma: no cover
 
 
 def message_text(message: Any, unknown: list[str] | None = None) -> str:
@@ -115,7 +54,7 @@ def message_text(message: Any, unknown: list[str] | None = None) -> str:
     ``tool_result``, images) are described one line each into ``unknown``."""
     if isinstance(message, str):
         return message
-    content = _d(message).get("content")
+    content = as_dict(message).get("content")
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -123,42 +62,12 @@ def message_text(message: Any, unknown: list[str] | None = None) -> str:
     parts = []
     for item in content:
         if isinstance(item, dict) and item.get("type", "text") == "text":
-            parts.append(_s(item.get("text")))
+            parts.append(as_str(item.get("text")))
         elif isinstance(item, str):
             parts.append(item)
         elif unknown is not None:
-            unknown.append(_describe_item(item))
+            unknown.append(describe_item(item))
     return "".join(parts)
-
-
-def _describe_item(item: Any) -> str:
-    if not isinstance(item, dict):
-        return f"content item {_json_line(item, 200)}"
-    kind = _s(item.get("type")) or "(no type)"
-    rest = {k: _opaque(v) for k, v in item.items() if k != "type"}
-    return f"content {kind}: {_json_line(rest, 300)}"
-
-
-#: A string this long of base64 or hex characters only, digits among them, is a token (a
-#: signature, image data), not text: not a path (it starts with "/" or has a dot), a URL, a
-#: long readable name (no digit), nor a hash (a SHA-256 is 64 hex digits).
-OPAQUE_CHARS = 100
-_TOKEN = re.compile(r"[A-Za-z0-9+=_-][A-Za-z0-9+/=_-]*")
-_DIGIT = re.compile(r"[0-9]")
-
-
-def _opaque(v: Any, depth: int = 0) -> Any:
-    """A token is shown by its start and length (Claude Code's empty thinking part was 300
-    characters of its signature, an image part is its base64 data), a few levels deep, in
-    objects and lists; text is left as it is."""
-    if isinstance(v, str):
-        if len(v) >= OPAQUE_CHARS and _TOKEN.fullmatch(v) and _DIGIT.search(v):
-            return f"{v[:12]}… ({len(v):,} characters)"
-    elif isinstance(v, dict) and depth < 3:
-        return {k: _opaque(x, depth + 1) for k, x in v.items()}
-    elif isinstance(v, list) and depth < 3:  # (a tool result's content: [{"type": "image", ...}])
-        return [_opaque(x, depth + 1) for x in v]
-    return v
 
 
 # -- outcomes ------------------------------------------------------------------
@@ -174,21 +83,21 @@ RESULT_SIBLINGS = {"isBackground"}
 
 def split_result(result: Any) -> tuple[str, dict[str, Any]]:
     """(outcome key, payload) of a protobuf-oneof ``result`` object."""
-    r = _d(result)
+    r = as_dict(result)
     keys = [k for k in r if k not in RESULT_SIBLINGS]
     if not keys:
         return "", {}
     for k in keys:
         if k in SUCCESS_OUTCOMES or k in FAILED_OUTCOMES or k == "rejected":
-            return k, _d(r[k])
-    return keys[0], _d(r[keys[0]])
+            return k, as_dict(r[k])
+    return keys[0], as_dict(r[keys[0]])
 
 
 def status_of(outcome: str, payload: dict[str, Any], kind_key: str) -> str:
     if not outcome:
         return "unknown"
     if outcome in SUCCESS_OUTCOMES:
-        exit_code = _int(payload.get("exitCode"))
+        exit_code = as_int(payload.get("exitCode"))
         if exit_code not in (None, 0):
             return "failed"
         if payload.get("isError") is True:
@@ -201,30 +110,21 @@ def status_of(outcome: str, payload: dict[str, Any], kind_key: str) -> str:
     return "unknown"
 
 
-def _last_line(text: str, limit: int = 200) -> str:
-    """The last non-empty line, without colour codes: where commands print their verdict."""
-    lines = [ln for ln in uncoloured(text).splitlines() if ln.strip()]
-    if not lines:
-        return ""
-    line = lines[-1].strip()
-    return line[:limit] + "…" if len(line) > limit else line
-
-
 def error_text(outcome: str, payload: dict[str, Any]) -> str:
     if outcome in SUCCESS_OUTCOMES:
-        if _int(payload.get("exitCode")) not in (None, 0):
-            return _last_line(_s(payload.get("stderr"))) or _last_line(_s(payload.get("stdout")))
+        if as_int(payload.get("exitCode")) not in (None, 0):
+            return last_line(as_str(payload.get("stderr"))) or last_line(as_str(payload.get("stdout")))
         if payload.get("isError") is True:  # an MCP tool's error ("401 Unauthorized") is its answer
-            return _first_line(_mcp_text(payload))
+            return first_line(_mcp_text(payload))
         return ""
     for key in ("reason", "error", "message", "stderr", "detail"):
         v = payload.get(key)
         if isinstance(v, str) and v:
-            return _last_line(v) if key == "stderr" else _first_line(v)
+            return last_line(v) if key == "stderr" else first_line(v)
         if isinstance(v, dict):
-            msg = _s(v.get("message"))
+            msg = as_str(v.get("message"))
             if msg:
-                return _first_line(msg)
+                return first_line(msg)
     return ""
 
 
@@ -246,7 +146,7 @@ class ToolKind:
 def _arg(*names: str) -> Summary:
     def get(args: dict[str, Any]) -> str:
         for n in names:
-            v = _s(args.get(n))
+            v = as_str(args.get(n))
             if v:
                 return v
         return ""
@@ -260,17 +160,17 @@ def _no_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
 
 def _read_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
     parts = []
-    total = _int(res.get("totalLines"))
+    total = as_int(res.get("totalLines"))
     if total is not None:
-        parts.append(_plural(total, "line"))
+        parts.append(plural(total, "line"))
     elif "content" in res:
-        content = _s(res.get("content"))
-        parts.append(_plural(content.count(chr(10)) + (1 if content and not content.endswith(chr(10)) else 0), "line"))
-    size = _int(res.get("fileSize")) or _int(res.get("totalChars"))
+        content = as_str(res.get("content"))
+        parts.append(plural(content.count(chr(10)) + (1 if content and not content.endswith(chr(10)) else 0), "line"))
+    size = as_int(res.get("fileSize")) or as_int(res.get("totalChars"))
     if size is not None:
         parts.append(human_bytes(size))
     if not parts:
-        off, lim = _int(args.get("offset")), _int(args.get("limit"))
+        off, lim = as_int(args.get("offset")), as_int(args.get("limit"))
         if off is not None or lim is not None:
             start = off or 1
             parts.append(f"lines {start:,}–{start + lim - 1:,}" if lim else f"from line {start:,}")
@@ -278,73 +178,73 @@ def _read_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str
 
 
 def _write_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
-    lines = _int(res.get("linesCreated"))
-    text = _s(args.get("fileText"))
+    lines = as_int(res.get("linesCreated"))
+    text = as_str(args.get("fileText"))
     if lines is None and text:
         lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    size = _int(res.get("fileSize"))
+    size = as_int(res.get("fileSize"))
     if size is None and text:
         size = len(text.encode())
-    return " · ".join(p for p in (_plural(lines, "line") if lines is not None else "", human_bytes(size)) if p)
+    return " · ".join(p for p in (plural(lines, "line") if lines is not None else "", human_bytes(size)) if p)
 
 
 def _edit_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
-    added, removed = _int(res.get("linesAdded")), _int(res.get("linesRemoved"))
+    added, removed = as_int(res.get("linesAdded")), as_int(res.get("linesRemoved"))
     if added is None and removed is None:
         return ""
     return f"+{added or 0} −{removed or 0}"
 
 
 def _shell_target(args: dict[str, Any]) -> str:
-    return _first_line(_s(args.get("command")))
+    return first_line(as_str(args.get("command")))
 
 
 def _shell_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
-    code = _int(res.get("exitCode"))
+    code = as_int(res.get("exitCode"))
     if code is not None:
-        sig = _s(res.get("signal"))
+        sig = as_str(res.get("signal"))
         return f"exit {code}" + (f" · {sig}" if sig else "")
     return "background" if args.get("isBackground") is True else ""
 
 
 def _ls_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
-    root = _d(res.get("directoryTreeRoot"))
-    n = _int(root.get("numFiles"))
+    root = as_dict(res.get("directoryTreeRoot"))
+    n = as_int(root.get("numFiles"))
     if n is None and root:
-        n = len(_l(root.get("childrenFiles")))
-    return _plural(n, "file") if n is not None else ""
+        n = len(as_list(root.get("childrenFiles")))
+    return plural(n, "file") if n is not None else ""
 
 
 def _grep_target(args: dict[str, Any]) -> str:
-    pattern, path = _s(args.get("pattern")), _s(args.get("path"))
+    pattern, path = as_str(args.get("pattern")), as_str(args.get("path"))
     return f"{pattern} in {path}" if pattern and path else pattern or path
 
 
 def _grep_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
     total = 0
     found = False
-    for ws in _d(res.get("workspaceResults")).values():
-        ws = _d(ws)
-        content = _d(ws.get("content"))
+    for ws in as_dict(res.get("workspaceResults")).values():
+        ws = as_dict(ws)
+        content = as_dict(ws.get("content"))
         if content:
-            n = _int(content.get("totalMatchedLines"))
+            n = as_int(content.get("totalMatchedLines"))
             if n is None:
-                n = sum(len(_l(_d(m).get("matches"))) for m in _l(content.get("matches")))
+                n = sum(len(as_list(as_dict(m).get("matches"))) for m in as_list(content.get("matches")))
             total += n
             found = True
-        files = _d(ws.get("files"))
+        files = as_dict(ws.get("files"))
         if files:
-            total += len(_l(files.get("files")))
+            total += len(as_list(files.get("files")))
             found = True
-        count = _d(ws.get("count"))
+        count = as_dict(ws.get("count"))
         if count:
-            total += sum(_int(_d(c).get("count")) or 0 for c in _l(count.get("counts")))
+            total += sum(as_int(as_dict(c).get("count")) or 0 for c in as_list(count.get("counts")))
             found = True
-    return _plural(total, "match", "matches") if found else ""
+    return plural(total, "match", "matches") if found else ""
 
 
 def _glob_target(args: dict[str, Any]) -> str:
-    pattern, d = _s(args.get("globPattern")), _s(args.get("targetDirectory"))
+    pattern, d = as_str(args.get("globPattern")), as_str(args.get("targetDirectory"))
     return f"{pattern} in {d}" if pattern and d else pattern or d
 
 
@@ -355,19 +255,19 @@ TARGET_FORMS = {"grepToolCall": "placed", "globToolCall": "placed", "shellToolCa
 
 
 def _glob_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
-    n = _int(res.get("totalFiles"))
+    n = as_int(res.get("totalFiles"))
     if n is None and isinstance(res.get("files"), list):
         n = len(res["files"])
-    return _plural(n, "file") if n is not None else ""
+    return plural(n, "file") if n is not None else ""
 
 
 def _todos_target(args: dict[str, Any]) -> str:
     """The item being worked on, else the first one sent."""
-    todos = [_d(t) for t in _l(args.get("todos")) if isinstance(t, dict)]
-    current = next((t for t in todos if "IN_PROGRESS" in _s(t.get("status"))), None)
+    todos = [as_dict(t) for t in as_list(args.get("todos")) if isinstance(t, dict)]
+    current = next((t for t in todos if "IN_PROGRESS" in as_str(t.get("status"))), None)
     if current is None and todos:
         current = todos[0]
-    return _s(current.get("content")) if current else ""
+    return as_str(current.get("content")) if current else ""
 
 
 def _todos_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
@@ -375,23 +275,23 @@ def _todos_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> st
     todos = res.get("todos") if isinstance(res.get("todos"), list) else args.get("todos")
     if not isinstance(todos, list) or not todos:
         return ""
-    done = sum(1 for t in todos if "COMPLETED" in _s(_d(t).get("status")))
+    done = sum(1 for t in todos if "COMPLETED" in as_str(as_dict(t).get("status")))
     return f"{done}/{len(todos)} done"
 
 
 def _mcp_target(args: dict[str, Any]) -> str:
-    return _s(args.get("name")) or _s(args.get("toolName"))
+    return as_str(args.get("name")) or as_str(args.get("toolName"))
 
 
 def _mcp_text(res: dict[str, Any]) -> str:
     """What an MCP tool answered: its content's texts, an image by its type."""
     texts = []
-    for c in _l(res.get("content")):
-        c = _d(c)
+    for c in as_list(res.get("content")):
+        c = as_dict(c)
         if "text" in c:
-            texts.append(_s(_d(c.get("text")).get("text")) or _s(c.get("text")))
+            texts.append(as_str(as_dict(c.get("text")).get("text")) or as_str(c.get("text")))
         elif "image" in c:
-            texts.append(f"(image, {_s(_d(c.get('image')).get('mimeType'))})")
+            texts.append(f"(image, {as_str(as_dict(c.get('image')).get('mimeType'))})")
     return "\n".join(texts)
 
 
@@ -400,27 +300,27 @@ def _mcp_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
 
 
 def _ask_target(args: dict[str, Any]) -> str:
-    title = _s(args.get("title"))
+    title = as_str(args.get("title"))
     qs = args.get("questions") if isinstance(args.get("questions"), list) else []
     if qs:
-        n = _plural(len(qs), "question")
+        n = plural(len(qs), "question")
         return f"{title} ({n})" if title else n
     return title
 
 
 def _fetch_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
-    md = _s(res.get("markdown"))
+    md = as_str(res.get("markdown"))
     return human_bytes(len(md.encode())) if md else ""
 
 
 def _semsearch_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
-    results = _s(res.get("results"))
+    results = as_str(res.get("results"))
     n = results.count("<search_result")
-    return _plural(n, "result") if results else ""
+    return plural(n, "result") if results else ""
 
 
 def _delete_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
-    return _first_line(_s(res.get("error"))) if res.get("error") else ""
+    return first_line(as_str(res.get("error"))) if res.get("error") else ""
 
 
 _GENERIC_TARGET = _arg(
@@ -487,12 +387,12 @@ def find_tool_key(tool_call: dict[str, Any]) -> str:
 
 def tool_parts(tool_call: Any) -> tuple[str, dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
     """(kind key, args, result-or-None, the kind's object) of a ``tool_call``."""
-    tc = _d(tool_call)
+    tc = as_dict(tool_call)
     key = find_tool_key(tc)
-    body = _d(tc.get(key)) if key else {}
+    body = as_dict(tc.get(key)) if key else {}
     if key == "function":
         raw_args = body.get("arguments")
-        args: dict[str, Any] = {"name": _s(body.get("name"))}
+        args: dict[str, Any] = {"name": as_str(body.get("name"))}
         if isinstance(raw_args, str):
             try:
                 parsed = orjson.loads(raw_args)
@@ -503,13 +403,13 @@ def tool_parts(tool_call: Any) -> tuple[str, dict[str, Any], dict[str, Any] | No
             args.update(raw_args)
         result = body.get("result")
         return key, args, result if isinstance(result, dict) or result is None else {"success": {"value": result}}, body
-    args = _d(body.get("args"))
+    args = as_dict(body.get("args"))
     result = body.get("result")
     return key, args, result if isinstance(result, dict) else None, body
 
 
 def tool_info(data: dict[str, Any], completed: bool) -> A.ToolInfo:
-    tc = _d(data.get("tool_call"))
+    tc = as_dict(data.get("tool_call"))
     key, args, result, _body = tool_parts(tc)
     kind = kind_for(key)
     outcome, payload = split_result(result) if result is not None else ("", {})
@@ -531,8 +431,8 @@ def tool_info(data: dict[str, Any], completed: bool) -> A.ToolInfo:
         detail=kind.detail(args, outcome, payload) if (payload or not completed) else "",
         outcome=outcome,
         status=status,
-        started_ms=_int(tc.get("startedAtMs")),
-        completed_ms=_int(tc.get("completedAtMs")),
+        started_ms=as_int(tc.get("startedAtMs")),
+        completed_ms=as_int(tc.get("completedAtMs")),
         has_args=bool(args),
         error_text=error_text(outcome, payload) if completed else "",
     )
@@ -546,41 +446,6 @@ KNOWN_TYPES = {
 }
 
 
-#: An event shown by its fields (an unknown one, a notice): this many, each cut at this length.
-NOTICE_FIELDS, NOTICE_VALUE = 12, 2000
-
-
-def _notice_text(data: dict[str, Any]) -> str:
-    """The fields of an event shown as text: ``key=value``, two levels into nested objects
-    (another agent's ``item={"type": ..., "text": ...}`` reads ``item.type=... item.text=...``;
-    Claude Code's ``event.delta.text=...``)."""
-    skip = {"type", "subtype", "session_id", "timestamp_ms"}
-    parts: list[str] = []
-
-    def add(key: str, v: Any, depth: int) -> None:
-        if len(parts) >= NOTICE_FIELDS:
-            return
-        if isinstance(v, bool):
-            parts.append(f"{key}={'true' if v else 'false'}")  # as the stream wrote it
-        elif isinstance(v, str):  # (a long text, not a payload; a token by its length)
-            v = _opaque(v)
-            parts.append(f"{key}={v[:NOTICE_VALUE] + '…' if len(v) > NOTICE_VALUE else v}")
-        elif isinstance(v, (int, float)):
-            parts.append(f"{key}={v}")
-        elif isinstance(v, dict) and depth < 2:
-            for k2, v2 in v.items():
-                add(f"{key}.{k2}", v2, depth + 1)
-        elif isinstance(v, (dict, list)):  # (a list was left out: Codex's item.changes=[...])
-            parts.append(f"{key}={_json_line(_opaque(v), NOTICE_VALUE)}")
-        elif v is None:
-            parts.append(f"{key}=null")
-
-    for k, v in data.items():
-        if k not in skip:
-            add(k, v, 0)
-    return " ".join(parts)
-
-
 def _sid_and_time(data: dict[str, Any]) -> tuple[str | None, int | None]:
     """An event's session id (None when missing or empty) and ``timestamp_ms``."""
     sid = data.get("session_id")
@@ -588,7 +453,7 @@ def _sid_and_time(data: dict[str, Any]) -> tuple[str | None, int | None]:
         sid = None
     ts = data.get("timestamp_ms")
     if type(ts) is not int:
-        ts = _int(ts)
+        ts = as_int(ts)
     return sid, ts
 
 
@@ -606,7 +471,7 @@ def interpret(ev: Event) -> A.Action:
             text = data.get("text")
             a = A.Thinking(sid, text if type(text) is str else "")
     elif t == "assistant":
-        turn = _s(data.get("model_call_id"))
+        turn = as_str(data.get("model_call_id"))
         unknown: list[str] = []
         a = A.AssistantText(
             sid,
@@ -618,23 +483,23 @@ def interpret(ev: Event) -> A.Action:
     elif t == "system" and st == "init":
         a = A.Init(
             sid,
-            model=_s(data.get("model")),
-            cwd=_s(data.get("cwd")),
-            api_key_source=_s(data.get("apiKeySource")),
-            permission_mode=_s(data.get("permissionMode")),
+            model=as_str(data.get("model")),
+            cwd=as_str(data.get("cwd")),
+            api_key_source=as_str(data.get("apiKeySource")),
+            permission_mode=as_str(data.get("permissionMode")),
         )
     elif t == "user":
         unknown = []
         a = A.UserText(sid, message_text(data.get("message"), unknown), unknown_parts=unknown)
     elif t == "tool_call" and st in ("started", "completed"):
-        call_id = _s(data.get("call_id")) or _s(_d(data.get("tool_call")).get("toolCallId"))
+        call_id = as_str(data.get("call_id")) or as_str(as_dict(data.get("tool_call")).get("toolCallId"))
         cls = A.ToolStarted if st == "started" else A.ToolCompleted
         a = cls(
             sid,
             call_id=call_id,
             info=tool_info(data, completed=st == "completed"),
             timestamp_ms=ts,
-            turn_id=_s(data.get("model_call_id")),
+            turn_id=as_str(data.get("model_call_id")),
         )
     elif t == "interaction_query":
         a = _query(data, sid, st)
@@ -643,14 +508,14 @@ def interpret(ev: Event) -> A.Action:
             sid,
             subtype=st,
             is_error=_failed(data),
-            duration_ms=_int(data.get("duration_ms")),
-            duration_api_ms=_int(data.get("duration_api_ms")),
-            text=_s(data.get("result")) or _error_message(data),
-            request_id=_s(data.get("request_id")),
+            duration_ms=as_int(data.get("duration_ms")),
+            duration_api_ms=as_int(data.get("duration_api_ms")),
+            text=as_str(data.get("result")) or _error_message(data),
+            request_id=as_str(data.get("request_id")),
             tokens=_tokens(data.get("usage")),
         )
     else:
-        a = A.Notice(sid, t, st, _notice_text(data), known=t in KNOWN_TYPES)
+        a = A.Notice(sid, t, st, notice_text(data), known=t in KNOWN_TYPES)
     a.time_ms = ts
     return a
 
@@ -672,13 +537,13 @@ def run_line(data: dict[str, Any]) -> tuple[str, str | None, str, int | None] | 
         if type(text) is not str:
             text = ""
     elif t == "assistant":
-        if "timestamp_ms" not in data or _s(data.get("model_call_id")):
+        if "timestamp_ms" not in data or as_str(data.get("model_call_id")):
             return None  # the consolidated copy of a segment
         msg = data.get("message")
         content = msg.get("content") if type(msg) is dict else None
         item = content[0] if type(content) is list and len(content) == 1 else None
         if type(item) is dict and item.get("type", "text") == "text":
-            text = _s(item.get("text"))
+            text = as_str(item.get("text"))
         else:  # other shapes: as interpret reads them, unless some part is unknown
             unknown: list[str] = []
             text = message_text(msg, unknown)
@@ -691,7 +556,7 @@ def run_line(data: dict[str, Any]) -> tuple[str, str | None, str, int | None] | 
         sid = None
     ts = data.get("timestamp_ms")
     if type(ts) is not int:
-        ts = _int(ts)
+        ts = as_int(ts)
     return t, sid, text, ts
 
 
@@ -701,31 +566,31 @@ def _flat(text: str) -> str:
 
 
 def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
-    qtype = _s(data.get("query_type"))
-    body = _d(data.get("query")) if st == "request" else _d(data.get("response"))
+    qtype = as_str(data.get("query_type"))
+    body = as_dict(data.get("query")) if st == "request" else as_dict(data.get("response"))
     inner = next((v for k, v in body.items() if k != "id" and isinstance(v, dict)), {})
-    args = _d(inner.get("args"))
-    title = _flat(_s(args.get("title")) or _s(args.get("searchTerm")) or _s(args.get("url")))
+    args = as_dict(inner.get("args"))
+    title = _flat(as_str(args.get("title")) or as_str(args.get("searchTerm")) or as_str(args.get("url")))
     details = []  # what it asks: a line a question (a line break in one would start another)
     questions = args.get("questions")
     for q in questions if isinstance(questions, list) else ():
-        q = _d(q)
+        q = as_dict(q)
         options = q.get("options")
-        labels = [x for o in (options if isinstance(options, list) else ()) if (x := _flat(_s(_d(o).get("label"))))]
-        said = [_flat(_s(q.get("prompt")) or _s(q.get("id"))), f"({' / '.join(labels)})" if labels else ""]
+        labels = [x for o in (options if isinstance(options, list) else ()) if (x := _flat(as_str(as_dict(o).get("label"))))]
+        said = [_flat(as_str(q.get("prompt")) or as_str(q.get("id"))), f"({' / '.join(labels)})" if labels else ""]
         if any(said):
             details.append(" ".join(x for x in said if x))
     if st == "response":
         outcome, payload = split_result(inner.get("result"))
-        reason = _flat(_s(payload.get("reason")))
+        reason = _flat(as_str(payload.get("reason")))
         title = outcome + (f": {reason}" if reason else "") if outcome else ""
     return A.Query(
         sid,
         phase=st,
         query_type=qtype,
-        query_id=_s(body.get("id")),
+        query_id=as_str(body.get("id")),
         title=title,
-        call_id=_s(args.get("toolCallId")),
+        call_id=as_str(args.get("toolCallId")),
         details="\n".join(details),
     )
 
@@ -761,7 +626,7 @@ def _failed(data: dict[str, Any]) -> bool:
 
 def _error_message(data: dict[str, Any]) -> str:
     """A failed result's ``error.message`` (Gemini CLI's), when it has no ``result`` text."""
-    return _s(_d(data.get("error")).get("message")) if _failed(data) else ""
+    return as_str(as_dict(data.get("error")).get("message")) if _failed(data) else ""
 
 
 def result_problem(data: dict[str, Any]) -> str:
@@ -772,7 +637,7 @@ def result_problem(data: dict[str, Any]) -> str:
     if not A.failed_result(_failed(data), subtype):
         return ""
     msg = data.get("result")
-    return _s(msg) or _error_message(data) or _s(subtype) or "error"
+    return as_str(msg) or _error_message(data) or as_str(subtype) or "error"
 
 
 def result_object(data: dict[str, Any]) -> dict[str, Any]:
@@ -794,63 +659,36 @@ def event_time_ms(ev: Event) -> int | None:
     if ev.type == "tool_call":
         tc = d.get("tool_call")
         if isinstance(tc, dict):
-            t = _int(tc.get("completedAtMs" if ev.subtype == "completed" else "startedAtMs"))
+            t = as_int(tc.get("completedAtMs" if ev.subtype == "completed" else "startedAtMs"))
             if t is not None:
                 return t
-    return _int(d.get("timestamp_ms"))
+    return as_int(d.get("timestamp_ms"))
 
 
 # -- detail view ----------------------------------------------------------------
-
-
-def _json(v: Any) -> str:
-    try:
-        return orjson.dumps(v, option=orjson.OPT_INDENT_2).decode()
-    except TypeError:  # pragma: no cover - data came from JSON
-        return repr(v)
-
-
-def _json_line(v: Any, limit: int) -> str:
-    """JSON on one line, cut at ``limit`` characters, with a space after each comma and colon
-    (as Python writes it): a wrapped line breaks between values, not inside a word."""
-    compact = orjson.dumps(v).decode()
-    if len(compact) <= 8 * limit:  # (a huge value: its start, as it is)
-        compact = json.dumps(v, ensure_ascii=False)
-    return compact[:limit] + "…" if len(compact) > limit else compact
 
 
 def _tree_lines(node: dict[str, Any], indent: str = "", depth: int = 0, out: list[str] | None = None) -> list[str]:
     out = [] if out is None else out
     if depth > 20 or len(out) > 5000:
         return out
-    for d in _l(node.get("childrenDirs")):
-        d = _d(d)
-        name = _s(d.get("absPath")).rstrip("/").rsplit("/", 1)[-1] or _s(d.get("name"))
+    for d in as_list(node.get("childrenDirs")):
+        d = as_dict(d)
+        name = as_str(d.get("absPath")).rstrip("/").rsplit("/", 1)[-1] or as_str(d.get("name"))
         out.append(f"{indent}{name}/")
         _tree_lines(d, indent + "  ", depth + 1, out)
-    for f in _l(node.get("childrenFiles")):
-        out.append(f"{indent}{_s(_d(f).get('name'))}")
+    for f in as_list(node.get("childrenFiles")):
+        out.append(f"{indent}{as_str(as_dict(f).get('name'))}")
     return out
-
-
-def _diff_from(before: str, after: str, path: str) -> str:
-    import difflib
-
-    return "".join(
-        difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True),
-            fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}",
-        )
-    )
 
 
 def _call_parts(started: dict[str, Any] | None,
                 completed: dict[str, Any] | None) -> tuple[str, dict[str, Any], str, dict[str, Any]]:
     """(kind key, args, outcome, result payload) of a call from its two events (either may be
     None): the completion's args when it has them."""
-    key, args, result, _ = tool_parts(_d((started or {}).get("tool_call")))
+    key, args, result, _ = tool_parts(as_dict((started or {}).get("tool_call")))
     if completed is not None:
-        ckey, cargs, result, _ = tool_parts(_d(completed.get("tool_call")))
+        ckey, cargs, result, _ = tool_parts(as_dict(completed.get("tool_call")))
         key = key or ckey
         if cargs:
             args = cargs
@@ -864,7 +702,7 @@ def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None) 
     key, args, _outcome, res = _call_parts(started, completed)
     field = _COPIED.get(key)
     if field:  # (not "pattern in directory", as the list shows them)
-        return _s(args.get(field)) or _s(res.get(field))
+        return as_str(args.get(field)) or as_str(res.get(field))
     kind = kind_for(key)
     return kind.target(args) or kind.target(res)
 
@@ -876,19 +714,19 @@ _COPIED = {"shellToolCall": "command", "grepToolCall": "pattern", "globToolCall"
 def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None) -> list[Section]:
     """Sections for a tool call's detail view from its two events (either may be None)."""
     key, args, outcome, res = _call_parts(started, completed)
-    path = _s(args.get("path")) or _s(res.get("path"))
+    path = as_str(args.get("path")) or as_str(res.get("path"))
     out: list[Section] = []
     add = out.append
 
     if key == "shellToolCall":
-        add(Section("Command", _s(args.get("command")) or _s(res.get("command")), "code", "bash"))
-        cwd = _s(args.get("workingDirectory")) or _s(res.get("workingDirectory"))
+        add(Section("Command", as_str(args.get("command")) or as_str(res.get("command")), "code", "bash"))
+        cwd = as_str(args.get("workingDirectory")) or as_str(res.get("workingDirectory"))
         if cwd:
             add(Section("Working directory", cwd))
-        stdout, stderr = _s(res.get("stdout")), _s(res.get("stderr"))
+        stdout, stderr = as_str(res.get("stdout")), as_str(res.get("stderr"))
         if outcome == "success" or stdout or stderr:  # a failed command's output too
             if stdout or not stderr:
-                add(Section("stdout", stdout or _s(res.get("interleavedOutput")) or "(no output)", "terminal"))
+                add(Section("stdout", stdout or as_str(res.get("interleavedOutput")) or "(no output)", "terminal"))
             if stderr:
                 add(Section("stderr", stderr, "terminal"))
             if outcome not in SUCCESS_OUTCOMES:  # the rest of the outcome, without the output again
@@ -896,87 +734,87 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     elif key == "readToolCall":
         if outcome == "success":
             if "data" in res and not res.get("content"):
-                add(Section("Content", f"(binary data, {human_bytes(len(_s(res.get('data'))))} base64)"))
+                add(Section("Content", f"(binary data, {human_bytes(len(as_str(res.get('data'))))} base64)"))
             else:
-                add(Section(path or "Content", _s(res.get("content")), "code", path))
+                add(Section(path or "Content", as_str(res.get("content")), "code", path))
     elif key == "writeToolCall":
-        add(Section(path or "File text", _s(args.get("fileText")), "code", path))
+        add(Section(path or "File text", as_str(args.get("fileText")), "code", path))
     elif key == "editToolCall":
-        diff = _s(res.get("diffString"))
+        diff = as_str(res.get("diffString"))
         before, after = res.get("beforeFullFileContent"), res.get("afterFullFileContent")
         if not diff and isinstance(before, str) and isinstance(after, str):
-            diff = _diff_from(before, after, path)
+            diff = diff_from(before, after, path)
         if diff:
             add(Section("Diff", diff, "diff"))
         if isinstance(after, str) and before is None:
             add(Section(f"{path} (new file)", after, "code", path))
-        elif not diff and _s(args.get("streamContent")):
-            add(Section("New content", _s(args.get("streamContent")), "code", path))
-        msg = _s(res.get("message"))
+        elif not diff and as_str(args.get("streamContent")):
+            add(Section("New content", as_str(args.get("streamContent")), "code", path))
+        msg = as_str(res.get("message"))
         if msg:
             add(Section("Message", msg))
     elif key == "lsToolCall":
-        root = _d(res.get("directoryTreeRoot"))
+        root = as_dict(res.get("directoryTreeRoot"))
         if root:
-            add(Section(_s(root.get("absPath")) or path or "Directory", "\n".join(_tree_lines(root)) or "(empty)"))
+            add(Section(as_str(root.get("absPath")) or path or "Directory", "\n".join(_tree_lines(root)) or "(empty)"))
     elif key == "grepToolCall":
         lines: list[str] = []
-        for ws in _d(res.get("workspaceResults")).values():
-            ws = _d(ws)
-            for m in _l(_d(ws.get("content")).get("matches")):
-                m = _d(m)
-                for hit in _l(m.get("matches")):
-                    hit = _d(hit)
-                    lines.append(f"{_s(m.get('file'))}:{_s(hit.get('lineNumber'))}: {_s(hit.get('content'))}")
-            for f in _l(_d(ws.get("files")).get("files")):
-                lines.append(_s(f))
-            for c in _l(_d(ws.get("count")).get("counts")):
-                lines.append(f"{_s(_d(c).get('file'))}: {_s(_d(c).get('count'))}")
+        for ws in as_dict(res.get("workspaceResults")).values():
+            ws = as_dict(ws)
+            for m in as_list(as_dict(ws.get("content")).get("matches")):
+                m = as_dict(m)
+                for hit in as_list(m.get("matches")):
+                    hit = as_dict(hit)
+                    lines.append(f"{as_str(m.get('file'))}:{as_str(hit.get('lineNumber'))}: {as_str(hit.get('content'))}")
+            for f in as_list(as_dict(ws.get("files")).get("files")):
+                lines.append(as_str(f))
+            for c in as_list(as_dict(ws.get("count")).get("counts")):
+                lines.append(f"{as_str(as_dict(c).get('file'))}: {as_str(as_dict(c).get('count'))}")
         if outcome == "success":
             add(Section("Matches", "\n".join(lines) or "(no matches)"))
     elif key == "globToolCall":
         files = res.get("files") if isinstance(res.get("files"), list) else []
         if outcome == "success":
-            add(Section("Files", "\n".join(_s(f) for f in files) or "(no files)"))
+            add(Section("Files", "\n".join(as_str(f) for f in files) or "(no files)"))
     elif key in ("updateTodosToolCall", "todoToolCall"):
-        todos = res.get("todos") if isinstance(res.get("todos"), list) else _l(args.get("todos"))
+        todos = res.get("todos") if isinstance(res.get("todos"), list) else as_list(args.get("todos"))
         marks = {"COMPLETED": "[x]", "IN_PROGRESS": "[~]"}
         lines = []
         for t in todos if isinstance(todos, list) else []:
-            t = _d(t)
-            st = _s(t.get("status"))
+            t = as_dict(t)
+            st = as_str(t.get("status"))
             mark = next((v for k, v in marks.items() if k in st), "[ ]")
-            lines.append(f"{mark} {_s(t.get('content'))}")
+            lines.append(f"{mark} {as_str(t.get('content'))}")
         add(Section("Todos", "\n".join(lines) or "(none)"))
     elif key == "askQuestionToolCall":
         lines = []
-        for q in _l(args.get("questions")):
-            q = _d(q)
-            lines.append(f"? {_s(q.get('prompt'))}")
-            for o in _l(q.get("options")):
-                lines.append(f"    - {_s(_d(o).get('label'))}")
-        add(Section(_s(args.get("title")) or "Questions", "\n".join(lines)))
+        for q in as_list(args.get("questions")):
+            q = as_dict(q)
+            lines.append(f"? {as_str(q.get('prompt'))}")
+            for o in as_list(q.get("options")):
+                lines.append(f"    - {as_str(as_dict(o).get('label'))}")
+        add(Section(as_str(args.get("title")) or "Questions", "\n".join(lines)))
     elif key == "webFetchToolCall":
-        add(Section("URL", _s(args.get("url")) or _s(res.get("url"))))
-        if _s(res.get("markdown")):
-            add(Section("Page", _s(res.get("markdown")), "text"))
+        add(Section("URL", as_str(args.get("url")) or as_str(res.get("url"))))
+        if as_str(res.get("markdown")):
+            add(Section("Page", as_str(res.get("markdown")), "text"))
     elif key == "semSearchToolCall":
-        add(Section("Query", _s(args.get("query"))))
-        if _s(res.get("results")):
-            add(Section("Results", _s(res.get("results"))))
+        add(Section("Query", as_str(args.get("query"))))
+        if as_str(res.get("results")):
+            add(Section("Results", as_str(res.get("results"))))
     elif key == "mcpToolCall":
-        add(Section(f"Arguments of {_mcp_target(args) or 'MCP tool'}", _json(args.get("args", args)), "json"))
+        add(Section(f"Arguments of {_mcp_target(args) or 'MCP tool'}", json_text(args.get("args", args)), "json"))
         text = _mcp_text(res)
         if text:
             add(Section("Result", text))
     else:
         if args:
-            add(Section("Arguments", _json(args), "json"))
+            add(Section("Arguments", json_text(args), "json"))
         if outcome == "success" and res:
-            add(Section("Result", _json(res), "json"))
+            add(Section("Result", json_text(res), "json"))
 
     if outcome and outcome not in SUCCESS_OUTCOMES:
-        add(Section(f"Outcome: {outcome}", _json(res) if res else "(no details)", "json"))
+        add(Section(f"Outcome: {outcome}", json_text(res) if res else "(no details)", "json"))
     elif completed is None:
         add(Section("Status", "No completion event has been read for this call."))
     elif not outcome:

@@ -1,0 +1,185 @@
+"""Helpers every stream format uses: defensive accessors for untrusted JSON, short
+summaries (a first line, a size), and text for events shown by their fields."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+from viewer.core.sanitize import uncoloured
+
+# -- small defensive accessors (stream content is untrusted and drifts) -----
+
+
+def as_dict(v: Any) -> dict[str, Any]:
+    return v if type(v) is dict or isinstance(v, dict) else {}
+
+
+def as_list(v: Any) -> list[Any]:
+    """A list, or an empty one for anything else (``"todos": 5`` crashed what iterated it)."""
+    return v if type(v) is list else []
+
+
+def as_str(v: Any) -> str:
+    if type(v) is str:  # (the common case first: these run for every event)
+        return v
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (int, float, bool)):
+        return str(v)
+    return ""
+
+
+#: A number past a 64-bit integer is no time, duration or count a stream means ("1" and 400
+#: zeros as ``completedAtMs`` made a duration no float holds: a traceback).
+INT_LIMIT = 1 << 63
+
+
+def as_int(v: Any) -> int | None:
+    if type(v) is int:
+        return v if -INT_LIMIT < v < INT_LIMIT else None
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, float):
+        return int(v) if -INT_LIMIT < v < INT_LIMIT else None  # (not inf, not nan)
+    if isinstance(v, int):
+        n = v
+    elif isinstance(v, str):
+        try:
+            n = int(v.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return n if -INT_LIMIT < n < INT_LIMIT else None
+
+
+def first_line(text: str, limit: int = 200) -> str:
+    line = text.strip().split("\n", 1)[0]
+    more = "\n" in text.strip()
+    if len(line) > limit:
+        return line[:limit] + "…"
+    return line + (" …" if more else "")
+
+
+def plural(n: int, word: str, words: str = "") -> str:
+    return f"{n} {word}" if n == 1 else f"{n:,} {words or word + 's'}"
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return ""
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            if unit == "B":
+                return f"{int(size)} B"
+            return f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def describe_item(item: Any) -> str:
+    if not isinstance(item, dict):
+        return f"content item {json_line(item, 200)}"
+    kind = as_str(item.get("type")) or "(no type)"
+    rest = {k: opaque(v) for k, v in item.items() if k != "type"}
+    return f"content {kind}: {json_line(rest, 300)}"
+
+
+#: A string this long of base64 or hex characters only, digits among them, is a token (a
+#: signature, image data), not text: not a path (it starts with "/" or has a dot), a URL, a
+#: long readable name (no digit), nor a hash (a SHA-256 is 64 hex digits).
+OPAQUE_CHARS = 100
+_TOKEN = re.compile(r"[A-Za-z0-9+=_-][A-Za-z0-9+/=_-]*")
+_DIGIT = re.compile(r"[0-9]")
+
+
+def opaque(v: Any, depth: int = 0) -> Any:
+    """A token is shown by its start and length (Claude Code's empty thinking part was 300
+    characters of its signature, an image part is its base64 data), a few levels deep, in
+    objects and lists; text is left as it is."""
+    if isinstance(v, str):
+        if len(v) >= OPAQUE_CHARS and _TOKEN.fullmatch(v) and _DIGIT.search(v):
+            return f"{v[:12]}… ({len(v):,} characters)"
+    elif isinstance(v, dict) and depth < 3:
+        return {k: opaque(x, depth + 1) for k, x in v.items()}
+    elif isinstance(v, list) and depth < 3:  # (a tool result's content: [{"type": "image", ...}])
+        return [opaque(x, depth + 1) for x in v]
+    return v
+
+
+def last_line(text: str, limit: int = 200) -> str:
+    """The last non-empty line, without colour codes: where commands print their verdict."""
+    lines = [ln for ln in uncoloured(text).splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    line = lines[-1].strip()
+    return line[:limit] + "…" if len(line) > limit else line
+
+
+#: An event shown by its fields (an unknown one, a notice): this many, each cut at this length.
+NOTICE_FIELDS, NOTICE_VALUE = 12, 2000
+
+
+def notice_text(data: dict[str, Any]) -> str:
+    """The fields of an event shown as text: ``key=value``, two levels into nested objects
+    (another agent's ``item={"type": ..., "text": ...}`` reads ``item.type=... item.text=...``;
+    Claude Code's ``event.delta.text=...``)."""
+    skip = {"type", "subtype", "session_id", "timestamp_ms"}
+    parts: list[str] = []
+
+    def add(key: str, v: Any, depth: int) -> None:
+        if len(parts) >= NOTICE_FIELDS:
+            return
+        if isinstance(v, bool):
+            parts.append(f"{key}={'true' if v else 'false'}")  # as the stream wrote it
+        elif isinstance(v, str):  # (a long text, not a payload; a token by its length)
+            v = opaque(v)
+            parts.append(f"{key}={v[:NOTICE_VALUE] + '…' if len(v) > NOTICE_VALUE else v}")
+        elif isinstance(v, (int, float)):
+            parts.append(f"{key}={v}")
+        elif isinstance(v, dict) and depth < 2:
+            for k2, v2 in v.items():
+                add(f"{key}.{k2}", v2, depth + 1)
+        elif isinstance(v, (dict, list)):  # (a list was left out: Codex's item.changes=[...])
+            parts.append(f"{key}={json_line(opaque(v), NOTICE_VALUE)}")
+        elif v is None:
+            parts.append(f"{key}=null")
+
+    for k, v in data.items():
+        if k not in skip:
+            add(k, v, 0)
+    return " ".join(parts)
+
+
+def json_text(v: Any) -> str:
+    try:
+        return orjson.dumps(v, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:  # pragma: no cover - data came from JSON
+        return repr(v)
+
+
+def json_line(v: Any, limit: int) -> str:
+    """JSON on one line, cut at ``limit`` characters, with a space after each comma and colon
+    (as Python writes it): a wrapped line breaks between values, not inside a word."""
+    compact = orjson.dumps(v).decode()
+    if len(compact) <= 8 * limit:  # (a huge value: its start, as it is)
+        compact = json.dumps(v, ensure_ascii=False)
+    return compact[:limit] + "…" if len(compact) > limit else compact
+
+
+def diff_from(before: str, after: str, path: str) -> str:
+    import difflib
+
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True),
+            fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}",
+        )
+    )
