@@ -693,19 +693,35 @@ def _other_agent(name: str) -> bytes:
     return p.read_bytes()
 
 
-def test_another_agents_content_is_shown_as_unknown_not_dropped(h):
-    """Claude Code's stream looks like Cursor's, but its tool calls are message content."""
+def test_a_claude_code_stream_is_read_in_its_own_format(h):
+    """Claude Code's stream looks like Cursor's, but its tool calls are message content: a
+    tool_use part starts a call, the tool_result part of a later user message ends it."""
     m, _, _ = h.model_of(_other_agent("claude/maestro__03_tool_use_denied.ndjson"))
+    assert m.format.NAME == "claude" and m.other_agent == "" and m.unknown_events == 0
     assert len(m.sessions) == 1  # the hooks before the init belong to the same run
     (s,) = m.sessions
-    unknown = [b.text for b in s.blocks if b.kind == "unknown"]
-    assert any("content tool_use" in t and "Write" in t for t in unknown)
-    assert any("content tool_result" in t for t in unknown)
+    (t,) = s.tools
+    assert (t.kind_key, t.label, t.status) == ("Write", "Wrote file", "rejected")
+    assert t.target.endswith("/spike.txt") and "requested permissions" in t.error_text
+    assert [b.kind for b in s.blocks] == ["thinking", "tool", "notice", "assistant", "result"]
     assert not any(b.kind == "prompt" and not b.text for b in s.blocks)  # no empty "You"
-    assert not m.foreign and m.other_agent == "Claude Code"
+    assert s.result is not None and not s.result.failed and s.result.tokens.output == 186
 
 
-OTHER_AGENTS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+def test_another_agents_content_in_a_cursor_run_is_shown_as_unknown_not_dropped(h):
+    """Once a Cursor init has told the format, content of another agent's is not read as its
+    own: it is listed as unknown, and the stream is named."""
+    part = {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"file_path": "/w/x"}}
+    data = init() + j(type="assistant", session_id=SID, message={"role": "assistant", "content": [part]}) \
+        + result("done")
+    m, _, _ = apply_all(data, h)
+    assert m.format.NAME == "cursor" and m.other_agent == "Claude Code" and not m.foreign
+    (s,) = m.sessions
+    assert not s.tools
+    assert any("content tool_use" in b.text and "Write" in b.text for b in s.blocks if b.kind == "unknown")
+
+
+OTHER_AGENTS = {"codex": "Codex", "gemini": "Gemini CLI"}
 
 
 def test_every_other_agents_real_stream_is_named_and_no_cursor_stream_is(h, real_streams):
@@ -719,7 +735,25 @@ def test_every_other_agents_real_stream_is_named_and_no_cursor_stream_is(h, real
             seen.add(agent)
     assert seen == set(OTHER_AGENTS.values())
     for name, data in list(real_streams.items()) + [(p.name, p.read_bytes()) for p in sample_paths()]:
-        assert h.model_of(data)[0].other_agent == "", name
+        m = h.model_of(data)[0]
+        assert m.other_agent == "" and m.format.NAME == "cursor", name
+
+
+def test_every_real_claude_code_stream_is_read_whole(h):
+    """Every captured Claude Code stream: read as Claude Code's, nothing unknown, every call
+    started and ended, and every run has its result."""
+    from tests.conftest import REAL_CURSOR_DIR
+
+    paths = sorted((REAL_CURSOR_DIR.parent / "claude").glob("*.ndjson"))
+    if not paths:
+        pytest.skip("no Claude Code streams")
+    for path in paths:
+        m, _, _ = h.model_of(path.read_bytes())
+        assert (m.format.NAME, m.other_agent, m.unknown_events, m.malformed_lines) == ("claude", "", 0, 0), path
+        for s in m.sessions:
+            assert s.result is not None and not s.result.failed, path
+            assert all(t.start_ref is not None and t.end_ref is not None for t in s.tools), path
+            assert not any(b.kind in ("unknown", "end") for b in s.blocks), path
 
 
 @pytest.mark.parametrize("name", ["codex/agentcmd__stream-output-2.ndjson",
@@ -750,9 +784,9 @@ def test_every_print_mode_calls_another_agents_stream_foreign(capsys, fmt):
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
-def test_every_print_mode_notes_a_claude_code_stream_read_as_far_as_it_goes(capsys, fmt):
-    """Claude Code's events share Cursor's types: the run is read (its result says it went well),
-    with a note on stderr that it is another agent's stream."""
+def test_every_print_mode_reads_a_claude_code_stream_in_its_format(capsys, fmt):
+    """Claude Code's stream is read as its own: its call is said, its result object is
+    written as the CLI wrote it, and no note calls it another agent's."""
     from tests.conftest import REAL_CURSOR_DIR
     from viewer.cli import main
 
@@ -763,8 +797,15 @@ def test_every_print_mode_notes_a_claude_code_stream_read_as_far_as_it_goes(caps
         main(["--print", "--output-format", fmt, str(path)])
     out, err = capsys.readouterr()
     assert exc.value.code == 0, err
-    assert "looks like a Claude Code stream" in err and "as far as it goes" in err, err
-    assert out.strip()
+    assert "looks like" not in err, err
+    if fmt == "text":
+        assert out.startswith("Ran terminal command ls (4 lines"), out
+        assert out.rstrip().endswith("`stream2.raw.jsonl`."), out
+    elif fmt == "json":
+        last = path.read_bytes().splitlines()[-1]
+        assert list(orjson.loads(out)) == list(orjson.loads(last)), out  # (its own key order: not Cursor's)
+    else:
+        assert out.count("\n") == path.read_bytes().count(b"\n")
 
 
 def test_a_cursor_stream_gets_no_note(capsys):
@@ -854,7 +895,7 @@ def test_a_result_block_holds_only_what_the_transcript_does_not_show(h):
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
-def test_a_claude_code_stream_joined_midway_is_noted_by_every_print_mode(tmp_path, capsys, fmt):
+def test_a_claude_code_stream_joined_midway_is_read_by_every_print_mode(tmp_path, capsys, fmt):
     """No init and no hooks: only the messages' content tells (tool_use, tool_result parts)."""
     from viewer.cli import main
 
@@ -863,21 +904,28 @@ def test_a_claude_code_stream_joined_midway_is_noted_by_every_print_mode(tmp_pat
             if b'"subtype":"init"' not in ln and b"hook_" not in ln and b"rate_limit" not in ln]
     path = tmp_path / "midway.ndjson"
     path.write_bytes(b"".join(keep))
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exc:
         main(["--print", "--output-format", fmt, str(path)])
-    assert "looks like a Claude Code stream" in capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert exc.value.code == 0 and "looks like" not in err, err
+    if fmt == "text":
+        assert "Ran terminal command ls" in out
 
 
-def test_after_a_restart_whose_stream_it_is_is_told_again(h):
-    """--follow: a Claude Code file replaced by a Cursor one must not keep the Claude note."""
-    m, _, _ = h.model_of(_other_agent("claude/maestro__01_simple_no_tool.ndjson"), end=False)
-    assert m.other_agent == "Claude Code"
-    m.restart()
+def test_after_a_restart_the_new_files_format_is_told_again(h):
+    """--follow: a Claude Code file replaced by a Cursor one is read as Cursor's again, and a
+    Codex one replaced by a Cursor one does not keep the Codex note."""
     from tests.conftest import SAMPLES_DIR
 
-    for r in h.decode((SAMPLES_DIR / "demo_session.ndjson").read_bytes())[0]:
-        m.apply(r)
-    assert m.other_agent == ""
+    demo = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
+    for name, agent in (("claude/maestro__01_simple_no_tool.ndjson", ""), ("codex/agentcmd__stream-output-1.ndjson", "Codex")):
+        m, _, _ = h.model_of(_other_agent(name), end=False)
+        assert m.other_agent == agent
+        m.restart()
+        for r in h.decode(demo)[0]:
+            m.apply(r)
+        assert m.other_agent == "" and m.format.NAME == "cursor"
+        assert m.sessions[-1].tools and all(t.kind_key.endswith("ToolCall") for t in m.sessions[-1].tools)
 
 
 def test_big_counts_in_call_summaries_have_thousands_separators(h):
@@ -1001,16 +1049,15 @@ def test_lines_that_are_not_events_are_shown_in_groups_and_the_newest_always(h):
 
 
 def test_another_agents_event_shows_its_nested_text_and_long_values(h):
-    """(From a second new-user trial.)  Claude Code's partial stream keeps its text in
-    event.delta.text, two levels down, which was left out; a Gemini message of 1,500
-    characters was cut at 300."""
+    """(From a second new-user trial.)  An event's text two levels down (Codex's
+    item.details.text) was left out; a Gemini message of 1,500 characters was cut at 300."""
     words = " ".join(f"word{i}" for i in range(150)) + " THE-END"
-    data = (b'{"type":"stream_event","session_id":"c","event":{"type":"content_block_delta","index":0,'
-            b'"delta":{"type":"text_delta","text":"The quick brown fox"}}}\n'
+    data = (b'{"type":"item.completed","item":{"id":"item_0","details":{"type":"agent_message",'
+            b'"text":"The quick brown fox"}}}\n'
             + orjson.dumps({"type": "message", "role": "assistant", "content": words}) + b"\n")
     m, _, _ = apply_all(data, h)
     texts = [b.text for s in m.sessions for b in s.blocks if b.kind == "unknown"]
-    assert any("event.delta.text=The quick brown fox" in t for t in texts), texts
+    assert any("item.details.text=The quick brown fox" in t for t in texts), texts
     assert any(t.endswith("THE-END") for t in texts), texts
 
 

@@ -1792,16 +1792,30 @@ def test_until_result_does_not_stop_while_the_next_runs_first_line_is_part_way_w
     assert b"Ran terminal command make (exit 0)" in out
 
 
+#: A Cursor run with another agent's message parts in it (Claude Code's): read as far as it goes.
+PARTLY_READ = b"".join(orjson.dumps(x) + b"\n" for x in [
+    {"type": "system", "subtype": "init", "apiKeySource": "login", "cwd": "/w", "session_id": "s1", "model": "m"},
+    {"type": "assistant", "session_id": "s1", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]}},
+    {"type": "user", "session_id": "s1", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt"}]}},
+    {"type": "result", "subtype": "success", "is_error": False, "result": "done", "session_id": "s1"},
+])
+
+
 @pytest.mark.parametrize("stream, first_unknown", [
-    ("claude/maestro__02_tool_use_allowed.ndjson", b"(unknown at line 6:"),
+    ("partly-read", b"(unknown at line 2:"),
     ("codex/agentcmd__stream-output-1.ndjson", b"(unknown at line 1:"),
 ])
-def test_text_mode_says_another_agents_stream_before_the_lines_it_explains(h, stream, first_unknown):
-    """(From a new user's trial.)  The note that a stream is Claude Code's came last, after a
-    screen of "(unknown ...)" lines; it comes as soon as the stream is told, once."""
+def test_text_mode_says_another_agents_stream_before_the_lines_it_explains(h, tmp_path, stream, first_unknown):
+    """(From a new user's trial.)  The note that a stream is another agent's came last, after
+    a screen of "(unknown ...)" lines; it comes as soon as the stream is told, once."""
     from tests.conftest import REAL_CURSOR_DIR
 
     path = REAL_CURSOR_DIR.parent / stream
+    if stream == "partly-read":
+        path = tmp_path / "partly.ndjson"
+        path.write_bytes(PARTLY_READ)
     cp = subprocess.run([sys.executable, "-m", "viewer", "--print", str(path)], stdout=subprocess.PIPE,
                         stderr=subprocess.STDOUT, env=h.cli_env(), cwd=h.repo, timeout=20, stdin=subprocess.DEVNULL)
     both = cp.stdout
@@ -1821,10 +1835,10 @@ def test_text_mode_says_whose_stream_it_is_again_after_a_followed_file_started_o
     from viewer.core.sources import LineSplitter
 
     p = TextPrinter(io.StringIO(), err := io.StringIO())
-    claude = (REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson").read_bytes()
     codex = (REAL_CURSOR_DIR.parent / "codex" / "agentcmd__stream-output-1.ndjson").read_bytes()
-    p.feed_lines(LineSplitter().feed(claude))
-    p.handle(Restart(claude.count(b"\n")))
+    gemini = (REAL_CURSOR_DIR.parent / "gemini" / "gke-labs-issue-740__message-deltas.ndjson").read_bytes()
     p.feed_lines(LineSplitter().feed(codex))
+    p.handle(Restart(codex.count(b"\n")))
+    p.feed_lines(LineSplitter().feed(gemini))
     notes = [x for x in err.getvalue().splitlines() if "note: this looks like a" in x]
-    assert [("Claude Code" in x, "Codex" in x) for x in notes] == [(True, False), (False, True)], notes
+    assert [("Codex" in x, "Gemini CLI" in x) for x in notes] == [(True, False), (False, True)], notes

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from viewer.core.decode import Record
-from viewer.core.formats import Format
+from viewer.core.formats import DETECT_BYTES, Format, detect_head
 from viewer.core.parallel import (
     FIRST_BYTES,
     MIN_PARALLEL_BYTES,
@@ -110,6 +110,11 @@ class Feed:
         interpret its events (see :class:`FileFeed`)."""
         self.ingest.decoder.runs = fmt.run_line
         self.format_name = fmt.NAME
+
+    def sniff_format(self) -> Format | None:
+        """The format the input's first events tell, when they can be read before the input
+        is (a saved file's); None otherwise (the model tells it as events come)."""
+        return None
 
     def prepare(self) -> None:
         """Get ready to read, before :meth:`start` (e.g. start helper processes)."""
@@ -283,6 +288,15 @@ class FileFeed(Feed):
         # (said once, and kept on screen: "ago" would go stale)
         return f"it changed {age:.0f} s before it was read" if 0 <= age < recent else ""
 
+    def sniff_format(self) -> Format | None:
+        try:
+            fd = self.store.fileno()  # type: ignore[attr-defined]
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return detect_head(os.pread(fd, DETECT_BYTES, 0))
+        except OSError:
+            return None
+
     def prepare(self) -> None:
         """Start the worker processes, if the file is big enough to want them, so that they
         are ready when reading starts (the CLI calls this before it imports the UI).  They get
@@ -303,6 +317,9 @@ class FileFeed(Feed):
             todo = plan(fd, st.st_size, self._segment, self._first)  # (read as planned: see _run)
             if not worth_it(todo, st.st_size, min(MIN_WORKER_BYTES, self._min_parallel)):
                 return
+            fmt = self.sniff_format()
+            if fmt is not None and fmt.NAME != self.format_name:
+                self.gather_runs(fmt)  # (its start tells its format: the workers read it in that one)
             self._pool = Workers(fd, self.format_name, count)
             self._todo = todo
         except (OSError, WorkerError) as exc:

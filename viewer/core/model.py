@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Restart, Run
-from viewer.core.formats import Format, get_format, sniff_agent
+from viewer.core.formats import DETECT_EVENTS, Format, detect, get_format, sniff_agent
 
 #: How far back a completion without a call id looks for the call it completes.
 NO_ID_LOOKBACK = 256
@@ -43,6 +43,13 @@ class Delta:
     tool: int = -1  # index of the tool call that changed, -1 if none
     block: int = -1  # index of the transcript block that changed, -1 if none
     closed: int = -1  # a block before it that this event closed (open text or thinking), -1 if none
+    #: For an event of several actions (see actions.Batch), each action's delta, with its own
+    #: flags, tool and block; ``flags`` above has all of theirs.
+    more: list[Delta] | None = None
+
+    def each(self) -> list[Delta]:
+        """The delta of each action of the event (this one, when it had one)."""
+        return [self] if self.more is None else self.more
 
 
 @dataclass(slots=True, eq=False)
@@ -423,6 +430,8 @@ class StreamModel:
         self._strings: dict[str, str] | None = {} if keep_history else None
         self.format = fmt or get_format("cursor")
         self._interpret = self.format.interpret
+        self._detect_left = DETECT_EVENTS  # events still looked at for their format
+        self._own_actions = False  # the format changed: actions a worker made are another format's
         self.sessions: list[Session] = []
         self.malformed: list[Malformed] = []  # the first MAX_MALFORMED_KEPT of them
         self.malformed_lines = 0  # all of them
@@ -590,9 +599,29 @@ class StreamModel:
         self._line_base = 0 if in_copy else line  # (a copy's lines are numbered on across it)
         self._prev = None
         self.other_agent = ""  # another file now: whose stream it is is told again
+        self._detect_left = DETECT_EVENTS  # ... and in which format
         return Delta(Change.ENDED | Change.HEADER | Change.TOOLS | Change.TRANSCRIPT, len(self.sessions) - 1)
 
+    def _detect(self, ev: Event) -> None:
+        """Read the input in the format its event says it is written in, from this event on
+        (a pipe's first events; a file's, when its start did not tell: see feed.sniff_format)."""
+        self._detect_left -= 1
+        fmt = detect(ev.data)
+        if fmt is None:
+            return
+        self._detect_left = 0
+        if fmt is not self.format:
+            self.format, self._interpret = fmt, fmt.interpret
+            self._own_actions = True
+
     def apply_event(self, ev: Event) -> Delta:
+        if self._detect_left:
+            self._detect(ev)
+        if self._own_actions and ev.data is not None:
+            # (A worker's action of an event whose object it kept: made in the format the
+            # file's start told, which may not be this one.  One it let go of is one this
+            # format makes alike: see feed.sniff_format.)
+            ev.action = None
         self.events += 1
         self.lines_in_events += ev.line_count
         prev, self._prev = self._prev, ev
@@ -740,9 +769,11 @@ class StreamModel:
 
     def _sniff(self, ev: Event) -> None:
         """Name the agent whose stream this is, from an event its format marks as rare (an
-        init, an unknown type or content): a stream of another agent is read as far as it goes."""
+        init, an unknown type or content), when no format reads it: a stream of another agent
+        is read as far as it goes."""
         if not self.other_agent:
-            self.other_agent = sniff_agent(ev.data)
+            agent = sniff_agent(ev.data)
+            self.other_agent = "" if agent == self.format.AGENT else agent
 
     def _init(self, s: Session, a: A.Init, ev: Event) -> Delta:
         s.init = a
@@ -769,6 +800,8 @@ class StreamModel:
         return Delta(flags | Change.TRANSCRIPT | Change.HEALTH | Change.UNKNOWN | Change.HEADER, block=idx)
 
     def _notice(self, s: Session, a: A.Notice, ev: Event) -> Delta:
+        if a.quiet:  # (counted among the event types: the health screen)
+            return Delta(Change.NONE)
         s.notices.append(NoticeRecord(ev.line, a.event_type, a.subtype, a.text, a.known))
         flags = Change.TRANSCRIPT | Change.HEADER
         if not a.known:
@@ -814,6 +847,19 @@ class StreamModel:
         return Delta(Change.TRANSCRIPT, block=s._open_text_idx)
 
     def _thinking(self, s: Session, a: A.Thinking, ev: Event) -> Delta:
+        if a.whole:  # the whole thought: what its deltas wrote so far, if any, becomes it
+            b = s._open_thinking
+            if b is None:
+                idx = self._open_thinking_block(s, ev.line, a.text)
+                b = s._open_thinking
+            else:
+                idx = s._open_thinking_idx
+                if a.text and self.keep_history:
+                    b.replace(a.text)
+            b.close()
+            b.version += 1
+            s._open_thinking = None
+            return Delta(Change.THINKING, block=idx)
         if a.done:
             idx = s._open_thinking_idx
             if s._open_thinking is not None:
@@ -1042,7 +1088,22 @@ class StreamModel:
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else unsaid)
         return Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
 
+    def _batch(self, s: Session, a: A.Batch, ev: Event) -> Delta:
+        """Each action of the event in turn: a delta with all their flags, the first one's tool
+        and block, and each action's own delta in ``more``."""
+        handlers = self._handlers
+        parts = [handlers[type(part)](self, s, part, ev) for part in a.actions]
+        if not parts:
+            return Delta(Change.NONE)
+        flags = 0
+        for d in parts:
+            d.session = s.index
+            flags |= d.flags
+        first = parts[0]
+        return Delta(flags, tool=first.tool, block=first.block, more=parts)
+
     _handlers = {
+        A.Batch: _batch,
         A.AssistantText: _assistant,
         A.Thinking: _thinking,
         A.ToolStarted: _tool_started,

@@ -40,7 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, is_dataclass
-from typing import TYPE_CHECKING, Any, get_args, get_type_hints
+from typing import TYPE_CHECKING, Any, get_args, get_origin, get_type_hints
 
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Run
@@ -105,18 +105,33 @@ def _nested(cls: type) -> set[str]:
     return out
 
 
+def _listed(cls: type) -> set[str]:
+    """Fields of ``cls`` that hold a list of these dataclasses (a Batch's actions)."""
+    try:
+        hints = get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - as in _nested
+        return set()
+    return {f.name for f in fields(cls)
+            if get_origin(hints.get(f.name)) is list and all(x in _TAG for x in get_args(hints[f.name]))}
+
+
 def _codec(cls: type) -> tuple[Callable[[Any], tuple], Callable[[tuple], Any]]:
     """(pack, unpack) for one dataclass of :mod:`viewer.core.actions`.  Unpacking sets the
     fields on a bare instance (no ``__init__``, so no ``__post_init__`` runs twice)."""
-    nested = _nested(cls)
+    nested, listed = _nested(cls), _listed(cls)
     names = [f.name for f in fields(cls)]
     frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
 
     def get(name: str) -> str:
+        if name in listed:
+            return f"tuple(map(_pack, o.{name}))"
         return f"(None if o.{name} is None else _pack(o.{name}))" if name in nested else f"o.{name}"
 
     def put(i: int, name: str) -> str:
-        v = f"(None if t[{i}] is None else _unpack(t[{i}]))" if name in nested else f"t[{i}]"
+        if name in listed:
+            v = f"list(map(_unpack, t[{i}]))"
+        else:
+            v = f"(None if t[{i}] is None else _unpack(t[{i}]))" if name in nested else f"t[{i}]"
         return f"    setattr_(o, {name!r}, {v})\n" if frozen else f"    o.{name} = {v}\n"
 
     src = (

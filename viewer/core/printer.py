@@ -15,7 +15,7 @@ import orjson
 
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import call_target, fmt_duration, fmt_wait
-from viewer.core.formats import get_format, sniff_agent
+from viewer.core.formats import for_agent, get_format, sniff_agent
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
@@ -226,30 +226,31 @@ class TextPrinter(Printer):
                 texts = texts[len(said):]
             self._paragraphs(s, texts)
             s.texts_let_go.clear()
-        if delta.tool >= 0:
-            t = s.tools[delta.tool]
-            # As it completes: not at a start that came late, nor at the same completion again.
-            if t.done and t.end_line == rec.line and not delta.flags & Change.HEALTH:
+        for d in delta.each():  # (an event of several actions: each said in turn)
+            if d.tool >= 0:
+                t = s.tools[d.tool]
+                # As it completes: not at a start that came late, nor at the same completion again.
+                if t.done and t.end_line == rec.line and not d.flags & Change.HEALTH:
+                    self._heading(s)
+                    self._say_call(s, t)
+            if d.flags & Change.RESULT:
+                self._finish(s)
+                why = session_problem(s) if self.each_result else ""
+                if why:
+                    self.out.flush()
+                    tell(why, self.err)
+                    self._told.add(s.index)
+            elif d.flags & Change.UNKNOWN:
+                b = s.blocks[d.block] if 0 <= d.block < len(s.blocks) else None
+                what = b.text if b is not None and b.kind == "unknown" else rec.type or "(no type)"
                 self._heading(s)
-                self._say_call(s, t)
-        if delta.flags & Change.RESULT:
-            self._finish(s)
-            why = session_problem(s) if self.each_result else ""
-            if why:
-                self.out.flush()
-                tell(why, self.err)
-                self._told.add(s.index)
-        elif delta.flags & Change.UNKNOWN:
-            b = s.blocks[delta.block] if 0 <= delta.block < len(s.blocks) else None
-            what = b.text if b is not None and b.kind == "unknown" else rec.type or "(no type)"
-            self._heading(s)
-            # (As the transcript shows it: an answer of another agent's was cut at 160.)
-            self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
-        elif 0 <= delta.block < len(s.blocks) and s.blocks[delta.block].kind == "notice":
-            # An event of a known type shown by its fields (a retry; Claude Code's
-            # system/permission_denied), as the transcript shows it.
-            self._heading(s)
-            self._say(f"(at line {rec.line}: {one_line(s.blocks[delta.block].text, NOTICE_CHARS)})")
+                # (As the transcript shows it: an answer of another agent's was cut at 160.)
+                self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
+            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind == "notice":
+                # An event of a known type shown by its fields (a retry; Claude Code's
+                # system/permission_denied), as the transcript shows it.
+                self._heading(s)
+                self._say(f"(at line {rec.line}: {one_line(s.blocks[d.block].text, NOTICE_CHARS)})")
         self.out.flush()
 
     @property
@@ -504,6 +505,7 @@ class RunOutcome:
         self.unknown = 0  # events of a type the format does not know
         self.other_agent = ""  # see formats.sniff_agent
         self._run_marker = self.format.run_marker
+        self._told_format = False  # an init said which format the input is in (see _sniff)
 
     def track(self, data: dict) -> str:
         """Take one raw event into account; returns what the format says of it (run_marker).
@@ -539,19 +541,32 @@ class RunOutcome:
                 else:
                     self.unknown += 1
                 if not self.other_agent:  # every init and unknown type is looked at
-                    self.other_agent = sniff_agent(data) if agent is None else agent
+                    self._sniff(sniff_agent(data) if agent is None else agent)
+                if marker == "init":
+                    self._told_format = True
         else:
             self._prev = None
             self.repeated = False
             if self.events <= SNIFF_EVENTS and not self.other_agent:
                 # And the first events: a stream joined mid-way starts with messages.
-                self.other_agent = sniff_agent(data) if agent is None else agent
+                self._sniff(sniff_agent(data) if agent is None else agent)
         return marker
+
+    def _sniff(self, agent: str) -> None:
+        """An event of ``agent``'s stream: until an init has told the input's format, read in
+        that agent's format from now on when there is one (results read so far look alike);
+        else noted (see note_agent)."""
+        fmt = for_agent(agent) if agent else None
+        if fmt is not None and not self._told_format:
+            self.format, self._run_marker = fmt, fmt.run_marker
+        elif fmt is not self.format:
+            self.other_agent = agent
 
     def new_stream(self) -> None:
         """The input started over: what it said of its runs is not the new stream's."""
         self.results.clear()
         self.current, self._prev, self.repeated = None, None, False
+        self._told_format = False
 
     def plain(self, count: int, sid: str | None) -> None:
         """``count`` events that are neither an init, a result nor unknown (a worker counted

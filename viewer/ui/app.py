@@ -30,6 +30,7 @@ from textual.widgets import Footer, Input
 from viewer.core.decode import Record, parse_span
 from viewer.core.detail import call_target
 from viewer.core.feed import Feed
+from viewer.core.formats import get_format
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.sanitize import clean, one_line
 from viewer.ui.launch import THEME_ENV
@@ -138,6 +139,11 @@ class DeltaBatch:
                 self.blocks.add(d.closed)
             if d.tool >= 0:
                 self.tools.add(d.tool)
+            for part in d.more or ():  # (an event of several actions: each its own block and call)
+                if part.block >= 0:
+                    self.blocks.add(part.block)
+                if part.tool >= 0:
+                    self.tools.add(part.tool)
         else:
             self.flags |= d.flags & (Change.HEADER | Change.HEALTH)
 
@@ -188,7 +194,9 @@ class AgentViewerApp(App[int]):
         self.recorder = recorder  # --save: reported here if writing fails
         self._save_error_shown = False
         self.clock = clock or time.monotonic
-        self.model = model or StreamModel()
+        # (In the format the feed's start was found in, if it was: see launch; the model goes on
+        # telling it from the first events.)
+        self.model = model or StreamModel(get_format(feed.format_name) if feed.format_name else None)
         feed.gather_runs(self.model.format)  # text deltas applied a run at a time
         self.frame_interval = frame_interval
         self.view_index = -1  # session on screen
@@ -628,6 +636,9 @@ class AgentViewerApp(App[int]):
 
     def absorb(self, batch: DeltaBatch) -> None:
         """Refresh the widgets for a batch of model deltas."""
+        forms = self.model.format.TARGET_FORMS  # (the model may have told the input's format)
+        if self.timeline.target_forms is not forms:
+            self.timeline.target_forms = self.transcript.target_forms = forms
         if batch.view != self.view_index:
             self.show_session(batch.view)
         elif batch.flags & Change.ENDED:  # calls and blocks of every run may have changed
@@ -962,7 +973,8 @@ class AgentViewerApp(App[int]):
         command at a time.  As shown: control characters escaped (pasted into a shell, an escape
         sequence from the stream would be keys)."""
         t = s.tools[index]
-        text = self.model.format.copy_text(self.load_event(t.start_ref), self.load_event(t.end_ref)) or t.target
+        load = self.load_event
+        text = self.model.format.copy_text(load(t.start_ref), load(t.end_ref), t.call_id) or t.target
         if not text:
             self.notify_once(f"Call {index + 1} has no command, path or pattern to copy.", timeout=3)
             return

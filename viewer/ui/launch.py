@@ -137,8 +137,8 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
                          on_restart=(lambda: recorder.restarted(path)) if recorder and path else None)
         try:
             keyboard_on_stdin()
-            # A big file's decoding workers start now, while the UI is imported (the app reads
-            # the default format too).
+            # A big file's decoding workers start now, while the UI is imported (in the format
+            # its start is written in: the app's model starts in the one they read).
             feed.gather_runs(get_format())
             feed.prepare()
             from viewer.ui.app import AgentViewerApp

@@ -6,9 +6,10 @@ A format is a module exposing ``NAME``, ``interpret(event) -> Action``,
 ``event_time_ms(event) -> int | None``, ``run_line(data)`` (which events are text
 deltas the decoder may gather into runs) and, for ``--print --output-format
 json``, ``run_marker(data)``, ``result_problem(data)`` and
-``result_object(data)``.  Today only Cursor's
-stream-json is implemented; Claude Code, Gemini CLI and Codex streams will be
-added as sibling modules and registered in ``FORMATS``.
+``result_object(data)``; ``AGENT`` (the CLI's name) and ``claims(data)`` (whether an event,
+by its shape, is of this format: see :func:`detect`).  Cursor's and Claude Code's
+stream-json are implemented; Gemini CLI and Codex streams will be added as sibling modules
+and registered in ``FORMATS``.
 """
 
 from __future__ import annotations
@@ -16,18 +17,21 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Protocol
 
-from viewer.core.formats import cursor
+from viewer.core.formats import claude, cursor
 
 
 class Format(Protocol):  # pragma: no cover - typing only
     NAME: str
+    AGENT: str
     TARGET_FORMS: dict[str, str]  # kinds whose target is not a path: "placed" (pattern in DIRECTORY), "command"
 
     def interpret(self, ev): ...
 
-    def tool_sections(self, started, completed): ...
+    def tool_sections(self, started, completed, call_id=""): ...
 
-    def copy_text(self, started, completed): ...
+    def copy_text(self, started, completed, call_id=""): ...
+
+    def claims(self, data): ...
 
     def event_time_ms(self, ev): ...
 
@@ -40,43 +44,70 @@ class Format(Protocol):  # pragma: no cover - typing only
     def result_object(self, data): ...
 
 
-FORMATS: dict[str, ModuleType] = {cursor.NAME: cursor}
+FORMATS: dict[str, ModuleType] = {cursor.NAME: cursor, claude.NAME: claude}
+#: Formats in the order :func:`detect` asks them: Claude Code's events look like Cursor's, and
+#: Cursor's claims any init.
+_DETECT_ORDER = (claude, cursor)
 
 #: Event types that only another agent's CLI writes.
 _OTHER_TYPES = {
     **dict.fromkeys(("thread.started", "turn.started", "turn.completed", "turn.failed", "item.started",
                      "item.updated", "item.completed"), "Codex"),
-    **dict.fromkeys(("stream_event", "rate_limit_event"), "Claude Code"),
     **dict.fromkeys(("init", "message", "tool_use", "tool_result"), "Gemini CLI"),
 }
-_CLAUDE_PARTS = frozenset(("tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"))
 
 
 def sniff_agent(data: dict[str, Any]) -> str:
     """The agent CLI that, by its shape, wrote this event when it is not a Cursor one:
     ``"Claude Code"``, ``"Codex"``, ``"Gemini CLI"``, or ``""`` (Cursor's, or cannot tell).
 
-    For naming a stream the viewer cannot read yet; when those formats come, the same
-    signs choose the format module.  Cheap, but meant for rare events (an init, an unknown
-    type, unknown content), not for every delta."""
+    For naming a stream read in another format than its own (see :func:`for_agent`: one that
+    no format reads yet).  Cheap, but meant for rare events (an init, an unknown type,
+    unknown content) and an input's first events, not for every delta."""
     t = data.get("type")
     if type(t) is not str:
         return ""
     name = _OTHER_TYPES.get(t)
     if name:
         return name
-    if t == "system":
-        if data.get("subtype") == "init" and (
-            "claude_code_version" in data or "mcp_servers" in data or type(data.get("tools")) is list
-        ):
-            return "Claude Code"
-    elif t in ("assistant", "user"):
-        msg = data.get("message")
-        content = msg.get("content") if type(msg) is dict else None
-        if type(content) is list and any(type(p) is dict and type(p.get("type")) is str
-                                         and p["type"] in _CLAUDE_PARTS for p in content):
-            return "Claude Code"
-    return ""
+    return claude.AGENT if claude.claims(data) else ""
+
+
+def for_agent(agent: str) -> Format | None:
+    """The format that reads the stream of ``agent`` (as sniff_agent names it), if one does."""
+    return next((f for f in FORMATS.values() if f.AGENT == agent), None)  # type: ignore[return-value]
+
+
+def detect(data: dict[str, Any]) -> Format | None:
+    """The format an event, by its shape, is written in; None when it cannot tell (a plain
+    message, a result) or it is another agent's that no format reads yet."""
+    for fmt in _DETECT_ORDER:
+        if fmt.claims(data):
+            return fmt  # type: ignore[return-value]
+    return None
+
+
+#: The first events of an input (and of each file after a restart) are looked at for the
+#: format they are written in, until one tells.
+DETECT_EVENTS = 200
+#: Bytes of a file's start read to tell its format before it is read (see detect_head).
+DETECT_BYTES = 1 << 20
+
+
+def detect_head(head: bytes) -> Format | None:
+    """The format the first events in ``head`` (a file's first bytes) tell, as the model would
+    tell it reading them: a big file's worker processes interpret its events in that format."""
+    import orjson
+
+    for line in head.split(b"\n", DETECT_EVENTS)[:DETECT_EVENTS]:
+        try:
+            data = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        fmt = detect(data) if type(data) is dict else None
+        if fmt is not None:
+            return fmt
+    return None
 
 
 def get_format(name: str = "cursor") -> Format:

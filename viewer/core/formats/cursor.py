@@ -34,6 +34,7 @@ from viewer.core.formats.common import (
 )
 
 NAME = "cursor"
+AGENT = "Cursor"
 
 def _tokens(usage: Any) -> A.Tokens | None:
     """A result's ``usage`` (2026 builds on): ``inputTokens``, ``outputTokens`` and
@@ -520,6 +521,18 @@ def interpret(ev: Event) -> A.Action:
     return a
 
 
+def claims(data: dict[str, Any]) -> bool:
+    """Whether the event, by its shape, is Cursor's: an event type of its own, a text delta
+    (``timestamp_ms``), or an init (asked after the formats that look alike: see
+    formats.detect)."""
+    t = data.get("type")
+    if t in ("tool_call", "thinking", "interaction_query"):
+        return True
+    if t == "assistant":
+        return "timestamp_ms" in data
+    return t == "system" and data.get("subtype") == "init"
+
+
 def run_line(data: dict[str, Any]) -> tuple[str, str | None, str, int | None] | None:
     """``(kind, session id, text, timestamp_ms)`` when the event is a text delta that
     :func:`interpret` would turn into a plain ``A.Thinking`` (not ``done``) or ``A.AssistantText``
@@ -696,7 +709,7 @@ def _call_parts(started: dict[str, Any] | None,
     return key, args, outcome, res
 
 
-def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None) -> str:
+def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None, call_id: str = "") -> str:
     """What copying a call gives: its main argument whole (a command of many lines, a path, a
     pattern, a URL), where the list shows it cut to a line; "" when it has none."""
     key, args, _outcome, res = _call_parts(started, completed)
@@ -711,8 +724,10 @@ def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None) 
 _COPIED = {"shellToolCall": "command", "grepToolCall": "pattern", "globToolCall": "globPattern"}
 
 
-def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None) -> list[Section]:
-    """Sections for a tool call's detail view from its two events (either may be None)."""
+def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None,
+                  call_id: str = "") -> list[Section]:
+    """Sections for a tool call's detail view from its two events (either may be None; one
+    event is one call: ``call_id`` is not needed)."""
     key, args, outcome, res = _call_parts(started, completed)
     path = as_str(args.get("path")) or as_str(res.get("path"))
     out: list[Section] = []

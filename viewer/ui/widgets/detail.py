@@ -233,7 +233,7 @@ class DetailView(BlockView):
                 body = orjson.dumps(ev, option=orjson.OPT_INDENT_2).decode()
                 blocks.extend(self._section(Section(title, body, "json")))
             return blocks
-        for sec in sections_fn(started, completed):
+        for sec in sections_fn(started, completed, t.call_id):
             blocks.extend(self._section(sec))
         return blocks
 

@@ -1,0 +1,219 @@
+"""Claude Code's stream-json, read in its own format (viewer.core.formats.claude): what a
+user sees of its messages, calls and results, in the model, --print and the detail view."""
+
+from __future__ import annotations
+
+import io
+
+import orjson
+import pytest
+
+from viewer.core.formats import claude, detect, detect_head, get_format
+from viewer.core.model import Change
+
+SID = "db770ce2-618e-4385-94de-98d5ef2f9613"
+
+
+def j(**fields) -> bytes:
+    return orjson.dumps({**fields, "session_id": SID}) + b"\n"
+
+
+def init() -> bytes:
+    return j(type="system", subtype="init", cwd="/w", model="claude-opus-5", permissionMode="default",
+             apiKeySource="none", tools=["Bash", "Read"], claude_code_version="2.1.224")
+
+
+def assistant(*parts, mid="msg_1") -> bytes:
+    return j(type="assistant", message={"id": mid, "model": "claude-opus-5", "role": "assistant",
+                                        "content": list(parts)}, parent_tool_use_id=None)
+
+
+def use(cid, name, **args) -> dict:
+    return {"type": "tool_use", "id": cid, "name": name, "input": args}
+
+
+def results(*parts, sidecar=None, ts="2026-08-14T02:08:08.711Z") -> bytes:
+    extra = {} if sidecar is None else {"tool_use_result": sidecar}
+    return j(type="user", message={"role": "user", "content": list(parts)}, timestamp=ts, **extra)
+
+
+def res(cid, content, is_error=False) -> dict:
+    return {"type": "tool_result", "tool_use_id": cid, "content": content, "is_error": is_error}
+
+
+def delta(text, kind="text_delta", key="text") -> bytes:
+    return j(type="stream_event", event={"type": "content_block_delta", "index": 0,
+                                         "delta": {"type": kind, key: text}})
+
+
+def result(text="done", is_error=False, subtype="success") -> bytes:
+    return j(type="result", subtype=subtype, is_error=is_error, duration_ms=40, duration_api_ms=30,
+             result=text, usage={"input_tokens": 2, "cache_creation_input_tokens": 10,
+                                 "cache_read_input_tokens": 500, "output_tokens": 7})
+
+
+TEXT = {"type": "text", "text": "I will look at both files."}
+
+
+def test_one_message_with_text_and_two_calls_is_three_entries_and_two_calls(h):
+    """A message may hold text and several calls side by side; a user message, the results of
+    several: each is its own entry, and each result ends its own call."""
+    data = (init() + assistant(TEXT, use("t1", "Read", file_path="/w/a.py"), use("t2", "Read", file_path="/w/b.py"))
+            + results(res("t2", "     1\u2192b = 2\n"), res("t1", "Error: no such file", is_error=True))
+            + result())
+    m, recs, _ = h.model_of(data, end=False)
+    (s,) = m.sessions
+    assert [b.kind for b in s.blocks] == ["assistant", "tool", "tool", "result"]
+    assert s.blocks[0].text == "I will look at both files."
+    a, b = s.tools
+    assert (a.call_id, a.target, a.status, a.error_text) == ("t1", "/w/a.py", "failed", "Error: no such file")
+    assert (b.call_id, b.target, b.status) == ("t2", "/w/b.py", "success")
+    assert a.start_line == b.start_line == 2 and a.end_line == b.end_line == 3
+
+
+def test_the_delta_of_an_event_of_several_actions_names_each_call(h):
+    """The view redraws what a delta names: both calls a message starts, and both its results end."""
+    from viewer.core.model import StreamModel
+
+    recs, _ = h.decode(init() + assistant(use("t1", "Bash", command="ls"), use("t2", "Bash", command="pwd"))
+                       + results(res("t1", "a"), res("t2", "/w")))
+    m = StreamModel()
+    deltas = [m.apply(r) for r in recs]
+    assert [d.tool for d in deltas[1].each()] == [0, 1]
+    assert deltas[1].flags & Change.TOOLS and deltas[1].flags & Change.TRANSCRIPT
+    assert [d.tool for d in deltas[2].each()] == [0, 1]
+    assert [t.status for t in m.sessions[0].tools] == ["success", "success"]
+
+
+def test_text_mode_says_every_call_of_a_message(h, tmp_path):
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    data = (init() + assistant(use("t1", "Bash", command="make"), use("t2", "Grep", pattern="TODO", path="/w/src"))
+            + results(res("t1", "Exit code 2\nmake: *** [all] Error 2", is_error=True), res("t2", "a.py:3: TODO"))
+            + result())
+    p = TextPrinter(out := io.StringIO(), io.StringIO())
+    p.feed_lines(LineSplitter().feed(data))
+    assert p.close() == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "Ran terminal command make (exit 2; make: *** [all] Error 2)", lines
+    assert lines[2].startswith("Grepped TODO in src"), lines
+
+
+def test_partial_messages_stream_into_one_entry_that_the_whole_message_replaces(h):
+    """--include-partial-messages: the text grows delta by delta; the whole message that
+    follows is the same text, not a second copy."""
+    data = init() + delta("The quick") + delta(" brown fox.")
+    m, _, _ = h.model_of(data, end=False)
+    (b,) = m.sessions[0].blocks
+    assert (b.kind, b.text, b.open) == ("assistant", "The quick brown fox.", True)
+    m, _, _ = h.model_of(data + assistant({"type": "text", "text": "The quick brown fox."}) + result("The quick brown fox."))
+    kinds = [(b.kind, b.text) for b in m.sessions[0].blocks]
+    assert kinds == [("assistant", "The quick brown fox."), ("result", "")], kinds
+
+
+def test_thinking_deltas_and_the_whole_thought_are_one_thought(h):
+    data = (init() + delta("Let me", "thinking_delta", "thinking") + delta(" think.", "thinking_delta", "thinking")
+            + assistant({"type": "thinking", "thinking": "Let me think.", "signature": "EpAC" * 40}))
+    m, _, _ = h.model_of(data, end=False)
+    (b,) = m.sessions[0].blocks
+    assert (b.kind, b.text, b.open) == ("thinking", "Let me think.", False)
+    # A thought that came whole, without deltas (no partial messages), is one too.
+    m, _, _ = h.model_of(init() + assistant({"type": "thinking", "thinking": "Hmm.", "signature": "x"}), end=False)
+    (b,) = m.sessions[0].blocks
+    assert (b.kind, b.text, b.open) == ("thinking", "Hmm.", False)
+
+
+def test_progress_events_are_counted_not_shown_and_others_are_shown(h):
+    """Hooks that went well, token estimates, the partial stream's frames and an allowed rate
+    limit are progress: counted (the health screen), not entries.  A failed hook, a refused
+    rate limit and an event type nobody knows are shown."""
+    quiet = (j(type="system", subtype="hook_started", hook_name="SessionStart:startup")
+             + j(type="system", subtype="hook_response", hook_name="SessionStart:startup", exit_code=0,
+                 outcome="success", stdout="", stderr="")
+             + init() + j(type="system", subtype="thinking_tokens", estimated_tokens=50)
+             + j(type="stream_event", event={"type": "message_start", "message": {}})
+             + j(type="rate_limit_event", rate_limit_info={"status": "allowed"}))
+    shown = (j(type="system", subtype="hook_response", hook_name="PreToolUse", exit_code=1, outcome="error",
+               stderr="lint failed")
+             + j(type="rate_limit_event", rate_limit_info={"status": "rejected", "resetsAt": 1786689600})
+             + j(type="brand_new_event", detail="x"))
+    m, _, _ = h.model_of(quiet + shown, end=False)
+    (s,) = m.sessions
+    assert m.events == 9 and sum(m.event_types.values()) == 9
+    texts = [(b.kind, b.text) for b in s.blocks]
+    assert [k for k, _ in texts] == ["notice", "notice", "unknown"], texts
+    assert "stderr=lint failed" in texts[0][1] and "status=rejected" in texts[1][1]
+    assert "uuid" not in texts[0][1]
+    assert m.unknown_types == 1 and m.other_agent == ""
+
+
+def test_a_failed_result_and_its_tokens(h):
+    m, _, _ = h.model_of(init() + result("API Error: 529 overloaded", is_error=True))
+    r = m.sessions[0].result
+    assert r.failed and r.text == "API Error: 529 overloaded"
+    assert (r.tokens.input, r.tokens.output, r.tokens.cache_read) == (12, 7, 500)
+    m, _, _ = h.model_of(init() + j(type="result", subtype="error_max_turns", is_error=False, errors=["max turns"]))
+    assert m.sessions[0].result.failed and m.sessions[0].result.text == "max turns"
+
+
+def _sections(started: bytes, completed: bytes | None, call_id: str):
+    fmt = get_format("claude")
+    return [(s.title, s.kind, s.body) for s in fmt.tool_sections(
+        orjson.loads(started), orjson.loads(completed) if completed else None, call_id)]
+
+
+def test_the_detail_of_a_call_shows_its_own_arguments_and_result():
+    started = assistant(use("t1", "Read", file_path="/w/a.py"), use("t2", "Bash", command="ls -l", description="List"))
+    done = results(res("t1", "     1\u2192x = 1\n     2\u2192y = 2"), res("t2", "total 0"))
+    assert _sections(started, done, "t1") == [("/w/a.py", "code", "x = 1\ny = 2")]  # (no line numbers)
+    assert _sections(started, done, "t2") == [("Command", "code", "ls -l"), ("Description", "text", "List"),
+                                              ("Output", "terminal", "total 0")]
+    assert _sections(started, None, "t2")[-1] == ("Status", "text", "No result has been read for this call.")
+
+
+def test_the_detail_of_an_edit_is_a_diff_and_a_commands_output_is_its_own():
+    started = assistant(use("e1", "Edit", file_path="/w/a.py", old_string="x = 1\n", new_string="x = 2\n"))
+    (title, kind, body), said = _sections(started, results(res("e1", "The file has been updated.")), "e1")
+    assert (title, kind) == ("Diff", "diff") and "-x = 1\n+x = 2\n" in body and "+++ b/w/a.py" in body
+    assert said == ("Result", "text", "The file has been updated.")
+    started = assistant(use("b1", "Bash", command="make"))
+    done = results(res("b1", "built"), sidecar={"stdout": "built\n", "stderr": "warning: x\n", "interrupted": False})
+    assert _sections(started, done, "b1")[1:] == [("stdout", "terminal", "built\n"), ("stderr", "terminal", "warning: x\n")]
+    assert get_format("claude").copy_text(orjson.loads(started), None, "b1") == "make"
+
+
+def test_every_print_mode_ends_with_a_failed_runs_status(tmp_path, capsys):
+    from viewer.cli import main
+
+    path = tmp_path / "failed.ndjson"
+    path.write_bytes(init() + result("Invalid API key · Please run /login", is_error=True))
+    for fmt in ("text", "json", "stream-json"):
+        with pytest.raises(SystemExit) as exc:
+            main(["--print", "--output-format", fmt, str(path)])
+        err = capsys.readouterr().err
+        assert exc.value.code == 1 and "Invalid API key" in err, (fmt, err)
+
+
+def test_the_format_is_told_by_the_first_event_that_can_tell():
+    assert detect(orjson.loads(j(type="system", subtype="hook_started"))) is claude
+    assert detect(orjson.loads(init())) is claude
+    assert detect(orjson.loads(delta("x"))) is claude
+    assert detect(orjson.loads(j(type="system", subtype="init", apiKeySource="login", cwd="/w"))).NAME == "cursor"
+    assert detect({"type": "result", "subtype": "success"}) is None  # (alike in both)
+    assert detect({"type": "item.completed"}) is None  # (Codex's: no format reads it yet)
+    head = b"not json\n" + j(type="result", subtype="success") + init()
+    assert detect_head(head) is claude and detect_head(b"garbage\n") is None
+
+
+def test_a_big_claude_code_file_is_read_alike_by_worker_processes(tmp_path, h):
+    """Worker processes interpret a big file's events in the format its start tells: one of
+    several actions travels as well as one."""
+    from tests.test_parallel import same_as_one_process
+
+    calls = b"".join(assistant(TEXT, use(f"a{i}", "Bash", command=f"echo {i}"), use(f"b{i}", "Read", file_path=f"/w/{i}"))
+                     + results(res(f"a{i}", str(i)), res(f"b{i}", "x")) for i in range(200))
+    path = tmp_path / "big.ndjson"
+    path.write_bytes(init() + calls + result())
+    feed = same_as_one_process(path, segment=len(calls) // 5, first=len(calls) // 9)
+    assert feed.format_name == "claude" and feed.workers == 2 and feed.segments_taken >= 1

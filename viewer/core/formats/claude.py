@@ -1,0 +1,531 @@
+"""Claude Code ``claude -p --output-format stream-json --verbose``.
+
+Everything this project knows about Claude Code's stream lives here.  Its events look
+like Cursor's (``system/init``, ``assistant``, ``user``, ``result``), but a message's
+content is a list of parts: text, thinking and ``tool_use`` in an assistant message, the
+``tool_result`` of a call in a user message.  One event may so hold several actions (an
+:class:`~viewer.core.actions.Batch`).  ``--include-partial-messages`` adds
+``stream_event`` lines (the API's own events: text and thinking deltas), and the whole
+message still follows them.  See ``shared/stream-json.md`` section 3 for the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from viewer.core import actions as A
+from viewer.core.decode import Event
+from viewer.core.detail import Section
+from viewer.core.formats.common import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    describe_item,
+    diff_from,
+    first_line,
+    json_text,
+    last_line,
+    notice_text,
+    plural,
+)
+
+NAME = "claude"
+AGENT = "Claude Code"
+
+KNOWN_TYPES = {"system", "assistant", "user", "result", "stream_event", "rate_limit_event"}
+
+#: ``system`` subtypes only Claude Code writes (hooks come before the init).
+SYSTEM_SUBTYPES = frozenset((
+    "hook_started", "hook_response", "thinking_tokens", "status", "permission_denied", "compact_boundary",
+    "task_started", "task_progress", "task_updated", "task_notification", "api_retry",
+))
+#: ... of which these are progress, counted but not shown (a run writes hundreds).
+QUIET_SYSTEM = frozenset(("hook_started", "thinking_tokens", "status", "task_progress"))
+#: Message parts only Claude Code's messages hold (Cursor's hold text).
+PARTS = frozenset(("tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"))
+#: The partial stream's events that only frame the deltas.
+QUIET_STREAM = frozenset((
+    "message_start", "message_delta", "message_stop", "content_block_start", "content_block_stop", "ping",
+))
+#: Fields an event shown by its fields leaves out: ids nobody reads.
+_NOTICE_SKIP = frozenset(("uuid", "parent_tool_use_id", "hook_id", "tool_use_id"))
+
+
+def claims(data: dict[str, Any]) -> bool:
+    """Whether the event, by its shape, is Claude Code's (and not Cursor's, which looks alike):
+    its init's fields, a ``system`` subtype or an event type of its own, a message part or a
+    message object of the API's."""
+    t = data.get("type")
+    if type(t) is not str:
+        return False
+    if t in ("stream_event", "rate_limit_event"):
+        return True
+    if t == "system":
+        st = data.get("subtype")
+        if st == "init":
+            return "claude_code_version" in data or "mcp_servers" in data or type(data.get("tools")) is list
+        return type(st) is str and st in SYSTEM_SUBTYPES
+    if t in ("assistant", "user"):
+        msg = data.get("message")
+        if type(msg) is not dict:
+            return False
+        if type(msg.get("id")) is str and "model" in msg:  # (an API message; Cursor's has neither)
+            return True
+        content = msg.get("content")
+        return type(content) is list and any(
+            type(p) is dict and type(p.get("type")) is str and p["type"] in PARTS for p in content
+        )
+    return False
+
+
+# -- time -----------------------------------------------------------------------
+
+
+def _iso_ms(v: Any) -> int | None:
+    """An ISO 8601 ``timestamp`` ("2026-08-14T02:08:08.711Z") in ms since the epoch."""
+    if type(v) is not str or not 19 <= len(v) <= 40:
+        return None
+    try:
+        dt = datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith(("Z", "z")) else v)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return int(dt.timestamp() * 1000)
+
+
+def event_time_ms(ev: Event) -> int | None:
+    """When the event happened by the stream's own clock: user messages (tool results) and
+    some others carry an ISO ``timestamp``; most lines carry none."""
+    return _iso_ms(ev.data.get("timestamp"))
+
+
+# -- tool kinds -----------------------------------------------------------------
+
+
+def _placed(args: dict[str, Any]) -> str:
+    pattern, path = as_str(args.get("pattern")), as_str(args.get("path"))
+    return f"{pattern} in {path}" if pattern and path else pattern or path
+
+
+def _first(*names: str):
+    def get(args: dict[str, Any]) -> str:
+        for n in names:
+            v = as_str(args.get(n))
+            if v:
+                return first_line(v)
+        return ""
+    return get
+
+
+def _todos(args: dict[str, Any]) -> str:
+    todos = [as_dict(t) for t in as_list(args.get("todos"))]
+    done = sum(1 for t in todos if t.get("status") == "completed")
+    return f"{plural(len(todos), 'todo')}, {done} done" if todos else ""
+
+
+def _mcp(name: str) -> str:
+    server, _, tool = name[len("mcp__"):].partition("__")
+    return f"{server}: {tool}" if tool else server
+
+
+_GENERIC = _first("file_path", "path", "notebook_path", "command", "pattern", "url", "query", "description",
+                  "prompt", "name")
+
+#: Tool name -> (label, short name, target).  Other tools read as their own name.
+KINDS: dict[str, tuple[str, str, Any]] = {
+    "Bash": ("Ran terminal command", "Shell", _first("command")),
+    "BashOutput": ("Read command output", "Output", _first("bash_id", "shell_id")),
+    "KillBash": ("Stopped command", "Kill", _first("shell_id", "bash_id")),
+    "KillShell": ("Stopped command", "Kill", _first("shell_id", "bash_id")),
+    "Read": ("Read file", "Read", _first("file_path")),
+    "Write": ("Wrote file", "Write", _first("file_path")),
+    "Edit": ("Edited file", "Edit", _first("file_path")),
+    "MultiEdit": ("Edited file", "Edit", _first("file_path")),
+    "NotebookEdit": ("Edited notebook", "Notebook", _first("notebook_path")),
+    "Glob": ("Found files", "Glob", _placed),
+    "Grep": ("Grepped", "Grep", _placed),
+    "LS": ("Listed directory", "List", _first("path")),
+    "WebFetch": ("Fetched web page", "Fetch", _first("url")),
+    "WebSearch": ("Searched the web", "Web", _first("query")),
+    "Task": ("Ran subagent", "Agent", _first("description", "subagent_type")),
+    "Agent": ("Ran subagent", "Agent", _first("description", "subagent_type")),
+    "TodoWrite": ("Updated todos", "Todos", _todos),
+    "ExitPlanMode": ("Proposed plan", "Plan", _first("plan")),
+}
+#: How a kind's target reads where it is not a path (see detail.call_target).
+TARGET_FORMS = {"Grep": "placed", "Glob": "placed", "Bash": "command"}
+
+
+def _kind(name: str) -> tuple[str, str, Any]:
+    known = KINDS.get(name)
+    if known is not None:
+        return known
+    if name.startswith("mcp__"):
+        return "Called MCP tool", "MCP", lambda args: _mcp(name)
+    return name or "Tool call", name or "Tool", _GENERIC
+
+
+# -- tool results ---------------------------------------------------------------
+
+
+def result_text(content: Any) -> str:
+    """A ``tool_result``'s content as text: a string, or a list of parts (text parts joined,
+    others named: an image is not text)."""
+    if isinstance(content, str):
+        return content
+    out = []
+    for p in as_list(content):
+        p = as_dict(p)
+        if p.get("type") == "text":
+            out.append(as_str(p.get("text")))
+        elif p:
+            out.append(f"({describe_item(p)})")
+    return "\n".join(out)
+
+
+#: A tool result that says the call was refused, not that it failed.
+_REFUSED = re.compile(r"(Claude requested permissions|The user doesn't want to proceed|Permission to use \S+ has been denied)")
+_EXIT = re.compile(r"Exit code (\d+)")
+
+
+def _completed_info(part: dict[str, Any], sidecar: Any) -> A.ToolInfo:
+    """What a ``tool_result`` says of its call (its kind and target came with its start)."""
+    text = result_text(part.get("content"))
+    failed = part.get("is_error") is True
+    if failed:
+        refused = bool(_REFUSED.match(text))
+        status, outcome = ("rejected", "rejected") if refused else ("failed", "error")
+        code = _EXIT.match(text)
+        detail = f"exit {code.group(1)}" if code else ""
+        error = first_line(text) if refused or not code else last_line(text) or first_line(text)
+    else:
+        status, outcome, error = "success", "success", ""
+        detail = _output_size(sidecar)
+    return A.ToolInfo("", "", "", detail, outcome, status, has_args=False, error_text=error)
+
+
+def _output_size(sidecar: Any) -> str:
+    """How much a call that went well gave back, by its result's side-car (``tool_use_result``,
+    which says what kind of output it is): a command's lines, a file's, the files found.
+    "" for the others (a Write's "File created successfully" is no size)."""
+    side = as_dict(sidecar)
+    if "stdout" in side:
+        out = as_str(side.get("stdout")) + as_str(side.get("stderr"))
+        n = out.count("\n") + (not out.endswith("\n")) if out else 0
+        return plural(n, "line") if n else "no output"
+    lines = as_int(as_dict(side.get("file")).get("numLines"))
+    if lines is not None:
+        return plural(lines, "line")
+    files = as_int(side.get("numFiles"))
+    if files is not None:
+        return plural(files, "file")
+    return ""
+
+
+def _start_detail(name: str, args: dict[str, Any]) -> str:
+    """What a call's arguments say of its size: the lines a Write writes, a MultiEdit's edits."""
+    if name == "Write":
+        text = as_str(args.get("content"))
+        return plural(text.count("\n") + (not text.endswith("\n")), "line") if text else "empty"
+    if name == "MultiEdit":
+        return plural(len(as_list(args.get("edits"))), "edit")
+    return ""
+
+
+# -- events -> actions ----------------------------------------------------------
+
+
+def _sid(data: dict[str, Any]) -> str | None:
+    sid = data.get("session_id")
+    return sid if type(sid) is str and sid else None
+
+
+def _notice(data: dict[str, Any], sid: str | None, t: str, st: str, quiet: bool = False) -> A.Notice:
+    shown = {k: v for k, v in data.items() if k not in _NOTICE_SKIP}
+    return A.Notice(sid, t, st, "" if quiet else notice_text(shown), known=t in KNOWN_TYPES, quiet=quiet)
+
+
+def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
+    content = as_dict(data.get("message")).get("content")
+    if isinstance(content, str):
+        return A.AssistantText(sid, content, consolidated=True)
+    acts: list[A.Action] = []
+    for p in as_list(content):
+        pt = p.get("type") if type(p) is dict else None
+        if pt == "text":
+            text = as_str(p.get("text"))
+            last = acts[-1] if acts else None
+            if type(last) is A.AssistantText and not last.unknown_parts:
+                last.text += text  # (parts side by side: one segment)
+            else:
+                acts.append(A.AssistantText(sid, text, consolidated=True))
+        elif pt in ("thinking", "redacted_thinking"):
+            acts.append(A.Thinking(sid, as_str(p.get("thinking")), done=True, whole=True))
+        elif pt in ("tool_use", "server_tool_use"):
+            name = as_str(p.get("name"))
+            label, short, target = _kind(name)
+            args = as_dict(p.get("input"))
+            info = A.ToolInfo(name or "unknown", label, target(args), _start_detail(name, args), "", "running",
+                              has_args=bool(args),
+                              short=short)
+            acts.append(A.ToolStarted(sid, call_id=as_str(p.get("id")), info=info, timestamp_ms=ts))
+        else:
+            acts.append(A.AssistantText(sid, "", unknown_parts=[describe_item(p)]))
+    if not acts:
+        return A.AssistantText(sid, "", consolidated=True)
+    return acts[0] if len(acts) == 1 else A.Batch(sid, actions=acts)
+
+
+def _user(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
+    content = as_dict(data.get("message")).get("content")
+    if isinstance(content, str):
+        return A.UserText(sid, content)
+    texts: list[str] = []
+    unknown: list[str] = []
+    calls: list[A.Action] = []
+    results = [p for p in as_list(content) if type(p) is dict and p.get("type") == "tool_result"]
+    sidecar = data.get("tool_use_result") if len(results) == 1 else None  # (whose, with several?)
+    for p in as_list(content):
+        pt = p.get("type") if type(p) is dict else None
+        if pt == "text":
+            texts.append(as_str(p.get("text")))
+        elif pt == "tool_result":
+            calls.append(A.ToolCompleted(sid, call_id=as_str(p.get("tool_use_id")),
+                                         info=_completed_info(p, sidecar), timestamp_ms=ts))
+        else:
+            unknown.append(describe_item(p))
+    acts: list[A.Action] = calls
+    if texts or unknown or not calls:
+        acts = [A.UserText(sid, "\n".join(texts), unknown_parts=unknown), *calls]
+    return acts[0] if len(acts) == 1 else A.Batch(sid, actions=acts)
+
+
+def _stream(data: dict[str, Any], sid: str | None) -> A.Action:
+    """A ``stream_event`` (``--include-partial-messages``): a text or thinking delta, or the
+    frame around them (quiet)."""
+    e = as_dict(data.get("event"))
+    et = as_str(e.get("type"))
+    if et == "content_block_delta":
+        d = as_dict(e.get("delta"))
+        dt = d.get("type")
+        if dt == "text_delta":
+            return A.AssistantText(sid, as_str(d.get("text")), delta_only=True)
+        if dt == "thinking_delta":
+            return A.Thinking(sid, as_str(d.get("thinking")))
+        return _notice(data, sid, "stream_event", et, quiet=True)  # (a call's arguments, a signature)
+    return _notice(data, sid, "stream_event", et, quiet=et in QUIET_STREAM)
+
+
+def _tokens(usage: Any) -> A.Tokens | None:
+    u = as_dict(usage)
+    tin, tout = as_int(u.get("input_tokens")), as_int(u.get("output_tokens"))
+    if tin is None or tout is None or tin < 0 or tout < 0:
+        return None
+    created = as_int(u.get("cache_creation_input_tokens")) or 0
+    cached = as_int(u.get("cache_read_input_tokens")) or 0
+    return A.Tokens(tin + max(created, 0), tout, max(cached, 0))
+
+
+def _result_message(data: dict[str, Any]) -> str:
+    """What a result says: its ``result`` text, else its ``errors``."""
+    text = as_str(data.get("result"))
+    if text:
+        return text
+    return "\n".join(as_str(e) or json_text(e) for e in as_list(data.get("errors")))
+
+
+def interpret(ev: Event) -> A.Action:
+    data = ev.data
+    t = ev.type
+    st = ev.subtype
+    sid = _sid(data)
+    ts = _iso_ms(data.get("timestamp"))
+    a: A.Action
+    if t == "stream_event":
+        a = _stream(data, sid)
+    elif t == "assistant":
+        a = _assistant(data, sid, ts)
+    elif t == "user":
+        a = _user(data, sid, ts)
+    elif t == "system" and st == "init":
+        a = A.Init(sid, model=as_str(data.get("model")), cwd=as_str(data.get("cwd")),
+                   api_key_source=as_str(data.get("apiKeySource")),
+                   permission_mode=as_str(data.get("permissionMode")))
+    elif t == "system":
+        quiet = st in QUIET_SYSTEM or (
+            st == "hook_response" and as_int(data.get("exit_code")) in (0, None)
+            and as_str(data.get("outcome")) in ("success", "")
+        )
+        a = _notice(data, sid, t, st, quiet=quiet)
+    elif t == "rate_limit_event":
+        a = _notice(data, sid, t, st, quiet=as_dict(data.get("rate_limit_info")).get("status") == "allowed")
+    elif t == "result":
+        a = A.Result(
+            sid,
+            subtype=st,
+            is_error=data.get("is_error") is True,
+            duration_ms=as_int(data.get("duration_ms")),
+            duration_api_ms=as_int(data.get("duration_api_ms")),
+            text=_result_message(data),
+            tokens=_tokens(data.get("usage")),
+        )
+    else:
+        a = _notice(data, sid, t, st)
+    a.time_ms = ts
+    return a
+
+
+def run_line(data: dict[str, Any]) -> None:
+    """No lines are gathered into runs: each delta is applied on its own."""
+    return None
+
+
+# -- ``--print --output-format json`` -------------------------------------------
+
+
+def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
+    """Its session id, and ``"init"``, ``"result"``, ``""`` or ``"unknown"`` (see cursor.run_marker)."""
+    t = data.get("type")
+    if t == "result":
+        kind = "result"
+    elif t == "system" and data.get("subtype") == "init":
+        kind = "init"
+    else:
+        kind = "" if type(t) is str and t in KNOWN_TYPES else "unknown"
+    return _sid(data), kind
+
+
+def result_problem(data: dict[str, Any]) -> str:
+    """Why a result event is a failed run ("" when it succeeded): ``is_error`` (which comes
+    with subtype ``success`` on an API error), or a subtype such as ``error_max_turns``."""
+    subtype = data.get("subtype")
+    if type(subtype) is not str:
+        subtype = ""
+    if not A.failed_result(data.get("is_error") is True, subtype):
+        return ""
+    return _result_message(data) or subtype or "error"
+
+
+def result_object(data: dict[str, Any]) -> dict[str, Any]:
+    """What ``claude -p --output-format json`` prints: the result event itself."""
+    return dict(data)
+
+
+# -- detail view ----------------------------------------------------------------
+
+
+def _parts(started: dict[str, Any] | None, completed: dict[str, Any] | None,
+           call_id: str) -> tuple[dict[str, Any], dict[str, Any] | None, Any]:
+    """(the ``tool_use`` part, the ``tool_result`` part or None, the result's side-car) of
+    call ``call_id`` in its two events (a message may hold several calls)."""
+    use: dict[str, Any] = {}
+    for p in as_list(as_dict(as_dict(started).get("message")).get("content")):
+        if type(p) is dict and p.get("type") in ("tool_use", "server_tool_use") and (
+            not call_id or p.get("id") == call_id
+        ):
+            use = p
+            break
+    result = None
+    parts = [p for p in as_list(as_dict(as_dict(completed).get("message")).get("content"))
+             if type(p) is dict and p.get("type") == "tool_result"]
+    for p in parts:
+        if not call_id or p.get("tool_use_id") == call_id:
+            result = p
+            break
+    sidecar = as_dict(completed).get("tool_use_result") if len(parts) == 1 else None
+    return use, result, sidecar
+
+
+_NUMBERED = re.compile(r"^ *\d+\u2192", re.M)
+
+
+def _file_text(text: str, sidecar: Any) -> str:
+    """A Read's file as it is: the side-car's copy, else the result without the line numbers
+    Claude Code puts before each line ("    12→")."""
+    content = as_dict(as_dict(sidecar).get("file")).get("content")
+    if isinstance(content, str):
+        return content
+    return _NUMBERED.sub("", text)
+
+
+def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None, call_id: str = "") -> str:
+    """A call's main argument, whole (a command of many lines, a path, a pattern, a URL)."""
+    use, _, _ = _parts(started, completed, call_id)
+    args = as_dict(use.get("input"))
+    for key in ("command", "file_path", "notebook_path", "pattern", "url", "query", "path", "description"):
+        v = as_str(args.get(key))
+        if v:
+            return v
+    return ""
+
+
+def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None,
+                  call_id: str = "") -> list[Section]:
+    """Sections for a tool call's detail view from its two events (either may be None)."""
+    use, result, sidecar = _parts(started, completed, call_id)
+    name = as_str(use.get("name"))
+    args = as_dict(use.get("input"))
+    text = result_text(result.get("content")) if result is not None else ""
+    failed = result is not None and result.get("is_error") is True
+    path = as_str(args.get("file_path")) or as_str(args.get("notebook_path"))
+    out: list[Section] = []
+    add = out.append
+    shown = False  # the result's text is in a section already
+
+    if name == "Bash":
+        add(Section("Command", as_str(args.get("command")), "code", "bash"))
+        if as_str(args.get("description")):
+            add(Section("Description", as_str(args.get("description"))))
+        side = as_dict(sidecar)
+        stdout, stderr = as_str(side.get("stdout")), as_str(side.get("stderr"))
+        if result is not None and not failed and (stdout or stderr):
+            add(Section("stdout", stdout or "(no output)", "terminal"))
+            if stderr:
+                add(Section("stderr", stderr, "terminal"))
+            shown = True
+        elif result is not None:
+            add(Section("Output", text or "(no output)", "terminal"))
+            shown = True
+    elif name == "Read":
+        if result is not None and not failed:
+            add(Section(path or "Content", _file_text(text, sidecar), "code", path))
+            shown = True
+    elif name == "Write":
+        add(Section(path or "File text", as_str(args.get("content")), "code", path))
+    elif name in ("Edit", "MultiEdit"):
+        edits = as_list(args.get("edits")) if name == "MultiEdit" else [args]
+        diff = "".join(diff_from(as_str(as_dict(e).get("old_string")), as_str(as_dict(e).get("new_string")), path)
+                       for e in edits)
+        add(Section("Diff", diff or "(no change)", "diff" if diff else "text"))
+    elif name == "TodoWrite":
+        marks = {"completed": "[x]", "in_progress": "[~]"}
+        lines = [f"{marks.get(as_str(as_dict(t).get('status')), '[ ]')} {as_str(as_dict(t).get('content'))}"
+                 for t in as_list(args.get("todos"))]
+        add(Section("Todos", "\n".join(lines) or "(none)"))
+    elif name in ("Task", "Agent"):
+        add(Section(as_str(args.get("description")) or "Prompt", as_str(args.get("prompt")), "markdown"))
+        if result is not None and not failed:
+            add(Section("Answer", text, "markdown"))
+            shown = True
+    elif name in ("WebFetch", "WebSearch"):
+        add(Section("URL" if name == "WebFetch" else "Query", as_str(args.get("url")) or as_str(args.get("query"))))
+        if as_str(args.get("prompt")):
+            add(Section("Prompt", as_str(args.get("prompt"))))
+        if result is not None and not failed:
+            add(Section("Result", text, "markdown"))
+            shown = True
+    elif args:
+        add(Section("Arguments", json_text(args), "json"))
+
+    if result is None:
+        add(Section("Status", "No result has been read for this call."))
+    elif failed:
+        if not shown:
+            add(Section("Error", text or "(no details)"))
+    elif not shown:
+        add(Section("Result", text or "(empty)"))
+    return out
