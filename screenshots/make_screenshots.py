@@ -30,7 +30,7 @@ def select_edit(app) -> None:
 
 def select_failed_shell(app) -> None:
     """Select the failing test run: its output keeps pytest's colours."""
-    call = next(t for t in app.session.tools if t.kind_key == "shellToolCall" and t.status == "failed")
+    call = next(t for t in app.session.tools if t.short == "Shell" and t.status == "failed")
     app.timeline.follow = False
     app.timeline.select_tool(call.index)
 
@@ -45,6 +45,7 @@ SHOTS = [
     ("truncated-run", "truncated_run.ndjson", None, False, (120, 36), [], None),
     ("help", "demo_session.ndjson", None, False, (120, 36), ["question_mark"], None),
     ("narrow-80x24", "demo_session.ndjson", None, False, (80, 24), [], None),
+    ("claude-code-run", "claude_code_run.ndjson", None, False, (140, 44), [], select_failed_shell),
 ]
 
 

@@ -217,3 +217,31 @@ def test_a_big_claude_code_file_is_read_alike_by_worker_processes(tmp_path, h):
     path.write_bytes(init() + calls + result())
     feed = same_as_one_process(path, segment=len(calls) // 5, first=len(calls) // 9)
     assert feed.format_name == "claude" and feed.workers == 2 and feed.segments_taken >= 1
+
+
+def test_a_replay_plays_a_claude_code_run_by_its_own_clock():
+    """Its tool results carry ISO times: a command that took 2 s plays as 2 s (the Cursor
+    format, which the replay started in, reads no time from them)."""
+    from tests.test_replay import _file_index
+
+    data = (init() + assistant(use("t1", "Bash", command="sleep 2"))
+            + results(res("t1", ""), ts="2026-08-14T02:08:08.000Z")
+            + assistant(use("t2", "Bash", command="true"))
+            + results(res("t2", ""), ts="2026-08-14T02:08:10.000Z") + result())
+    idx = _file_index(data)
+    idx.read()
+    assert idx.times[4] - idx.times[2] == pytest.approx(2.0), list(idx.times)
+
+
+def test_a_result_that_repeats_the_last_message_is_not_called_different(h):
+    """Claude Code's result text is its last message, where Cursor's joins them all: a run
+    of several messages said "result text differs from transcript" and showed it twice."""
+    data = (init() + assistant({"type": "text", "text": "First I look."}) + assistant(use("t1", "Bash", command="ls"))
+            + results(res("t1", "a")) + assistant({"type": "text", "text": "Done: one file."}, mid="msg_2")
+            + result("Done: one file."))
+    m, _, _ = h.model_of(data)
+    s = m.sessions[0]
+    assert not s.result_mismatch and s.blocks[-1].kind == "result" and s.blocks[-1].text == ""
+    assert s.result_text == "Done: one file."
+    m, _, _ = h.model_of(data.replace(b'"result":"Done: one file."', b'"result":"Something else."'))
+    assert m.sessions[0].result_mismatch and m.sessions[0].blocks[-1].text == "Something else."

@@ -736,16 +736,16 @@ def test_every_other_agents_real_stream_is_named_and_no_cursor_stream_is(h, real
     assert seen == set(OTHER_AGENTS.values())
     for name, data in list(real_streams.items()) + [(p.name, p.read_bytes()) for p in sample_paths()]:
         m = h.model_of(data)[0]
-        assert m.other_agent == "" and m.format.NAME == "cursor", name
+        assert m.other_agent == "" and m.format.NAME == ("claude" if name.startswith("claude") else "cursor"), name
 
 
 def test_every_real_claude_code_stream_is_read_whole(h):
     """Every captured Claude Code stream: read as Claude Code's, nothing unknown, every call
     started and ended, and every run has its result."""
-    from tests.conftest import REAL_CURSOR_DIR
+    from tests.conftest import REAL_CURSOR_DIR, SAMPLES_DIR
 
-    paths = sorted((REAL_CURSOR_DIR.parent / "claude").glob("*.ndjson"))
-    if not paths:
+    paths = sorted((REAL_CURSOR_DIR.parent / "claude").glob("*.ndjson")) + [SAMPLES_DIR / "claude_code_run.ndjson"]
+    if len(paths) == 1:
         pytest.skip("no Claude Code streams")
     for path in paths:
         m, _, _ = h.model_of(path.read_bytes())

@@ -28,6 +28,19 @@ def test_truncated_run(snap_compare):
     assert snap_compare(make_app(sample("truncated_run.ndjson")), run_before=settle, terminal_size=WIDE)
 
 
+def test_claude_code_run(snap_compare):
+    """A Claude Code run: its calls in the list, its thought and text in the transcript, the
+    failed test run's output in the detail."""
+    async def select(pilot):
+        await settle(pilot)
+        app = pilot.app
+        app.timeline.follow = False
+        app.timeline.select_tool(0)
+        await pilot.pause()
+
+    assert snap_compare(make_app(sample("claude_code_run.ndjson")), run_before=select, terminal_size=WIDE)
+
+
 def test_two_sessions_shows_the_latest(snap_compare):
     assert snap_compare(make_app(sample("two_sessions.ndjson")), run_before=settle, terminal_size=WIDE)
 

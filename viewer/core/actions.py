@@ -126,6 +126,8 @@ class Result(Action):
     text: str = ""
     request_id: str = ""
     tokens: Tokens | None = None
+    #: ``text`` is the run's last message (Claude Code's), not all its messages joined (Cursor's).
+    last_only: bool = False
 
     @property
     def failed(self) -> bool:

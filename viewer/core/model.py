@@ -606,7 +606,7 @@ class StreamModel:
         """Read the input in the format its event says it is written in, from this event on
         (a pipe's first events; a file's, when its start did not tell: see feed.sniff_format)."""
         self._detect_left -= 1
-        fmt = detect(ev.data)
+        fmt = detect(ev.data) if ev.data is not None else None  # (a worker's lean event: see below)
         if fmt is None:
             return
         self._detect_left = 0
@@ -1077,12 +1077,12 @@ class StreamModel:
         )
         unsaid = ""
         if a.text and not a.is_error and self.keep_history:
-            said = s.assistant_segments
+            said = s.assistant_segments[-1:] if a.last_only else s.assistant_segments
             s.result_mismatch = not _spells(a.text, said)
             if s.result_mismatch:
                 unsaid = _unsaid(a.text, "".join(said))
-            elif a.subtype in ("success", ""):  # (a failure's text is shown with it: kept)
-                r.text, r.in_transcript = "", True  # kept once, in the transcript
+            elif a.subtype in ("success", "") and not a.last_only:  # (a failure's text is shown with it: kept)
+                r.text, r.in_transcript = "", True  # kept once, in the transcript (the last message: small)
         # The block holds what the result says that the transcript does not (an error, or the
         # part of its text the transcript lacks): shown under the result line, and searchable.
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else unsaid)

@@ -34,7 +34,7 @@ from viewer.core.decode import (
     parse_span,
     preview_of,
 )
-from viewer.core.formats import Format, get_format
+from viewer.core.formats import DETECT_EVENTS, Format, detect, get_format
 from viewer.core.model import Delta, StreamModel
 from viewer.core.sources import CHUNK, decode_chunks
 
@@ -174,7 +174,11 @@ def schedule(
     idle_limit: float | None = DEFAULT_IDLE_LIMIT,
     fmt: Format | None = None,
 ) -> list[float]:
-    """Play time in seconds for each record (non-decreasing, gaps capped at ``idle_limit``)."""
+    """Play time in seconds for each record (non-decreasing, gaps capped at ``idle_limit``);
+    ``fmt``: the records' format (None: the one their first events tell, as the model tells it)."""
+    if fmt is None:
+        firsts = (r.data for r in records[:DETECT_EVENTS] if type(r) is Event and r.data is not None)
+        fmt = next((f for f in map(detect, firsts) if f is not None), None)
     s = Scheduler(timing, idle_limit, fmt)
     return [s.time(rec) for rec in records]
 
@@ -435,9 +439,11 @@ class FileIndex:
     def _add(self, rec: Record) -> None:
         if type(rec) is not Restart:
             self.bytes_done = rec.offset + rec.length
-        action = self._model.format.interpret(rec) if type(rec) is Event else None
+        fmt = self._model.format  # (the model tells the input's format from its first events)
+        action = fmt.interpret(rec) if type(rec) is Event else None
         if action is not None:
             rec.action = action  # (the model and the schedule share one interpretation)
+        self._scheduler.fmt = fmt
         self.times.append(self._scheduler.time(rec, action))
         self.event_times.append(self._scheduler.event_ms)
         self.marks.append(marks_of(rec, action))

@@ -372,6 +372,7 @@ def interpret(ev: Event) -> A.Action:
             duration_api_ms=as_int(data.get("duration_api_ms")),
             text=_result_message(data),
             tokens=_tokens(data.get("usage")),
+            last_only=True,
         )
     else:
         a = _notice(data, sid, t, st)
