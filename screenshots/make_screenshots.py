@@ -30,7 +30,7 @@ def select_edit(app) -> None:
 
 def select_failed_shell(app) -> None:
     """Select the failing test run: its output keeps pytest's colours."""
-    call = next(t for t in app.session.tools if t.short == "Shell" and t.status == "failed")
+    call = next(t for t in app.session.tools if t.label == "Ran terminal command" and t.status == "failed")
     app.timeline.follow = False
     app.timeline.select_tool(call.index)
 

@@ -245,3 +245,86 @@ def test_a_result_that_repeats_the_last_message_is_not_called_different(h):
     assert s.result_text == "Done: one file."
     m, _, _ = h.model_of(data.replace(b'"result":"Done: one file."', b'"result":"Something else."'))
     assert m.sessions[0].result_mismatch and m.sessions[0].blocks[-1].text == "Something else."
+
+
+def test_an_edit_of_lines_without_their_newline_is_a_diff_of_lines():
+    """(From a new user's trial.)  Claude Code's old_string and new_string rarely end in a
+    newline: the removed and the added line were drawn as one ("-old+new"), and a MultiEdit's
+    next header was glued on too."""
+    started = assistant(use("m1", "MultiEdit", file_path="/w/a.py", edits=[
+        {"old_string": "x = 1", "new_string": "x = 2"}, {"old_string": "y = 1", "new_string": "y = 3"}]))
+    (_, _, body), said = _sections(started, results(res("m1", "Applied 2 edits:\n     1\u2192x = 2")), "m1")
+    assert "\n-x = 1\n+x = 2\n--- a/w/a.py\n" in body and body.endswith("\n-y = 1\n+y = 3\n"), body
+    assert said == ("Result", "text", "Applied 2 edits:\nx = 2")  # (its "cat -n" numbers left out)
+
+
+def test_a_refused_call_reads_rejected_whatever_the_wording():
+    """(From a new user's trial.)  "Permission to use Bash with command npm test has been
+    denied." read as a failed call."""
+    for said in ("Permission to use Bash with command npm test has been denied.",
+                 "Claude requested permissions to write to /w/x, but you haven't granted it yet.",
+                 "The user doesn't want to proceed with this tool use."):
+        m, _, _ = h_model(init() + assistant(use("t1", "Bash", command="npm test"))
+                          + results(res("t1", said, is_error=True)))
+        assert m.sessions[0].tools[0].status == "rejected", said
+    m, _, _ = h_model(init() + assistant(use("t1", "Bash", command="npm test"))
+                      + results(res("t1", "Exit code 1\nFAIL", is_error=True)))
+    assert m.sessions[0].tools[0].status == "failed"
+
+
+def h_model(data: bytes):
+    from tests.conftest import model_of
+
+    return model_of(data, end=False)
+
+
+def test_what_the_header_and_the_list_say_of_a_claude_code_run():
+    """(From a new user's trial.)  The list named Bash "Shell" and Task "Agent"; the header read
+    "key none" for a subscription's login, as if the run had no key."""
+    m, _, _ = h_model(init() + assistant(use("t1", "Bash", command="ls"), use("t2", "Task", description="Find uses"),
+                                         use("t3", "mcp__github__get_issue", number=3)))
+    assert [(t.short, t.label, t.target) for t in m.sessions[0].tools] == [
+        ("Bash", "Ran terminal command", "ls"), ("Task", "Ran subagent", "Find uses"),
+        ("MCP", "Called MCP tool", "github: get_issue")]
+    assert m.sessions[0].init.api_key_source == ""
+
+
+def test_a_sub_agents_prompt_is_not_the_users():
+    """(From a new user's trial.)  The main agent's prompt to a sub-agent (a user message with
+    parent_tool_use_id) was shown as "› You"."""
+    prompt = j(type="user", message={"role": "user", "content": [{"type": "text", "text": "Find every use of X"}]},
+               parent_tool_use_id="t2")
+    m, _, _ = h_model(init() + assistant(use("t2", "Task", description="Find uses", prompt="Find every use of X"))
+                      + prompt)
+    kinds = [(b.kind, b.text) for b in m.sessions[0].blocks]
+    assert kinds == [("tool", ""), ("notice", "user/subagent: prompt to a sub-agent: Find every use of X")], kinds
+
+
+def test_a_server_tools_result_in_the_same_message_ends_its_call():
+    """(From a new user's trial.)  A built-in web search's result comes in the message that
+    called it: the call read "unfinished" and its result "unknown"."""
+    m, _, _ = h_model(init() + assistant(
+        {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"query": "express session"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": [
+            {"type": "web_search_result", "url": "https://expressjs.com", "title": "Express"}]},
+        {"type": "text", "text": "Found it."}))
+    (t,) = m.sessions[0].tools
+    assert (t.short, t.target, t.status) == ("web_search", "express session", "success")
+    assert m.unknown_events == 0
+
+
+def test_an_api_error_says_error_not_success(tmp_path, capsys):
+    """(From a new user's trial.)  Claude Code reports an API error as subtype "success" with
+    is_error: the transcript read "✗ Run failed (success)"."""
+    from viewer.cli import main
+    from viewer.ui.widgets.transcript import Transcript
+
+    m, _, _ = h_model(init() + j(type="result", subtype="success", is_error=True, result=""))
+    assert Transcript._result_line(m.sessions[0]).plain == "✗ Run failed (error)"
+    path = tmp_path / "e.ndjson"
+    path.write_bytes(init() + j(type="result", subtype="success", is_error=True, result=""))
+    for fmt in ("text", "json"):
+        with pytest.raises(SystemExit):
+            main(["--print", "--output-format", fmt, str(path)])
+        err = capsys.readouterr().err
+        assert "the run failed: error" in err and "success" not in err, err

@@ -1081,8 +1081,10 @@ class StreamModel:
             s.result_mismatch = not _spells(a.text, said)
             if s.result_mismatch:
                 unsaid = _unsaid(a.text, "".join(said))
-            elif a.subtype in ("success", "") and not a.last_only:  # (a failure's text is shown with it: kept)
-                r.text, r.in_transcript = "", True  # kept once, in the transcript (the last message: small)
+            elif a.subtype in ("success", "") and not a.last_only:
+                # Kept once, in the transcript.  (A failure's text is shown with it, and a last
+                # message is small: kept.)
+                r.text, r.in_transcript = "", True
         # The block holds what the result says that the transcript does not (an error, or the
         # part of its text the transcript lacks): shown under the result line, and searchable.
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else unsaid)

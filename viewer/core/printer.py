@@ -72,7 +72,7 @@ def tool_line(t: ToolCall, target: str) -> str:
 
 
 def foreign_problem(events: int, fmt, agent: str = "") -> str:
-    own = f"{fmt.NAME.capitalize()} stream-json"
+    own = f"{fmt.AGENT} stream-json"
     if agent:
         return f"none of the {events:,} events is {own}: it looks like a {agent} stream, which agent-viewer cannot read yet"
     return f"none of the {events:,} events is {own} (another agent's format?)"
@@ -81,7 +81,7 @@ def foreign_problem(events: int, fmt, agent: str = "") -> str:
 def agent_note(agent: str, fmt) -> str:
     """What to say of a stream that is another agent's yet partly readable (Claude Code's shares
     event types with Cursor's): it is read as far as it goes."""
-    return (f"note: this looks like a {agent} stream; agent-viewer reads it as {fmt.NAME.capitalize()} "
+    return (f"note: this looks like a {agent} stream; agent-viewer reads it as {fmt.AGENT} "
             "stream-json as far as it goes (what it cannot read is listed as unknown)")
 
 
@@ -113,7 +113,8 @@ def session_problem(s: Session | None, malformed: int = 0) -> str:
     if s.result is None:
         return "the run ended without a result"
     if s.state == "failed":
-        msg = one_line(s.result_text or s.result.subtype or "error", 300)
+        subtype = s.result.subtype if s.result.subtype != "success" else ""  # (an API error's)
+        msg = one_line(s.result_text or subtype or "error", 300)
         return f"the run failed: {msg}"
     return ""
 

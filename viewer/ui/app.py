@@ -804,8 +804,8 @@ class AgentViewerApp(App[int]):
             return "No tool calls: the input held no run."
         if self.model.other_agent or self.model.foreign:
             who = f"this {self.model.other_agent} stream's" if self.model.other_agent else "this stream's"
-            return (f"agent-viewer reads the Cursor CLI's tool calls: {who} are in the transcript, "
-                    "as events it does not know.")
+            return (f"agent-viewer reads Cursor's and Claude Code's tool calls: {who} are in the "
+                    "transcript, as events it does not know.")
         ended = s is not None and (s.ended or s.result is not None)
         return "No tool calls in this run." if ended else "No tool calls in this run yet."
 

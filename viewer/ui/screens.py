@@ -168,12 +168,12 @@ class HealthScreen(_ScrollingModal):
                 types = Text("Event types: ", style="dim")
                 types.append(", ".join(f"{one_line(k, 40)} {v:,}" for k, v in m.event_types.most_common()))
                 yield Static(types)
-            own = f"{m.format.NAME.capitalize()} stream-json"
+            own = f"{m.format.AGENT} stream-json"
             if m.other_agent or m.foreign:
                 who = f"a {m.other_agent} stream" if m.other_agent else "another agent's stream"
                 what = "None of its events is" if m.foreign else "Not all of it is"
                 yield Static(Text(
-                    f"This looks like {who}. {what} {own}, which is what agent-viewer reads: "
+                    f"This looks like {who}. {what} {own}, the format agent-viewer reads it in: "
                     "what it cannot read is listed below as unknown.", style="bold yellow"))
             if m.malformed:
                 t = Table(title="Malformed lines", expand=True, title_justify="left")

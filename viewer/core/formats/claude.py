@@ -135,26 +135,27 @@ def _mcp(name: str) -> str:
 _GENERIC = _first("file_path", "path", "notebook_path", "command", "pattern", "url", "query", "description",
                   "prompt", "name")
 
-#: Tool name -> (label, short name, target).  Other tools read as their own name.
-KINDS: dict[str, tuple[str, str, Any]] = {
-    "Bash": ("Ran terminal command", "Shell", _first("command")),
-    "BashOutput": ("Read command output", "Output", _first("bash_id", "shell_id")),
-    "KillBash": ("Stopped command", "Kill", _first("shell_id", "bash_id")),
-    "KillShell": ("Stopped command", "Kill", _first("shell_id", "bash_id")),
-    "Read": ("Read file", "Read", _first("file_path")),
-    "Write": ("Wrote file", "Write", _first("file_path")),
-    "Edit": ("Edited file", "Edit", _first("file_path")),
-    "MultiEdit": ("Edited file", "Edit", _first("file_path")),
-    "NotebookEdit": ("Edited notebook", "Notebook", _first("notebook_path")),
-    "Glob": ("Found files", "Glob", _placed),
-    "Grep": ("Grepped", "Grep", _placed),
-    "LS": ("Listed directory", "List", _first("path")),
-    "WebFetch": ("Fetched web page", "Fetch", _first("url")),
-    "WebSearch": ("Searched the web", "Web", _first("query")),
-    "Task": ("Ran subagent", "Agent", _first("description", "subagent_type")),
-    "Agent": ("Ran subagent", "Agent", _first("description", "subagent_type")),
-    "TodoWrite": ("Updated todos", "Todos", _todos),
-    "ExitPlanMode": ("Proposed plan", "Plan", _first("plan")),
+#: Tool name -> (label, target).  A column of calls names each by the tool's own name (Bash,
+#: Task); other tools read as their own name.
+KINDS: dict[str, tuple[str, Any]] = {
+    "Bash": ("Ran terminal command", _first("command")),
+    "BashOutput": ("Read command output", _first("bash_id", "shell_id")),
+    "KillBash": ("Stopped command", _first("shell_id", "bash_id")),
+    "KillShell": ("Stopped command", _first("shell_id", "bash_id")),
+    "Read": ("Read file", _first("file_path")),
+    "Write": ("Wrote file", _first("file_path")),
+    "Edit": ("Edited file", _first("file_path")),
+    "MultiEdit": ("Edited file", _first("file_path")),
+    "NotebookEdit": ("Edited notebook", _first("notebook_path")),
+    "Glob": ("Found files", _placed),
+    "Grep": ("Grepped", _placed),
+    "LS": ("Listed directory", _first("path")),
+    "WebFetch": ("Fetched web page", _first("url")),
+    "WebSearch": ("Searched the web", _first("query")),
+    "Task": ("Ran subagent", _first("description", "subagent_type")),
+    "Agent": ("Ran subagent", _first("description", "subagent_type")),
+    "TodoWrite": ("Updated todos", _todos),
+    "ExitPlanMode": ("Proposed plan", _first("plan")),
 }
 #: How a kind's target reads where it is not a path (see detail.call_target).
 TARGET_FORMS = {"Grep": "placed", "Glob": "placed", "Bash": "command"}
@@ -163,7 +164,7 @@ TARGET_FORMS = {"Grep": "placed", "Glob": "placed", "Bash": "command"}
 def _kind(name: str) -> tuple[str, str, Any]:
     known = KINDS.get(name)
     if known is not None:
-        return known
+        return known[0], name, known[1]
     if name.startswith("mcp__"):
         return "Called MCP tool", "MCP", lambda args: _mcp(name)
     return name or "Tool call", name or "Tool", _GENERIC
@@ -188,7 +189,10 @@ def result_text(content: Any) -> str:
 
 
 #: A tool result that says the call was refused, not that it failed.
-_REFUSED = re.compile(r"(Claude requested permissions|The user doesn't want to proceed|Permission to use \S+ has been denied)")
+_REFUSED = re.compile(
+    r"Claude requested permissions|The user doesn't want to proceed|Permission to use .+ (?:has been|was) denied"
+    r"|.+ but you haven't granted it"
+)
 _EXIT = re.compile(r"Exit code (\d+)")
 
 
@@ -244,6 +248,13 @@ def _sid(data: dict[str, Any]) -> str | None:
     return sid if type(sid) is str and sid else None
 
 
+def _key_source(v: Any) -> str:
+    """Where the API key comes from; "" for ``"none"``, which a subscription's login writes (the
+    header read "key none", as if the run had no way in)."""
+    key = as_str(v)
+    return "" if key == "none" else key
+
+
 def _notice(data: dict[str, Any], sid: str | None, t: str, st: str, quiet: bool = False) -> A.Notice:
     shown = {k: v for k, v in data.items() if k not in _NOTICE_SKIP}
     return A.Notice(sid, t, st, "" if quiet else notice_text(shown), known=t in KNOWN_TYPES, quiet=quiet)
@@ -265,6 +276,10 @@ def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Actio
                 acts.append(A.AssistantText(sid, text, consolidated=True))
         elif pt in ("thinking", "redacted_thinking"):
             acts.append(A.Thinking(sid, as_str(p.get("thinking")), done=True, whole=True))
+        elif type(pt) is str and pt.endswith("_tool_result") and "tool_use_id" in p:
+            # (a server tool's result, in the message that called it: web_search_tool_result)
+            acts.append(A.ToolCompleted(sid, call_id=as_str(p.get("tool_use_id")),
+                                        info=_completed_info(p, None), timestamp_ms=ts))
         elif pt in ("tool_use", "server_tool_use"):
             name = as_str(p.get("name"))
             label, short, target = _kind(name)
@@ -283,7 +298,7 @@ def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Actio
 def _user(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
     content = as_dict(data.get("message")).get("content")
     if isinstance(content, str):
-        return A.UserText(sid, content)
+        content = [{"type": "text", "text": content}]
     texts: list[str] = []
     unknown: list[str] = []
     calls: list[A.Action] = []
@@ -300,7 +315,13 @@ def _user(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
             unknown.append(describe_item(p))
     acts: list[A.Action] = calls
     if texts or unknown or not calls:
-        acts = [A.UserText(sid, "\n".join(texts), unknown_parts=unknown), *calls]
+        text = "\n".join(texts)
+        if data.get("parent_tool_use_id") and text:  # (the main agent's words to a sub-agent: not "You")
+            acts = [A.Notice(sid, "user", "subagent", f"prompt to a sub-agent: {text}"), *calls]
+            if unknown:
+                acts.append(A.UserText(sid, "", unknown_parts=unknown))
+        else:
+            acts = [A.UserText(sid, text, unknown_parts=unknown), *calls]
     return acts[0] if len(acts) == 1 else A.Batch(sid, actions=acts)
 
 
@@ -353,7 +374,7 @@ def interpret(ev: Event) -> A.Action:
         a = _user(data, sid, ts)
     elif t == "system" and st == "init":
         a = A.Init(sid, model=as_str(data.get("model")), cwd=as_str(data.get("cwd")),
-                   api_key_source=as_str(data.get("apiKeySource")),
+                   api_key_source=_key_source(data.get("apiKeySource")),
                    permission_mode=as_str(data.get("permissionMode")))
     elif t == "system":
         quiet = st in QUIET_SYSTEM or (
@@ -408,7 +429,7 @@ def result_problem(data: dict[str, Any]) -> str:
         subtype = ""
     if not A.failed_result(data.get("is_error") is True, subtype):
         return ""
-    return _result_message(data) or subtype or "error"
+    return _result_message(data) or (subtype if subtype != "success" else "") or "error"
 
 
 def result_object(data: dict[str, Any]) -> dict[str, Any]:
@@ -522,6 +543,8 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     elif args:
         add(Section("Arguments", json_text(args), "json"))
 
+    if name in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
+        text = _NUMBERED.sub("", text)  # (its "cat -n" of the edited part: the diff has the lines)
     if result is None:
         add(Section("Status", "No result has been read for this call."))
     elif failed:

@@ -175,11 +175,20 @@ def json_line(v: Any, limit: int) -> str:
 
 
 def diff_from(before: str, after: str, path: str) -> str:
+    """A unified diff of two texts.  A last line without its newline gets one, as ``diff``'s
+    "\\ No newline at end of file" would: the line after it was drawn on the same line
+    ("-old+new"), for an edit of a fragment (Claude Code's ``old_string``) most of all."""
     import difflib
+
+    def lines(text: str) -> list[str]:
+        out = text.splitlines(keepends=True)
+        if out and not out[-1].endswith(("\n", "\r")):
+            out[-1] += "\n"
+        return out
 
     return "".join(
         difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True),
+            lines(before), lines(after),
             fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}",
         )
     )

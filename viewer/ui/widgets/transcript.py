@@ -613,7 +613,9 @@ class Transcript(BlockView):
         if r is None:
             return Text("")
         if s.state == "failed":
-            head = Text(f"✗ Run failed ({one_line(r.subtype or 'error', 80)})", style="bold red")
+            # (Claude Code's API errors come with subtype "success": "Run failed (success)" read as nonsense.)
+            why = r.subtype if r.subtype not in ("", "success") else "error"
+            head = Text(f"✗ Run failed ({one_line(why, 80)})", style="bold red")
             if r.text:
                 return Group(head, prose(r.text, style="red", as_markdown=False))
             return head
