@@ -328,3 +328,77 @@ def test_an_api_error_says_error_not_success(tmp_path, capsys):
             main(["--print", "--output-format", fmt, str(path)])
         err = capsys.readouterr().err
         assert "the run failed: error" in err and "success" not in err, err
+
+
+def test_text_mode_says_each_result_of_a_message_that_ends_several_calls(tmp_path):
+    """(From a review.)  Without history (text mode), a call an action starts lets go of the
+    finished ones and renumbers the rest: a message ending two calls it had not seen start
+    said the second twice, and one ending three crashed (IndexError)."""
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    data = (init() + assistant(use("t1", "Bash", command="echo 1")) + assistant(use("t2", "Bash", command="echo 2"))
+            + results(res("t2", "B"), res("t9", "?"), res("t1", "A", is_error=True))
+            + results({"type": "document", "source": {}}, res("t8", "zz")) + result())
+    p = TextPrinter(out := io.StringIO(), io.StringIO())
+    p.feed_lines(LineSplitter().feed(data))
+    p.close()
+    lines = [x for x in out.getvalue().splitlines() if x]
+    assert lines[:3] == ["Ran terminal command echo 2", "Tool call",
+                         "Ran terminal command echo 1 (failed: error; A)"], lines
+    assert lines[3].startswith("(unknown at line 5: user content document:") and lines[4] == "Tool call", lines
+
+
+def test_a_file_of_a_claude_code_run_then_a_cursor_run_reads_each_in_its_format(h, tmp_path, capsys):
+    """(From a review.)  Once told, the format never changed: a Cursor run after a Claude Code
+    one (two logs joined with cat) was read as Claude Code's, every event unknown."""
+    from tests.conftest import REAL_CURSOR_DIR
+    from viewer.cli import main
+
+    cl = (REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson").read_bytes()
+    cu = (REAL_CURSOR_DIR / "maestro__02_shell_tool_call.ndjson").read_bytes()
+    for data, names in ((cl + cu, ["claude", "cursor"]), (cu + cl, ["cursor", "claude"])):
+        m, _, _ = h.model_of(data)
+        assert [m.format_of(s).NAME for s in m.sessions] == names
+        assert m.unknown_events == 0 and m.other_agent == ""
+        assert all(t.status == "success" for s in m.sessions for t in s.tools) and all(s.tools for s in m.sessions)
+        path = tmp_path / "both.ndjson"
+        path.write_bytes(data)
+        for fmt in ("text", "json"):
+            with pytest.raises(SystemExit) as exc:
+                main(["--print", "--output-format", fmt, str(path)])
+            out, err = capsys.readouterr()
+            assert exc.value.code == 0 and "looks like" not in err and "unknown" not in out, (names, fmt, out, err)
+
+
+def test_what_tells_the_format_and_what_does_not():
+    """Cursor writes system/task_notification too: it does not make a Cursor stream Claude
+    Code's (every tool_call after it read as unknown).  A file's start with only another
+    agent's events is read in the default format, as the model reads it; with nothing that
+    tells, no worker process starts (it would read in a format the model may not)."""
+    assert detect({"type": "system", "subtype": "task_notification", "task_id": "1"}) is None
+    assert detect_head(b'{"type":"item.completed","item":{}}\n').NAME == "cursor"
+    assert detect_head(b'{"type":"user","message":{"role":"user","content":"hi"}}\n') is None
+
+
+def test_no_worker_process_reads_a_file_whose_start_does_not_tell_its_format(tmp_path):
+    from viewer.core.feed import FileFeed
+
+    path = tmp_path / "late.ndjson"
+    prompt = j(type="user", message={"role": "user", "content": "x" * (1 << 20)})
+    path.write_bytes(prompt + init() + b"".join(assistant(use(f"t{i}", "Bash", command="ls")) for i in range(3000)))
+    feed = FileFeed(str(path), workers=2, segment=1 << 16, first=1 << 16, min_parallel=0)
+    feed.gather_runs(get_format())
+    feed.prepare()
+    try:
+        assert feed.workers == 0
+    finally:
+        feed.stop()
+    path.write_bytes(init() + prompt + b"".join(assistant(use(f"t{i}", "Bash", command="ls")) for i in range(3000)))
+    feed = FileFeed(str(path), workers=2, segment=1 << 16, first=1 << 16, min_parallel=0)
+    feed.gather_runs(get_format())
+    feed.prepare()
+    try:
+        assert feed.workers == 2 and feed.format_name == "claude"
+    finally:
+        feed.stop()

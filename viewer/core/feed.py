@@ -318,7 +318,9 @@ class FileFeed(Feed):
             if not worth_it(todo, st.st_size, min(MIN_WORKER_BYTES, self._min_parallel)):
                 return
             fmt = self.sniff_format()
-            if fmt is not None and fmt.NAME != self.format_name:
+            if fmt is None:  # (the model tells it later: workers would read in another one)
+                return
+            if fmt.NAME != self.format_name:
                 self.gather_runs(fmt)  # (its start tells its format: the workers read it in that one)
             self._pool = Workers(fd, self.format_name, count)
             self._todo = todo

@@ -217,6 +217,9 @@ class Session:
     def __init__(self, index: int, session_id: str | None) -> None:
         self.index = index
         self.session_id = session_id
+        #: The format its events are read in (a file may hold runs of two agents; a followed
+        #: one may be replaced by another agent's): see StreamModel.format_of.
+        self.format: Format | None = None
         self.init: A.Init | None = None
         self.init_line = 0
         self.blocks: list[Block] = []
@@ -283,11 +286,13 @@ class Session:
         c = self.status_counts
         return self.tool_count - c["running"] - c["unfinished"]
 
-    def forget_finished(self) -> None:
+    def forget_finished(self, keep_ids: set[int] | None = None) -> None:
         """Let go of finished tool calls and every transcript block except the markers of
         calls still running (``StreamModel(keep_history=False)``, called when a call
-        starts: no text block is open then).  Running calls are renumbered."""
-        keep = [t for t in self.tools if not t.done]
+        starts: no text block is open then).  Running calls are renumbered.  ``keep_ids``:
+        the ``id()`` of calls and of blocks other than text to keep all the same (what an
+        event of several actions touched before: see StreamModel._batch)."""
+        keep = [t for t in self.tools if not t.done or (keep_ids and id(t) in keep_ids)]
         # (A call whose completion came before its start: its start, when it comes, is no new
         # call; its id is kept, a few thousand at most.)
         if len(self.started_late) > 4096:
@@ -309,6 +314,8 @@ class Session:
                 b.ref = i
                 self.blocks.append(b)
                 t.block = len(self.blocks) - 1
+        if keep_ids:
+            self.blocks.extend(b for b in blocks if b.kind not in ("tool", "assistant") and id(b) in keep_ids)
         self.notices.clear()
         self._open_text_idx = self._open_thinking_idx = -1
         self._queries.clear()
@@ -432,6 +439,9 @@ class StreamModel:
         self._interpret = self.format.interpret
         self._detect_left = DETECT_EVENTS  # events still looked at for their format
         self._own_actions = False  # the format changed: actions a worker made are another format's
+        #: Without history, the calls and blocks an event of several actions touched so far: a
+        #: call one of them starts must not let go of them (see _batch).
+        self._batch_keep: set[int] | None = None
         self.sessions: list[Session] = []
         self.malformed: list[Malformed] = []  # the first MAX_MALFORMED_KEPT of them
         self.malformed_lines = 0  # all of them
@@ -474,6 +484,10 @@ class StreamModel:
         c.last_run = c.sessions[self.last_run.index] if self.last_run is not None else None
         return c
 
+    def format_of(self, s: Session | None) -> Format:
+        """The format run ``s``'s events are read in (its calls' details, their targets)."""
+        return s.format if s is not None and s.format is not None else self.format
+
     # -- routing -----------------------------------------------------------------
     @property
     def current(self) -> Session | None:
@@ -491,6 +505,7 @@ class StreamModel:
             self._finish(cur, why="The next run began here" + (" (the same session, resumed)" if session_id else ""),
                          arrival=arrival)
         s = Session(len(self.sessions), session_id)
+        s.format = self.format
         s.line_base = self._line_base
         self.sessions.append(s)
         self._current = s
@@ -604,8 +619,11 @@ class StreamModel:
 
     def _detect(self, ev: Event) -> None:
         """Read the input in the format its event says it is written in, from this event on
-        (a pipe's first events; a file's, when its start did not tell: see feed.sniff_format)."""
-        self._detect_left -= 1
+        (a pipe's first events; a file's, when its start did not tell: see feed.sniff_format;
+        and every init, or ``system`` event after a run's result (Claude Code's hooks come
+        before its init): a file may hold runs of two agents)."""
+        if self._detect_left:
+            self._detect_left -= 1
         fmt = detect(ev.data) if ev.data is not None else None  # (a worker's lean event: see below)
         if fmt is None:
             return
@@ -613,9 +631,16 @@ class StreamModel:
         if fmt is not self.format:
             self.format, self._interpret = fmt, fmt.interpret
             self._own_actions = True
+            if self.other_agent == fmt.AGENT:  # (its signs seen in another format's run before)
+                self.other_agent = ""
+            cur = self._current
+            if cur is not None and cur.init is None:  # (joined mid-way: its first events did not tell)
+                cur.format = fmt
 
     def apply_event(self, ev: Event) -> Delta:
-        if self._detect_left:
+        if self._detect_left or (ev.type == "system" and (
+            ev.subtype == "init" or (self._current is not None and self._current.result is not None)
+        )):  # (an init, or a hook after a result, may begin another agent's run)
             self._detect(ev)
         if self._own_actions and ev.data is not None:
             # (A worker's action of an event whose object it kept: made in the format the
@@ -934,7 +959,7 @@ class StreamModel:
     def _new_tool(self, s: Session, call_id: str, ev: Event) -> ToolCall:
         self._close_open(s)
         if not self.keep_history:
-            s.forget_finished()
+            s.forget_finished(self._batch_keep)
         t = ToolCall(len(s.tools), call_id)
         s.tools.append(t)
         s.status_counts["running"] += 1
@@ -1092,9 +1117,32 @@ class StreamModel:
 
     def _batch(self, s: Session, a: A.Batch, ev: Event) -> Delta:
         """Each action of the event in turn: a delta with all their flags, the first one's tool
-        and block, and each action's own delta in ``more``."""
+        and block, and each action's own delta in ``more``.
+
+        Without history, a call an action starts lets go of finished calls and blocks, and
+        renumbers the rest (see Session.forget_finished): what the actions before it touched is
+        kept, and their deltas are renumbered after the last (the text printer says each)."""
         handlers = self._handlers
-        parts = [handlers[type(part)](self, s, part, ev) for part in a.actions]
+        if self.keep_history:
+            parts = [handlers[type(part)](self, s, part, ev) for part in a.actions]
+        else:
+            parts, touched = [], []
+            self._batch_keep = keep = set()
+            try:
+                for part in a.actions:
+                    d = handlers[type(part)](self, s, part, ev)
+                    t = s.tools[d.tool] if 0 <= d.tool < len(s.tools) else None
+                    b = s.blocks[d.block] if 0 <= d.block < len(s.blocks) else None
+                    keep.update(id(x) for x in (t, b) if x is not None)
+                    parts.append(d)
+                    touched.append((t, b))
+            finally:
+                self._batch_keep = None
+            where = {id(x): i for i, x in enumerate(s.tools)}
+            where.update((id(x), i) for i, x in enumerate(s.blocks))
+            for d, (t, b) in zip(parts, touched):
+                d.tool = where.get(id(t), -1) if t is not None else -1
+                d.block = where.get(id(b), -1) if b is not None else -1
         if not parts:
             return Delta(Change.NONE)
         flags = 0

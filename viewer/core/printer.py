@@ -314,7 +314,7 @@ class TextPrinter(Printer):
     def _say_call(self, s: Session, t: ToolCall) -> None:
         """Call ``t``'s line; before the first of run ``s`` whose path is shown relative to the
         run's directory, that directory (a log has no header that says it)."""
-        target = call_target(t, s, self.model.format.TARGET_FORMS)
+        target = call_target(t, s, self.model.format_of(s).TARGET_FORMS)
         if s.index not in self._dir_said and s.init is not None and target != t.target:
             self._dir_said.add(s.index)
             self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
@@ -541,10 +541,8 @@ class RunOutcome:
                         self._begin()
                 else:
                     self.unknown += 1
-                if not self.other_agent:  # every init and unknown type is looked at
-                    self._sniff(sniff_agent(data) if agent is None else agent)
-                if marker == "init":
-                    self._told_format = True
+                if marker == "init" or not self.other_agent:  # every init and unknown type is looked at
+                    self._sniff(sniff_agent(data) if agent is None else agent, marker == "init")
         else:
             self._prev = None
             self.repeated = False
@@ -553,14 +551,19 @@ class RunOutcome:
                 self._sniff(sniff_agent(data) if agent is None else agent)
         return marker
 
-    def _sniff(self, agent: str) -> None:
-        """An event of ``agent``'s stream: until an init has told the input's format, read in
-        that agent's format from now on when there is one (results read so far look alike);
-        else noted (see note_agent)."""
-        fmt = for_agent(agent) if agent else None
-        if fmt is not None and not self._told_format:
-            self.format, self._run_marker = fmt, fmt.run_marker
-        elif fmt is not self.format:
+    def _sniff(self, agent: str, init: bool = False) -> None:
+        """An event of ``agent``'s stream ("": Cursor's, or cannot tell): until an init has
+        told the input's format, and at every init (a file may hold runs of two agents), read
+        in that agent's format from now on when there is one (results read so far look
+        alike); else noted (see note_agent)."""
+        fmt = for_agent(agent) if agent else (get_format() if init else None)
+        if fmt is not None and (init or not self._told_format):
+            if fmt is not self.format:
+                self.format, self._run_marker = fmt, fmt.run_marker
+            if self.other_agent == fmt.AGENT:  # (its signs seen in another format's run before)
+                self.other_agent = ""
+            self._told_format = self._told_format or init
+        elif agent and agent != self.format.AGENT and not self.other_agent:
             self.other_agent = agent
 
     def new_stream(self) -> None:

@@ -322,7 +322,7 @@ class AgentViewerApp(App[int]):
         self.header.demo = self.demo
         self.timeline.clock = self.clock
         self.detail.running_for = self.timeline.running_for
-        self.timeline.target_forms = self.transcript.target_forms = self.model.format.TARGET_FORMS
+        self._sync_forms()
         self.transcript.listed = self.timeline.shows  # (] [ in the transcript skip calls the filter hides)
         self.timeline.focus()
         if not self.is_headless:
@@ -634,11 +634,15 @@ class AgentViewerApp(App[int]):
             if n % 256 == 0 and time.perf_counter() > deadline:
                 break
 
-    def absorb(self, batch: DeltaBatch) -> None:
-        """Refresh the widgets for a batch of model deltas."""
-        forms = self.model.format.TARGET_FORMS  # (the model may have told the input's format)
+    def _sync_forms(self) -> None:
+        """The list and the transcript show calls' targets as the run on show's format says."""
+        forms = self.model.format_of(self.session).TARGET_FORMS
         if self.timeline.target_forms is not forms:
             self.timeline.target_forms = self.transcript.target_forms = forms
+
+    def absorb(self, batch: DeltaBatch) -> None:
+        """Refresh the widgets for a batch of model deltas."""
+        self._sync_forms()  # (the model may have told the run's format by now)
         if batch.view != self.view_index:
             self.show_session(batch.view)
         elif batch.flags & Change.ENDED:  # calls and blocks of every run may have changed
@@ -671,7 +675,7 @@ class AgentViewerApp(App[int]):
                     # even while a newer call waits its turn (LOAD_DETAIL_EVERY).
                     # (s.tools, not the object on show: a replay's model copies a call it shares
                     # with a checkpoint before changing it.)
-                    self.detail.show(s, s.tools[shown.index], self.load_event, self.model.format.tool_sections)
+                    self.detail.show(s, s.tools[shown.index], self.load_event, self.model.format_of(s).tool_sections)
         if flags & Change.RESULT and not s.tools:
             self._show_detail()  # not "No tool calls in this run yet." any more: it ended
         self.header.session = s
@@ -717,6 +721,7 @@ class AgentViewerApp(App[int]):
         self.view_index = index
         s = self.session
         self.header.session = s
+        self._sync_forms()
         if same_run:
             self.transcript.replace_session(s)
         else:
@@ -790,12 +795,12 @@ class AgentViewerApp(App[int]):
             # LOAD_DETAIL_EVERY as every later one does, or for the end of a shorter load (drawn
             # at the next pump, it took 50 ms of the 0.7 s a 70 MB file takes to open).
             self._detail_at = _now()
-            detail.show(s, None, self.load_event, self.model.format.tool_sections, "Loading…")
+            detail.show(s, None, self.load_event, self.model.format_of(s).tool_sections, "Loading…")
             if not self._detail_waits():
                 self._detail_stale = True  # the next pump shows it
             return
         self._detail_at = _now()
-        detail.show(s, tool, self.load_event, self.model.format.tool_sections, empty)
+        detail.show(s, tool, self.load_event, self.model.format_of(s).tool_sections, empty)
 
     def no_calls_text(self) -> str:
         """Why the run on show has no call to show (the detail says it, and ] and [ do)."""
@@ -909,7 +914,7 @@ class AgentViewerApp(App[int]):
                 self.timeline.follow = False
 
         timeline = self.timeline
-        screen = DetailScreen(s, s.tools[index], self.load_event, self.model.format.tool_sections,
+        screen = DetailScreen(s, s.tools[index], self.load_event, self.model.format_of(s).tool_sections,
                               raw=self.detail.raw, shown=lambda: timeline.rows, search=search)
         self.push_screen(screen, closed)
 
@@ -974,7 +979,7 @@ class AgentViewerApp(App[int]):
         sequence from the stream would be keys)."""
         t = s.tools[index]
         load = self.load_event
-        text = self.model.format.copy_text(load(t.start_ref), load(t.end_ref), t.call_id) or t.target
+        text = self.model.format_of(s).copy_text(load(t.start_ref), load(t.end_ref), t.call_id) or t.target
         if not text:
             self.notify_once(f"Call {index + 1} has no command, path or pattern to copy.", timeout=3)
             return
@@ -1289,7 +1294,7 @@ class AgentViewerApp(App[int]):
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
                 t = s.tools[b.ref]
-                shown = call_target(t, s, self.model.format.TARGET_FORMS)
+                shown = call_target(t, s, self.model.format_of(s).TARGET_FORMS)
                 hay = f"{t.heading} {t.short} {shown} {t.detail} {t.error_text}"  # as shown
             elif b.kind == "thinking" and not self.transcript.show_thinking:
                 continue

@@ -96,18 +96,24 @@ DETECT_BYTES = 1 << 20
 
 def detect_head(head: bytes) -> Format | None:
     """The format the first events in ``head`` (a file's first bytes) tell, as the model would
-    tell it reading them: a big file's worker processes interpret its events in that format."""
+    tell it reading them: a big file's worker processes interpret its events in that format.
+    Another agent's stream that no format reads is read in the default one (as the model
+    does); None when nothing tells."""
     import orjson
 
+    other = False
     for line in head.split(b"\n", DETECT_EVENTS)[:DETECT_EVENTS]:
         try:
             data = orjson.loads(line)
         except orjson.JSONDecodeError:
             continue
-        fmt = detect(data) if type(data) is dict else None
+        if type(data) is not dict:
+            continue
+        fmt = detect(data)
         if fmt is not None:
             return fmt
-    return None
+        other = other or bool(sniff_agent(data))
+    return get_format() if other else None
 
 
 def get_format(name: str = "cursor") -> Format:

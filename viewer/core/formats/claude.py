@@ -40,8 +40,8 @@ KNOWN_TYPES = {"system", "assistant", "user", "result", "stream_event", "rate_li
 #: ``system`` subtypes only Claude Code writes (hooks come before the init).
 SYSTEM_SUBTYPES = frozenset((
     "hook_started", "hook_response", "thinking_tokens", "status", "permission_denied", "compact_boundary",
-    "task_started", "task_progress", "task_updated", "task_notification", "api_retry",
-))
+    "task_started", "task_progress", "task_updated", "api_retry",
+))  # (not task_notification: Cursor writes it too)
 #: ... of which these are progress, counted but not shown (a run writes hundreds).
 QUIET_SYSTEM = frozenset(("hook_started", "thinking_tokens", "status", "task_progress"))
 #: Message parts only Claude Code's messages hold (Cursor's hold text).
