@@ -402,3 +402,30 @@ def test_no_worker_process_reads_a_file_whose_start_does_not_tell_its_format(tmp
         assert feed.workers == 2 and feed.format_name == "claude"
     finally:
         feed.stop()
+
+
+def test_a_replay_stops_at_calls_and_failures_inside_a_message_of_several_actions():
+    """(From a review.)  The replay's next-call and next-error stops looked at an event's one
+    action: a message's text and calls, or results one of which failed, were skipped."""
+    from tests.test_replay import _file_index
+    from viewer.core.replay import ERROR, TOOL_START
+
+    data = (init() + assistant(TEXT, use("t1", "Bash", command="a"), use("t2", "Bash", command="b"))
+            + results(res("t1", "ok"), res("t2", "Exit code 2\nboom", is_error=True)) + result())
+    idx = _file_index(data)
+    idx.read()
+    assert idx.marks[1] & TOOL_START and idx.marks[2] & ERROR, list(idx.marks)
+
+
+def test_a_call_whose_result_came_first_gets_its_kind_from_its_start(h):
+    """(From a review.)  A tool_use after its tool_result (joined mid-way, out of order) only
+    filled in the target: the call stayed "Tool call"."""
+    m, _, _ = h_model(init() + results(res("t1", "a.txt")) + assistant(use("t1", "Bash", command="ls")))
+    (t,) = m.sessions[0].tools
+    assert (t.kind_key, t.label, t.short, t.target, t.status) == ("Bash", "Ran terminal command", "Bash", "ls", "success")
+
+
+def test_a_results_errors_are_said_on_one_line_each(h):
+    m, _, _ = h_model(init() + j(type="result", subtype="error_during_execution", is_error=True,
+                                 errors=[{"message": "boom", "code": 5}, "second"]))
+    assert m.sessions[0].result.text == '{"message": "boom", "code": 5}\nsecond'

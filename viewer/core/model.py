@@ -1038,6 +1038,9 @@ class StreamModel:
                 t.target = t.target or self._share(a.info.target)
                 if t.started_ms is None:
                     t.started_ms = a.info.started_ms
+                if t.kind_key == "unknown" and a.info.kind_key != "unknown":  # (a result says no kind: Claude Code's)
+                    t.kind_key, t.label = self._share(a.info.kind_key), self._share(a.info.label)
+                    t.short = self._share(a.info.short or a.info.label)
             return Delta(Change.TOOLS | Change.HEADER, tool=idx)
         t = self._new_tool(s, a.call_id, ev)
         t.turn_id = self._share(a.turn_id)

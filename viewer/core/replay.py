@@ -71,6 +71,8 @@ def _pace(rec: Record, fmt: Format, action: A.Action | None = None) -> float:
         return DEFAULT_EVENT_S
     if action is None:
         action = fmt.interpret(rec)
+    if type(action) is A.Batch:  # (as long as its slowest action: a call's result, say)
+        return max((_pace(rec, fmt, a) for a in action.actions), default=DEFAULT_EVENT_S)
     if isinstance(action, A.AssistantText):
         return max(0.03, len(action.text) / READING_CHARS_PER_S)
     if isinstance(action, A.ToolCompleted):
@@ -816,12 +818,16 @@ class Replay:
 
 
 def is_tool_start(rec: Record, action: A.Action | None) -> bool:
+    if type(action) is A.Batch:  # (a message's calls side by side)
+        return any(is_tool_start(rec, a) for a in action.actions)
     return isinstance(action, A.ToolStarted)
 
 
 def is_error(rec: Record, action: A.Action | None) -> bool:
     if isinstance(rec, Malformed):
         return True
+    if type(action) is A.Batch:  # (the results of calls side by side: one failed)
+        return any(is_error(rec, a) for a in action.actions)
     if isinstance(action, A.ToolCompleted) and action.info is not None:
         return action.info.status in ("failed", "rejected")
     if isinstance(action, A.Result):

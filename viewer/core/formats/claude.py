@@ -26,6 +26,7 @@ from viewer.core.formats.common import (
     describe_item,
     diff_from,
     first_line,
+    json_line,
     json_text,
     last_line,
     notice_text,
@@ -356,7 +357,7 @@ def _result_message(data: dict[str, Any]) -> str:
     text = as_str(data.get("result"))
     if text:
         return text
-    return "\n".join(as_str(e) or json_text(e) for e in as_list(data.get("errors")))
+    return "\n".join(as_str(e) or json_line(e, 2000) for e in as_list(data.get("errors")))
 
 
 def interpret(ev: Event) -> A.Action:
