@@ -107,6 +107,12 @@ def failed_result(is_error: bool, subtype: str) -> bool:
     return is_error or subtype not in ("success", "")
 
 
+def failure_subtype(subtype: str) -> str:
+    """What a failed run's subtype says of why ("" for none, and for "success": Claude Code's
+    API errors come with it, and "Run failed (success)" read as nonsense)."""
+    return "" if subtype in ("", "success") else subtype
+
+
 @dataclass(slots=True)
 class Tokens:
     """What a run's model calls used, as its format counts it (read by the format's module:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 import orjson
 
+from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import call_target, fmt_duration, fmt_wait
 from viewer.core.formats import for_agent, get_format, sniff_agent
@@ -113,8 +114,7 @@ def session_problem(s: Session | None, malformed: int = 0) -> str:
     if s.result is None:
         return "the run ended without a result"
     if s.state == "failed":
-        subtype = s.result.subtype if s.result.subtype != "success" else ""  # (an API error's)
-        msg = one_line(s.result_text or subtype or "error", 300)
+        msg = one_line(s.result_text or failure_subtype(s.result.subtype) or "error", 300)
         return f"the run failed: {msg}"
     return ""
 

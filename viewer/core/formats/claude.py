@@ -430,7 +430,7 @@ def result_problem(data: dict[str, Any]) -> str:
         subtype = ""
     if not A.failed_result(data.get("is_error") is True, subtype):
         return ""
-    return _result_message(data) or (subtype if subtype != "success" else "") or "error"
+    return _result_message(data) or A.failure_subtype(subtype) or "error"
 
 
 def result_object(data: dict[str, Any]) -> dict[str, Any]:

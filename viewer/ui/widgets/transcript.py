@@ -23,6 +23,7 @@ from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
 from textual.timer import Timer
 
+from viewer.core.actions import failure_subtype
 from viewer.core.detail import call_target, fmt_duration
 from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session, ToolCall
 from viewer.core.sanitize import one_line, uncoloured
@@ -613,8 +614,7 @@ class Transcript(BlockView):
         if r is None:
             return Text("")
         if s.state == "failed":
-            # (Claude Code's API errors come with subtype "success": "Run failed (success)" read as nonsense.)
-            why = r.subtype if r.subtype not in ("", "success") else "error"
+            why = failure_subtype(r.subtype) or "error"
             head = Text(f"✗ Run failed ({one_line(why, 80)})", style="bold red")
             if r.text:
                 return Group(head, prose(r.text, style="red", as_markdown=False))
