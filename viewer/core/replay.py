@@ -34,7 +34,7 @@ from viewer.core.decode import (
     parse_span,
     preview_of,
 )
-from viewer.core.formats import DETECT_EVENTS, Format, detect, get_format
+from viewer.core.formats import Format, detect_first, get_format
 from viewer.core.model import Delta, StreamModel
 from viewer.core.sources import CHUNK, decode_chunks
 
@@ -179,8 +179,7 @@ def schedule(
     """Play time in seconds for each record (non-decreasing, gaps capped at ``idle_limit``);
     ``fmt``: the records' format (None: the one their first events tell, as the model tells it)."""
     if fmt is None:
-        firsts = (r.data for r in records[:DETECT_EVENTS] if type(r) is Event and r.data is not None)
-        fmt = next((f for f in map(detect, firsts) if f is not None), None)
+        fmt = detect_first(r.data for r in records if type(r) is Event)
     s = Scheduler(timing, idle_limit, fmt)
     return [s.time(rec) for rec in records]
 

@@ -14,6 +14,8 @@ and registered in ``FORMATS``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -94,19 +96,12 @@ DETECT_EVENTS = 200
 DETECT_BYTES = 1 << 20
 
 
-def detect_head(head: bytes) -> Format | None:
-    """The format the first events in ``head`` (a file's first bytes) tell, as the model would
-    tell it reading them: a big file's worker processes interpret its events in that format.
-    Another agent's stream that no format reads is read in the default one (as the model
-    does); None when nothing tells."""
-    import orjson
-
+def detect_first(objects: Iterable[Any]) -> Format | None:
+    """The format the first of an input's ``objects`` (its first DETECT_EVENTS events) that can
+    tell says, as the model would tell it reading them.  Another agent's stream that no format
+    reads is read in the default one (as the model does); None when nothing tells."""
     other = False
-    for line in head.split(b"\n", DETECT_EVENTS)[:DETECT_EVENTS]:
-        try:
-            data = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
+    for data in islice(objects, DETECT_EVENTS):
         if type(data) is not dict:
             continue
         fmt = detect(data)
@@ -114,6 +109,21 @@ def detect_head(head: bytes) -> Format | None:
             return fmt
         other = other or bool(sniff_agent(data))
     return get_format() if other else None
+
+
+def detect_head(head: bytes) -> Format | None:
+    """:func:`detect_first` of the events in ``head``, a file's first bytes: a big file's
+    worker processes interpret its events in that format."""
+    import orjson
+
+    def objects() -> Iterator[Any]:
+        for line in head.split(b"\n", DETECT_EVENTS)[:DETECT_EVENTS]:
+            try:
+                yield orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+
+    return detect_first(objects())
 
 
 def get_format(name: str = "cursor") -> Format:

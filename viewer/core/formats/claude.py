@@ -25,12 +25,14 @@ from viewer.core.formats.common import (
     as_str,
     describe_item,
     diff_from,
+    first_arg,
     first_line,
     json_line,
     json_text,
     last_line,
     notice_text,
     plural,
+    run_marker_for,
 )
 
 NAME = "claude"
@@ -112,14 +114,8 @@ def _placed(args: dict[str, Any]) -> str:
     return f"{pattern} in {path}" if pattern and path else pattern or path
 
 
-def _first(*names: str):
-    def get(args: dict[str, Any]) -> str:
-        for n in names:
-            v = as_str(args.get(n))
-            if v:
-                return first_line(v)
-        return ""
-    return get
+def _first(*names: str) -> Any:
+    return first_arg(*names, shape=first_line)
 
 
 def _todos(args: dict[str, Any]) -> str:
@@ -410,16 +406,8 @@ def run_line(data: dict[str, Any]) -> None:
 # -- ``--print --output-format json`` -------------------------------------------
 
 
-def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
-    """Its session id, and ``"init"``, ``"result"``, ``""`` or ``"unknown"`` (see cursor.run_marker)."""
-    t = data.get("type")
-    if t == "result":
-        kind = "result"
-    elif t == "system" and data.get("subtype") == "init":
-        kind = "init"
-    else:
-        kind = "" if type(t) is str and t in KNOWN_TYPES else "unknown"
-    return _sid(data), kind
+#: Its session id, and "init", "result", "" or "unknown" (see common.run_marker_for).
+run_marker = run_marker_for(KNOWN_TYPES)
 
 
 def result_problem(data: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -57,6 +58,37 @@ def as_int(v: Any) -> int | None:
     else:
         return None
     return n if -INT_LIMIT < n < INT_LIMIT else None
+
+
+def first_arg(*names: str, shape: Callable[[str], str] | None = None) -> Callable[[dict[str, Any]], str]:
+    """A call's target: the first of its arguments ``names`` that is a non-empty string
+    (``shape``: made into what the list shows, e.g. its first line)."""
+    def get(args: dict[str, Any]) -> str:
+        for n in names:
+            v = as_str(args.get(n))
+            if v:
+                return shape(v) if shape is not None else v
+        return ""
+
+    return get
+
+
+def run_marker_for(known_types: set[str] | frozenset[str]) -> Callable[[dict[str, Any]], tuple[str | None, str]]:
+    """A format's ``run_marker``: what a raw event says about runs, read cheaply (no action
+    built): its session id (or None), and ``"init"``, ``"result"``, ``""`` (another event of
+    ``known_types``) or ``"unknown"``.  Cursor's and Claude Code's mark runs alike."""
+    def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
+        sid = data.get("session_id")
+        t = data.get("type")
+        if t == "result":
+            kind = "result"
+        elif t == "system" and data.get("subtype") == "init":
+            kind = "init"
+        else:
+            kind = "" if type(t) is str and t in known_types else "unknown"  # ({"type": {...}}: unhashable)
+        return (sid if type(sid) is str and sid else None), kind
+
+    return run_marker
 
 
 def first_line(text: str, limit: int = 200) -> str:

@@ -25,12 +25,14 @@ from viewer.core.formats.common import (
     as_str,
     describe_item,
     diff_from,
+    first_arg,
     first_line,
     human_bytes,
     json_text,
     last_line,
     notice_text,
     plural,
+    run_marker_for,
 )
 
 NAME = "cursor"
@@ -142,17 +144,6 @@ class ToolKind:
     short: str  # the tool list's kind column: "Shell"
     target: Summary
     detail: Detail
-
-
-def _arg(*names: str) -> Summary:
-    def get(args: dict[str, Any]) -> str:
-        for n in names:
-            v = as_str(args.get(n))
-            if v:
-                return v
-        return ""
-
-    return get
 
 
 def _no_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> str:
@@ -324,7 +315,7 @@ def _delete_detail(args: dict[str, Any], outcome: str, res: dict[str, Any]) -> s
     return first_line(as_str(res.get("error"))) if res.get("error") else ""
 
 
-_GENERIC_TARGET = _arg(
+_GENERIC_TARGET = first_arg(
     "path", "command", "query", "name", "url", "pattern", "searchTerm", "title", "targetDirectory",
     "target", "file", "filePath", "file_path",
 )
@@ -342,25 +333,25 @@ def _humanize_key(key: str) -> str:
 TOOL_KINDS: dict[str, ToolKind] = {
     k.key: k
     for k in [
-        ToolKind("readToolCall", "Read file", "Read", _arg("path"), _read_detail),
-        ToolKind("writeToolCall", "Created new file", "Create", _arg("path"), _write_detail),
-        ToolKind("editToolCall", "Edited file", "Edit", _arg("path"), _edit_detail),
-        ToolKind("deleteToolCall", "Deleted file", "Delete", _arg("path"), _delete_detail),
+        ToolKind("readToolCall", "Read file", "Read", first_arg("path"), _read_detail),
+        ToolKind("writeToolCall", "Created new file", "Create", first_arg("path"), _write_detail),
+        ToolKind("editToolCall", "Edited file", "Edit", first_arg("path"), _edit_detail),
+        ToolKind("deleteToolCall", "Deleted file", "Delete", first_arg("path"), _delete_detail),
         ToolKind("shellToolCall", "Ran terminal command", "Shell", _shell_target, _shell_detail),
-        ToolKind("lsToolCall", "Listed directory", "List", _arg("path"), _ls_detail),
+        ToolKind("lsToolCall", "Listed directory", "List", first_arg("path"), _ls_detail),
         ToolKind("grepToolCall", "Grepped", "Grep", _grep_target, _grep_detail),
         ToolKind("globToolCall", "Found files", "Glob", _glob_target, _glob_detail),
         ToolKind("updateTodosToolCall", "Updated todos", "Todos", _todos_target, _todos_detail),
         ToolKind("todoToolCall", "Updated todos", "Todos", _todos_target, _todos_detail),
-        ToolKind("readTodosToolCall", "Read todos", "Todos", _arg("path"), _no_detail),
+        ToolKind("readTodosToolCall", "Read todos", "Todos", first_arg("path"), _no_detail),
         ToolKind("mcpToolCall", "Called MCP tool", "MCP", _mcp_target, _mcp_detail),
         ToolKind("askQuestionToolCall", "Asked question", "Ask", _ask_target, _no_detail),
-        ToolKind("semSearchToolCall", "Searched codebase", "Search", _arg("query"), _semsearch_detail),
-        ToolKind("webFetchToolCall", "Fetched web page", "Fetch", _arg("url"), _fetch_detail),
-        ToolKind("webSearchToolCall", "Searched the web", "Web", _arg("searchTerm", "query"), _no_detail),
-        ToolKind("createPlanToolCall", "Created plan", "Plan", _arg("name", "overview"), _no_detail),
-        ToolKind("readLintsToolCall", "Read lints", "Lints", _arg("paths", "path"), _no_detail),
-        ToolKind("function", "Called function", "Call", _arg("name"), _no_detail),
+        ToolKind("semSearchToolCall", "Searched codebase", "Search", first_arg("query"), _semsearch_detail),
+        ToolKind("webFetchToolCall", "Fetched web page", "Fetch", first_arg("url"), _fetch_detail),
+        ToolKind("webSearchToolCall", "Searched the web", "Web", first_arg("searchTerm", "query"), _no_detail),
+        ToolKind("createPlanToolCall", "Created plan", "Plan", first_arg("name", "overview"), _no_detail),
+        ToolKind("readLintsToolCall", "Read lints", "Lints", first_arg("paths", "path"), _no_detail),
+        ToolKind("function", "Called function", "Call", first_arg("name"), _no_detail),
     ]
 }
 
@@ -616,19 +607,8 @@ RESULT_KEYS = (
 )
 
 
-def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
-    """What a raw event says about runs, read cheaply (no :class:`Action` built):
-    its session id (or None), and ``"init"``, ``"result"``, ``""`` (another known event) or
-    ``"unknown"`` (a type this format does not know)."""
-    sid = data.get("session_id")
-    t = data.get("type")
-    if t == "result":
-        kind = "result"
-    elif t == "system" and data.get("subtype") == "init":
-        kind = "init"
-    else:
-        kind = "" if type(t) is str and t in KNOWN_TYPES else "unknown"  # ({"type": {...}}: unhashable)
-    return (sid if type(sid) is str and sid else None), kind
+#: What a raw event says about runs (see common.run_marker_for).
+run_marker = run_marker_for(KNOWN_TYPES)
 
 
 def _failed(data: dict[str, Any]) -> bool:
