@@ -872,20 +872,12 @@ class StreamModel:
         return Delta(Change.TRANSCRIPT, block=s._open_text_idx)
 
     def _thinking(self, s: Session, a: A.Thinking, ev: Event) -> Delta:
-        if a.whole:  # the whole thought: what its deltas wrote so far, if any, becomes it
-            b = s._open_thinking
-            if b is None:
-                idx = self._open_thinking_block(s, ev.line, a.text)
-                b = s._open_thinking
-            else:
-                idx = s._open_thinking_idx
-                if a.text and self.keep_history:
-                    b.replace(a.text)
-            b.close()
-            b.version += 1
-            s._open_thinking = None
-            return Delta(Change.THINKING, block=idx)
-        if a.done:
+        if a.whole:  # the whole thought: what its deltas wrote so far, if any, becomes it; it ends
+            if s._open_thinking is None:
+                self._open_thinking_block(s, ev.line, a.text)
+            elif a.text and self.keep_history:
+                s._open_thinking.replace(a.text)
+        if a.done or a.whole:
             idx = s._open_thinking_idx
             if s._open_thinking is not None:
                 s._open_thinking.close()
