@@ -889,7 +889,7 @@ async def test_following_a_file_tells_when_it_disappears_and_when_it_is_replaced
     path = tmp_path / "run.ndjson"
     lines = sample("demo_session.ndjson").splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:5]))
-    feed = FollowFeed(str(path))
+    feed = FollowFeed(str(path), clock=lambda: 1000.0)  # (the app's clock: arrivals are read by it)
     feed._follower._poll = 0.01
     app = AgentViewerApp(feed, clock=lambda: 1000.0)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -927,7 +927,7 @@ async def test_following_a_file_written_long_ago_says_how_long_it_has_been_quiet
     path.write_bytes(b"".join(up_to_first_call(lines)[:-1]))  # (no call running)
     hours_ago = os.stat(path).st_mtime - 2 * 3600
     os.utime(path, (hours_ago, hours_ago))
-    feed = FollowFeed(str(path))
+    feed = FollowFeed(str(path), clock=lambda: 1000.0)  # (the app's clock: arrivals are read by it)
     feed._follower._poll = 0.01
     app = AgentViewerApp(feed, clock=lambda: 1000.0)  # (read at once: "no event" only from the file)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -3978,7 +3978,7 @@ async def test_following_a_run_under_way_shows_its_clock_from_its_first_event(tm
     first_ms = next(orjson.loads(x)["timestamp_ms"] for x in first if b"timestamp_ms" in x)
     path = tmp_path / "run.ndjson"
     path.write_bytes(b"".join(first))
-    feed = FollowFeed(str(path))
+    feed = FollowFeed(str(path), clock=lambda: 1000.0)  # (the app's clock: arrivals are read by it)
     feed._follower._poll = 0.01
     app = AgentViewerApp(feed, clock=lambda: 1000.0)
     async with app.run_test(size=(120, 40)) as pilot:
