@@ -201,7 +201,7 @@ def test_the_format_is_told_by_the_first_event_that_can_tell():
     assert detect(orjson.loads(delta("x"))) is claude
     assert detect(orjson.loads(j(type="system", subtype="init", apiKeySource="login", cwd="/w"))).NAME == "cursor"
     assert detect({"type": "result", "subtype": "success"}) is None  # (alike in both)
-    assert detect({"type": "item.completed"}) is None  # (Codex's: no format reads it yet)
+    assert detect({"type": "item.completed"}).NAME == "codex"
     head = b"not json\n" + j(type="result", subtype="success") + init()
     assert detect_head(head) is claude and detect_head(b"garbage\n") is None
 
@@ -374,10 +374,10 @@ def test_a_file_of_a_claude_code_run_then_a_cursor_run_reads_each_in_its_format(
 def test_what_tells_the_format_and_what_does_not():
     """Cursor writes system/task_notification too: it does not make a Cursor stream Claude
     Code's (every tool_call after it read as unknown).  A file's start with only another
-    agent's events is read in the default format, as the model reads it; with nothing that
+    agent's events is read in that agent's format, as the model reads it; with nothing that
     tells, no worker process starts (it would read in a format the model may not)."""
     assert detect({"type": "system", "subtype": "task_notification", "task_id": "1"}) is None
-    assert detect_head(b'{"type":"item.completed","item":{}}\n').NAME == "cursor"
+    assert detect_head(b'{"type":"item.completed","item":{}}\n').NAME == "codex"
     assert detect_head(b'{"type":"user","message":{"role":"user","content":"hi"}}\n') is None
 
 

@@ -1425,14 +1425,14 @@ async def test_the_replay_bar_keeps_its_length_as_the_clock_grows():
 
 
 async def test_the_header_names_another_agents_stream():
-    """A Cursor run with Claude Code's calls in it is read as far as it goes, a Codex stream
-    not at all: the header says which agent's stream it looks like, so what is listed as
-    unknown is no surprise."""
+    """A Cursor run with Claude Code's calls in it is read as far as it goes, a stream of no
+    format known not at all: the header says which agent's stream it looks like, so what is
+    listed as unknown is no surprise."""
+    from tests.test_model import UNKNOWN_STREAM
     from tests.test_printer_cli import PARTLY_READ
 
-    codex = REAL_CURSOR_DIR.parent / "codex/agentcmd__stream-output-1.ndjson"
     cases = [(PARTLY_READ, "⚠ Claude Code stream, partly read (h)"),
-             (codex.read_bytes(), "⚠ a Codex stream? (h)")]
+             (UNKNOWN_STREAM, "⚠ another agent's stream? (h)")]
     for data, want in cases:
         app = make_app(data)
         async with app.run_test(size=(60, 30)) as pilot:  # kept in a narrow window
@@ -1448,10 +1448,10 @@ async def test_the_header_names_another_agents_stream():
 
 
 async def test_an_unknown_format_says_whether_it_is_still_coming():
-    """(From a new-user trial.)  A Codex stream piped in showed "? UNKNOWN FORMAT" while it
-    came and after it ended: only a clock told them apart."""
-    lines = [orjson.dumps({"type": "thread.started", "thread_id": "t"}) + b"\n",
-             orjson.dumps({"type": "item.completed", "item": {"type": "agent_message", "text": "hi"}}) + b"\n"]
+    """(From a new-user trial.)  A stream of no known format piped in showed "? UNKNOWN
+    FORMAT" while it came and after it ended: only a clock told them apart."""
+    lines = [orjson.dumps({"type": "span.start", "span": "t"}) + b"\n",
+             orjson.dumps({"type": "span.end", "item": {"type": "note", "text": "hi"}}) + b"\n"]
     feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
     app = AgentViewerApp(feed, clock=lambda: 1000.0)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -2741,7 +2741,7 @@ async def test_the_header_says_only_the_counts_that_are_not_zero_and_warnings_be
     """(From a new-user trial.)  At 80 columns "0 tools: 0 running · 0 ok · 0 failed   ⚠ 0
     malformed …" cut off the unknown count it was warning about, and a run's session switcher
     came after its token counts."""
-    data = b"".join(orjson.dumps({"type": "thread.started", "n": i}) + b"\n" for i in range(5))
+    data = b"".join(orjson.dumps({"type": "span.start", "n": i}) + b"\n" for i in range(5))
     app = make_app(data)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -3124,18 +3124,20 @@ async def test_a_search_hit_is_not_marked_in_another_run_shown_after_it():
 
 
 async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
-    """(From a new-user trial.)  A Gemini run's text is all in events agent-viewer does not
-    know; cut to a line each, none of it could be read, even at 250 columns."""
-
+    """(From a new-user trial.)  A run of an agent whose format is not known has its text in
+    events agent-viewer does not know; cut to a line each, none of it could be read, even at
+    250 columns."""
     path = REAL_CURSOR_DIR.parent / "gemini" / "gke-labs-issue-740__message-deltas.ndjson"
     if not path.exists():
         pytest.skip("no Gemini stream here")
-    first = orjson.loads(path.read_bytes().splitlines()[0])["content"]
-    app = make_app(path.read_bytes())
+    lines = path.read_bytes().splitlines(keepends=True)
+    first = orjson.loads(lines[0])["content"]
+    data = b"".join(line.replace(b'"type":"message"', b'"type":"chunk"') for line in lines)
+    app = make_app(data)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         shown = await _transcript_from_top(app, pilot)
-        assert "◆ unknown event message:" in shown
+        assert "◆ unknown event chunk:" in shown
         assert " ".join(first.split()) in shown, shown[:600]
 
 
@@ -3709,14 +3711,13 @@ async def test_a_live_source_with_no_event_yet_says_what_it_waits_on_and_for_how
 
 
 async def test_an_unknown_events_lists_are_shown_and_its_json_breaks_between_values():
-    """(From a second new-user trial.)  A Codex file change listed no file: its
-    item.changes=[...] was left out of the unknown event's fields.  JSON in them is written
-    with spaces, so a wrapped line breaks between values, not inside one."""
-
-    path = REAL_CURSOR_DIR.parent / "codex" / "agentcmd__stream-output-3.ndjson"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
-    app = make_app(path.read_bytes())
+    """(From a second new-user trial.)  A file change listed no file: its item.changes=[...]
+    was left out of the unknown event's fields.  JSON in them is written with spaces, so a
+    wrapped line breaks between values, not inside one."""
+    change = {"type": "span.end", "item": {"id": "item_1", "type": "file_change", "status": "completed",
+                                           "changes": [{"path": "/private/tmp/codex-research-test/hello.txt",
+                                                        "kind": "add"}]}}
+    app = make_app(orjson.dumps(change) + b"\n")
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
         shown = await _transcript_from_top(app, pilot)

@@ -78,6 +78,9 @@ class ToolStarted(Action):
     info: ToolInfo | None = None
     timestamp_ms: int | None = None
     turn_id: str = ""
+    #: The running call as it is now (Codex's ``item.updated``: a to-do list ticked off), not
+    #: its start again: what it says replaces what its start said.
+    update: bool = False
 
 
 @dataclass(slots=True)

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field, fields
 
 from viewer.core import actions as A
 from viewer.core.decode import Event, Malformed, Record, Restart, Run
-from viewer.core.formats import DETECT_EVENTS, Format, detect, get_format, sniff_agent
+from viewer.core.formats import (
+    DETECT_EVENTS,
+    RUN_START_TYPES,
+    Format,
+    detect,
+    get_format,
+    sniff_agent,
+)
 
 #: How far back a completion without a call id looks for the call it completes.
 NO_ID_LOOKBACK = 256
@@ -638,8 +645,9 @@ class StreamModel:
                 cur.format = fmt
 
     def apply_event(self, ev: Event) -> Delta:
-        if self._detect_left or (ev.type == "system" and (
-            ev.subtype == "init" or (self._current is not None and self._current.result is not None)
+        if self._detect_left or (ev.type in RUN_START_TYPES and (
+            ev.type != "system" or ev.subtype == "init"
+            or (self._current is not None and self._current.result is not None)
         )):  # (an init, or a hook after a result, may begin another agent's run)
             self._detect(ev)
         if self._own_actions and ev.data is not None:
@@ -1016,8 +1024,12 @@ class StreamModel:
             s.started_late.discard(a.call_id)
             return Delta(Change.NONE)
         if idx is not None and s.tools[idx].status == "running":
-            t = s.own_tool(idx)  # the same start again (e.g. stderr mirrored into stdout)
-            t.duplicates += 1
+            t = s.own_tool(idx)
+            if a.update:  # the call as it is now: what it says, and its event, replace its start's
+                self._fill(t, a.info)
+                t.start_ref = make_ref(ev.offset, ev.length)
+                return Delta(Change.TOOLS, tool=idx)
+            t.duplicates += 1  # the same start again (e.g. stderr mirrored into stdout)
             self._fill(t, a.info)
             return Delta(Change.TOOLS | Change.HEALTH, tool=idx)
         if idx is not None and s.tools[idx].start_ref is None:

@@ -16,7 +16,7 @@ import orjson
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import call_target, fmt_duration, fmt_wait
-from viewer.core.formats import for_agent, get_format, sniff_agent
+from viewer.core.formats import Format, for_agent, get_format, sniff_agent
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
@@ -74,22 +74,16 @@ def tool_line(t: ToolCall, target: str) -> str:
 
 def foreign_problem(events: int, fmt, agent: str = "") -> str:
     own = f"{fmt.AGENT} stream-json"
-    if agent:
-        return f"none of the {events:,} events is {own}: it looks like a {agent} stream, which agent-viewer cannot read yet"
+    if agent:  # (its signs came after the first events, which told no format: read as the default's)
+        return f"none of the {events:,} events is {own}: it looks like a {agent} stream whose first events did not say so"
     return f"none of the {events:,} events is {own} (another agent's format?)"
 
 
 def agent_note(agent: str, fmt) -> str:
-    """What to say of a stream that is another agent's yet partly readable (Claude Code's shares
-    event types with Cursor's): it is read as far as it goes."""
+    """What to say of a stream that is another agent's yet read in a format its first events
+    told (a Cursor run holding Claude Code's message parts): it is read as far as it goes."""
     return (f"note: this looks like a {agent} stream; agent-viewer reads it as {fmt.AGENT} "
             "stream-json as far as it goes (what it cannot read is listed as unknown)")
-
-
-def unread_note(agent: str) -> str:
-    """What to say first of another agent's stream that nothing is read of so far (Codex's):
-    not that it is read as far as it goes."""
-    return f"note: this looks like a {agent} stream, which agent-viewer cannot read yet (its events are listed as unknown)"
 
 
 #: Text mode, a pipe silent this many seconds: it says so (then every QUIET_EVERY more).
@@ -207,7 +201,7 @@ class TextPrinter(Printer):
             # Before the lines it explains (said at the end, it came after a screen of them).
             self._agent_told = True
             self.out.flush()
-            tell(unread_note(m.other_agent) if m.foreign else agent_note(m.other_agent, m.format), self.err)
+            tell(agent_note(m.other_agent, m.format), self.err)
         if isinstance(rec, Malformed):
             self.tell_malformed(rec, self.err)
             return
@@ -393,6 +387,8 @@ class JsonPrinter(_RunsPrinter):
         #: --follow has no end of input to wait for: write each run's result object as it comes.
         self.each_result = each_result
         self.written = 0  # result objects written
+        #: The format worker processes read the file in (see print_file_with_workers).
+        self.workers_format: Format | None = None
         #: (--follow) The events read, and the old stream's problem, when the file last started over.
         self._before_restart: tuple[int, str, bool] | None = None  # (and whether it was told then)
 
@@ -434,6 +430,11 @@ class JsonPrinter(_RunsPrinter):
         if not seg.ok or seg.pending or dec.has_pending or any(
             type(it) is not tuple or len(it) not in (2, 4, 5) for it in items
         ):  # (checked first: taken in part, it could not be read here again)
+            return False
+        fmt = self.workers_format
+        if fmt is not None and (self.runs.format is not fmt or any(
+            len(it) == 4 and it[1] != "result" and told_by(it[3], it[1] == "init") not in (None, fmt) for it in items
+        )):  # (the workers read in another format than this segment's, or one of its events tells another)
             return False
         runs = self.runs
         note, each = runs.note, self.each_result
@@ -485,6 +486,12 @@ class JsonPrinter(_RunsPrinter):
 #: ``--print`` json and stream-json look at this many first events for another agent's signs
 #: (text mode, which builds the model, also sees them in unknown content later on).
 SNIFF_EVENTS = 200
+
+
+def told_by(agent: str, init: bool) -> Format | None:
+    """The format an event tells (as RunOutcome reads one): that of ``agent`` (what
+    ``sniff_agent`` said of it), else Cursor's for an init; None when it tells none."""
+    return for_agent(agent) if agent else (get_format() if init else None)
 
 
 class RunOutcome:
@@ -556,7 +563,7 @@ class RunOutcome:
         told the input's format, and at every init (a file may hold runs of two agents), read
         in that agent's format from now on when there is one (results read so far look
         alike); else noted (see note_agent)."""
-        fmt = for_agent(agent) if agent else (get_format() if init else None)
+        fmt = told_by(agent, init)
         if fmt is not None and (init or not self._told_format):
             if fmt is not self.format:
                 self.format, self._run_marker = fmt, fmt.run_marker
@@ -674,6 +681,7 @@ def print_file_with_workers(printer: JsonPrinter, fd: int, *, workers: int | Non
     import os
     import stat
 
+    from viewer.core.formats import DETECT_BYTES, detect_head
     from viewer.core.parallel import (
         FIRST_BYTES,
         MIN_PARALLEL_BYTES,
@@ -696,10 +704,14 @@ def print_file_with_workers(printer: JsonPrinter, fd: int, *, workers: int | Non
     todo = plan(fd, st.st_size, segment, first)
     if not worth_it(todo, st.st_size, min(MIN_WORKER_BYTES, min_parallel)):
         return False
+    fmt = detect_head(os.pread(fd, DETECT_BYTES, 0))
+    if fmt is None:  # (workers would read in a format the events, read here, may not tell)
+        return False
     try:
-        pool = Workers(fd, printer.runs.format.NAME, count, mode="markers", keep_first=SNIFF_EVENTS)
+        pool = Workers(fd, fmt.NAME, count, mode="markers", keep_first=SNIFF_EVENTS)
     except WorkerError:
         return False
+    printer.workers_format = fmt
     splitter = LineSplitter()
     read_to = 0  # bytes taken into account so far, here or by the workers
 

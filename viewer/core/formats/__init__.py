@@ -7,9 +7,10 @@ A format is a module exposing ``NAME``, ``interpret(event) -> Action``,
 deltas the decoder may gather into runs) and, for ``--print --output-format
 json``, ``run_marker(data)``, ``result_problem(data)`` and
 ``result_object(data)``; ``AGENT`` (the CLI's name) and ``claims(data)`` (whether an event,
-by its shape, is of this format: see :func:`detect`).  Cursor's and Claude Code's
-stream-json are implemented; Gemini CLI and Codex streams will be added as sibling modules
-and registered in ``FORMATS``.
+by its shape, is of this format: see :func:`detect`) and ``INIT_TYPE`` (the type of
+the event that begins its run).  Cursor's and Claude Code's stream-json, Codex's
+``exec --json`` and Gemini CLI's stream-json are implemented; another agent's is a sibling
+module, registered in ``FORMATS`` and ``_DETECT_ORDER``.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from itertools import islice
 from types import ModuleType
 from typing import Any, Protocol
 
-from viewer.core.formats import claude, cursor
+from viewer.core.formats import claude, codex, cursor, gemini
 
 
 class Format(Protocol):  # pragma: no cover - typing only
     NAME: str
     AGENT: str
+    INIT_TYPE: str
     TARGET_FORMS: dict[str, str]  # kinds whose target is not a path: "placed" (pattern in DIRECTORY), "command"
 
     def interpret(self, ev): ...
@@ -46,33 +48,23 @@ class Format(Protocol):  # pragma: no cover - typing only
     def result_object(self, data): ...
 
 
-FORMATS: dict[str, ModuleType] = {cursor.NAME: cursor, claude.NAME: claude}
+FORMATS: dict[str, ModuleType] = {f.NAME: f for f in (cursor, claude, codex, gemini)}
 #: Formats in the order :func:`detect` asks them: Claude Code's events look like Cursor's, and
 #: Cursor's claims any init.
-_DETECT_ORDER = (claude, cursor)
-
-#: Event types that only another agent's CLI writes.
-_OTHER_TYPES = {
-    **dict.fromkeys(("thread.started", "turn.started", "turn.completed", "turn.failed", "item.started",
-                     "item.updated", "item.completed"), "Codex"),
-    **dict.fromkeys(("init", "message", "tool_use", "tool_result"), "Gemini CLI"),
-}
+_DETECT_ORDER = (claude, codex, gemini, cursor)
+#: The types of the events that may begin a run of some format: the model tells the format
+#: again at each (a file may hold runs of two agents).
+RUN_START_TYPES = frozenset(f.INIT_TYPE for f in _DETECT_ORDER)
 
 
 def sniff_agent(data: dict[str, Any]) -> str:
     """The agent CLI that, by its shape, wrote this event when it is not a Cursor one:
     ``"Claude Code"``, ``"Codex"``, ``"Gemini CLI"``, or ``""`` (Cursor's, or cannot tell).
 
-    For naming a stream read in another format than its own (see :func:`for_agent`: one that
-    no format reads yet).  Cheap, but meant for rare events (an init, an unknown type,
-    unknown content) and an input's first events, not for every delta."""
-    t = data.get("type")
-    if type(t) is not str:
-        return ""
-    name = _OTHER_TYPES.get(t)
-    if name:
-        return name
-    return claude.AGENT if claude.claims(data) else ""
+    Cheap, but meant for rare events (an init, an unknown type, unknown content) and an
+    input's first events, not for every delta."""
+    fmt = detect(data)
+    return fmt.AGENT if fmt is not None and fmt is not cursor else ""
 
 
 def for_agent(agent: str) -> Format | None:
@@ -98,17 +90,13 @@ DETECT_BYTES = 1 << 20
 
 def detect_first(objects: Iterable[Any]) -> Format | None:
     """The format the first of an input's ``objects`` (its first DETECT_EVENTS events) that can
-    tell says, as the model would tell it reading them.  Another agent's stream that no format
-    reads is read in the default one (as the model does); None when nothing tells."""
-    other = False
+    tell says, as the model would tell it reading them; None when nothing tells."""
     for data in islice(objects, DETECT_EVENTS):
-        if type(data) is not dict:
-            continue
-        fmt = detect(data)
-        if fmt is not None:
-            return fmt
-        other = other or bool(sniff_agent(data))
-    return get_format() if other else None
+        if type(data) is dict:
+            fmt = detect(data)
+            if fmt is not None:
+                return fmt
+    return None
 
 
 def detect_head(head: bytes) -> Format | None:

@@ -12,7 +12,6 @@ message still follows them.  See ``shared/stream-json.md`` section 3 for the evi
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from typing import Any
 
 from viewer.core import actions as A
@@ -23,10 +22,12 @@ from viewer.core.formats.common import (
     as_int,
     as_list,
     as_str,
+    content_text,
     describe_item,
     diff_from,
     first_arg,
     first_line,
+    iso_ms,
     json_line,
     json_text,
     last_line,
@@ -39,6 +40,8 @@ NAME = "claude"
 AGENT = "Claude Code"
 
 KNOWN_TYPES = {"system", "assistant", "user", "result", "stream_event", "rate_limit_event"}
+#: The event that begins a run (see formats.RUN_START_TYPES): its init, or a hook before it.
+INIT_TYPE = "system"
 
 #: ``system`` subtypes only Claude Code writes (hooks come before the init).
 SYSTEM_SUBTYPES = frozenset((
@@ -87,23 +90,10 @@ def claims(data: dict[str, Any]) -> bool:
 # -- time -----------------------------------------------------------------------
 
 
-def _iso_ms(v: Any) -> int | None:
-    """An ISO 8601 ``timestamp`` ("2026-08-14T02:08:08.711Z") in ms since the epoch."""
-    if type(v) is not str or not 19 <= len(v) <= 40:
-        return None
-    try:
-        dt = datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith(("Z", "z")) else v)
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return int(dt.timestamp() * 1000)
-
-
 def event_time_ms(ev: Event) -> int | None:
     """When the event happened by the stream's own clock: user messages (tool results) and
     some others carry an ISO ``timestamp``; most lines carry none."""
-    return _iso_ms(ev.data.get("timestamp"))
+    return iso_ms(ev.data.get("timestamp"))
 
 
 # -- tool kinds -----------------------------------------------------------------
@@ -170,21 +160,6 @@ def _kind(name: str) -> tuple[str, str, Any]:
 # -- tool results ---------------------------------------------------------------
 
 
-def result_text(content: Any) -> str:
-    """A ``tool_result``'s content as text: a string, or a list of parts (text parts joined,
-    others named: an image is not text)."""
-    if isinstance(content, str):
-        return content
-    out = []
-    for p in as_list(content):
-        p = as_dict(p)
-        if p.get("type") == "text":
-            out.append(as_str(p.get("text")))
-        elif p:
-            out.append(f"({describe_item(p)})")
-    return "\n".join(out)
-
-
 #: A tool result that says the call was refused, not that it failed.
 _REFUSED = re.compile(
     r"Claude requested permissions|The user doesn't want to proceed|Permission to use .+ (?:has been|was) denied"
@@ -195,7 +170,7 @@ _EXIT = re.compile(r"Exit code (\d+)")
 
 def _completed_info(part: dict[str, Any], sidecar: Any) -> A.ToolInfo:
     """What a ``tool_result`` says of its call (its kind and target came with its start)."""
-    text = result_text(part.get("content"))
+    text = content_text(part.get("content"))
     failed = part.get("is_error") is True
     if failed:
         refused = bool(_REFUSED.match(text))
@@ -361,7 +336,7 @@ def interpret(ev: Event) -> A.Action:
     t = ev.type
     st = ev.subtype
     sid = _sid(data)
-    ts = _iso_ms(data.get("timestamp"))
+    ts = iso_ms(data.get("timestamp"))
     a: A.Action
     if t == "stream_event":
         a = _stream(data, sid)
@@ -480,7 +455,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     use, result, sidecar = _parts(started, completed, call_id)
     name = as_str(use.get("name"))
     args = as_dict(use.get("input"))
-    text = result_text(result.get("content")) if result is not None else ""
+    text = content_text(result.get("content")) if result is not None else ""
     failed = result is not None and result.get("is_error") is True
     path = as_str(args.get("file_path")) or as_str(args.get("notebook_path"))
     out: list[Section] = []

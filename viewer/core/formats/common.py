@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
 import orjson
@@ -73,16 +74,21 @@ def first_arg(*names: str, shape: Callable[[str], str] | None = None) -> Callabl
     return get
 
 
-def run_marker_for(known_types: set[str] | frozenset[str]) -> Callable[[dict[str, Any]], tuple[str | None, str]]:
+def run_marker_for(known_types: set[str] | frozenset[str], init: tuple[str, str | None] = ("system", "init"),
+                   result: str = "result", sid_key: str = "session_id") -> Callable[[dict[str, Any]], tuple[str | None, str]]:
     """A format's ``run_marker``: what a raw event says about runs, read cheaply (no action
     built): its session id (or None), and ``"init"``, ``"result"``, ``""`` (another event of
-    ``known_types``) or ``"unknown"``.  Cursor's and Claude Code's mark runs alike."""
+    ``known_types``) or ``"unknown"``.  ``init``: the type (and subtype, or None) of the event
+    that begins a run; ``result``: the type of the one that ends it; ``sid_key``: the field
+    that holds the session id."""
+    init_type, init_subtype = init
+
     def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
-        sid = data.get("session_id")
+        sid = data.get(sid_key)
         t = data.get("type")
-        if t == "result":
+        if t == result:
             kind = "result"
-        elif t == "system" and data.get("subtype") == "init":
+        elif t == init_type and (init_subtype is None or data.get("subtype") == init_subtype):
             kind = "init"
         else:
             kind = "" if type(t) is str and t in known_types else "unknown"  # ({"type": {...}}: unhashable)
@@ -224,3 +230,32 @@ def diff_from(before: str, after: str, path: str) -> str:
             fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}",
         )
     )
+
+
+def iso_ms(v: Any) -> int | None:
+    """An ISO 8601 ``timestamp`` ("2026-08-14T02:08:08.711Z") in ms since the epoch."""
+    if type(v) is not str or not 19 <= len(v) <= 40:
+        return None
+    try:
+        dt = datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith(("Z", "z")) else v)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return int(dt.timestamp() * 1000)
+
+
+def content_text(content: Any) -> str:
+    """A tool result's content as text (Claude Code's ``tool_result``, an MCP tool's result in
+    Codex): a string, or a list of parts (text parts joined, others named: an image is not
+    text)."""
+    if isinstance(content, str):
+        return content
+    out = []
+    for p in as_list(content):
+        p = as_dict(p)
+        if p.get("type") == "text":
+            out.append(as_str(p.get("text")))
+        elif p:
+            out.append(f"({describe_item(p)})")
+    return "\n".join(out)

@@ -436,6 +436,8 @@ KNOWN_TYPES = {
     "system", "user", "assistant", "thinking", "tool_call", "interaction_query", "result",
     "retry", "connection",
 }
+#: The event that begins a run (see formats.RUN_START_TYPES): ``system/init``.
+INIT_TYPE = "system"
 
 
 def _sid_and_time(data: dict[str, Any]) -> tuple[str | None, int | None]:

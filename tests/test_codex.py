@@ -1,0 +1,226 @@
+"""Codex's ``exec --json`` stream, read in its own format (viewer.core.formats.codex): what a
+user sees of its items, turns and failures, in the model, --print and the detail view."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from tests.conftest import REAL_CURSOR_DIR
+from tests.test_printer_cli import run_main
+from viewer.core.formats import codex, detect
+
+CODEX_DIR = REAL_CURSOR_DIR.parent / "codex"
+
+
+def j(**fields) -> bytes:
+    return orjson.dumps(fields) + b"\n"
+
+
+def item(event: str, **fields) -> bytes:
+    return j(type=f"item.{event}", item=fields)
+
+
+START = j(type="thread.started", thread_id="019a2d7a-6455-7170-a661-c6d8b94c630a") + j(type="turn.started")
+DONE = j(type="turn.completed", usage={"input_tokens": 6040, "cached_input_tokens": 4992, "output_tokens": 129})
+
+
+def real(name: str) -> bytes:
+    path = CODEX_DIR / name
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    return path.read_bytes()
+
+
+def event_at(data: bytes, ref: int | None) -> dict | None:
+    """The event a call's ``start_ref`` or ``end_ref`` points at in ``data``."""
+    from viewer.core.model import ref_span
+
+    if ref is None:
+        return None
+    offset, length = ref_span(ref)
+    return orjson.loads(data[offset:offset + length])
+
+
+def sections(t, m):
+    """The detail view's (title, body) pairs of call ``t`` of model ``m``."""
+    return [(s.title, s.body) for s in codex.tool_sections(event_at(m.test_data, t.start_ref),
+                                                             event_at(m.test_data, t.end_ref), t.call_id)]
+
+
+def model(h, data: bytes):
+    m, _, _ = h.model_of(data)
+    m.test_data = data
+    return m
+
+
+def test_a_real_codex_run_reads_as_a_prompt_less_run_with_its_command_answer_and_tokens(h):
+    """The shell wrapper Codex runs every command in is left out of the list; the turn's
+    usage counts the cached input apart; the run succeeded."""
+    m = model(h, real("agentcmd__stream-output-2.ndjson"))
+    assert m.format.NAME == "codex" and m.unknown_events == 0 and not m.foreign
+    (s,) = m.sessions
+    assert s.session_id == "019a2d7a-6455-7170-a661-c6d8b94c630a"
+    (t,) = s.tools
+    assert (t.short, t.target, t.status, t.detail) == ("Shell", "ls", "success", "3 lines")
+    assert [b.kind for b in s.blocks] == ["thinking", "tool", "assistant", "result"]
+    assert "Files here" in s.blocks[2].text
+    assert s.result is not None and not s.result.failed
+    tok = s.result.tokens
+    assert (tok.input, tok.cache_read, tok.output) == (6040 - 4992, 4992, 129)
+    got = dict(sections(t, m))
+    assert got["Command"] == "bash -lc ls" and "test.js" in got["Output"]
+
+
+def test_a_file_change_that_comes_only_completed_is_one_finished_call(h):
+    m = model(h, real("agentcmd__stream-output-3.ndjson"))
+    (t,) = m.sessions[0].tools
+    assert (t.short, t.target, t.detail, t.status) == ("Edit", "/private/tmp/codex-research-test/hello.txt",
+                                                        "1 added", "success")
+    assert dict(sections(t, m))["Files"] == "added  /private/tmp/codex-research-test/hello.txt"
+
+
+def test_a_failed_and_a_declined_command(h):
+    """A command that exits non-zero failed (its exit code and its output's last line); one the
+    user declined was refused, not failed."""
+    data = (START
+            + item("started", id="item_1", type="command_execution", command="bash -lc 'pytest -q'",
+                   aggregated_output="", status="in_progress")
+            + item("completed", id="item_1", type="command_execution", command="bash -lc 'pytest -q'",
+                   aggregated_output="..F\n1 failed, 2 passed\n", exit_code=1, status="failed")
+            + item("started", id="item_2", type="command_execution", command="bash -lc 'rm -rf build'",
+                   aggregated_output="", status="in_progress")
+            + item("completed", id="item_2", type="command_execution", command="bash -lc 'rm -rf build'",
+                   aggregated_output="", status="declined")
+            + DONE)
+    m = model(h, data)
+    failed, declined = m.sessions[0].tools
+    assert (failed.target, failed.status, failed.detail, failed.error_text) == (
+        "pytest -q", "failed", "exit 1", "1 failed, 2 passed")
+    assert "Output (exit 1)" in dict(sections(failed, m))
+    assert (declined.target, declined.status) == ("rm -rf build", "rejected")
+    # (An old build's sandbox refusal: exit_code -1 with status completed.)
+    m = model(h, START + item("completed", id="i", item_type="command_execution", command="ls",
+                              aggregated_output="denied", exit_code=-1, status="completed") + DONE)
+    (t,) = m.sessions[0].tools
+    assert (t.status, t.detail) == ("failed", "exit -1")
+
+
+def test_a_running_command_is_running_until_its_item_completes(h):
+    m, _, _ = h.model_of(START + item("started", id="item_1", type="command_execution", command="sleep 9",
+                                      aggregated_output="", status="in_progress"), end=False)
+    (t,) = m.sessions[0].tools
+    assert t.status == "running" and m.sessions[0].state == "live"
+
+
+def test_a_todo_list_updated_as_it_runs_is_one_call_showing_its_latest_list(h):
+    """item.updated is the list ticked off, not the call started again: its summary follows,
+    the detail view shows the newest list, and no duplicate is counted."""
+    todos = [{"text": "Read the failing test", "completed": False}, {"text": "Fix totals", "completed": False}]
+    ticked = [{**todos[0], "completed": True}, todos[1]]
+    data = (START + item("started", id="item_0", type="todo_list", items=todos)
+            + item("updated", id="item_0", type="todo_list", items=ticked))
+    m, _, _ = h.model_of(data, end=False)
+    m.test_data = data
+    (t,) = m.sessions[0].tools
+    assert (t.target, t.status, t.duplicates) == ("2 todos, 1 done", "running", 0)
+    assert dict(sections(t, m))["Todos"] == "[x] Read the failing test\n[ ] Fix totals"
+    done = data + item("completed", id="item_0", type="todo_list", items=[{**x, "completed": True} for x in todos])
+    m = model(h, done + DONE)
+    (t,) = m.sessions[0].tools
+    assert (t.target, t.status) == ("2 todos, 2 done", "success")
+
+
+def test_a_failed_turn_fails_the_run_with_the_apis_own_message(capsys, tmp_path, h):
+    """turn.failed's message is often the API's error as JSON in a string: its message is
+    what is said, in the transcript and on stderr, and --print exits 1."""
+    api = orjson.dumps({"error": {"type": "invalid_request_error", "message": "model gpt-9 does not exist"}}).decode()
+    data = START + j(type="error", message="Reconnecting... 1/5") + j(type="turn.failed", error={"message": api})
+    m = model(h, data)
+    s = m.sessions[0]
+    assert s.result is not None and s.result.failed and s.result.text == "model gpt-9 does not exist"
+    assert any(b.kind == "notice" and "Reconnecting... 1/5" in b.text for b in s.blocks)
+    p = tmp_path / "codex.ndjson"
+    p.write_bytes(data)
+    for fmt in ("text", "json"):
+        code, out, err = run_main(capsys, "--print", "--output-format", fmt, str(p))
+        assert code == 1 and "model gpt-9 does not exist" in err, err
+    code, out, err = run_main(capsys, "--print", "--output-format", "json", str(p))
+    assert orjson.loads(out)["type"] == "turn.failed"  # (Codex has no result object: the turn's end, as it came)
+
+
+def test_every_print_mode_reads_a_codex_stream_in_its_format(capsys):
+    path = CODEX_DIR / "agentcmd__stream-output-4.ndjson"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    code, out, err = run_main(capsys, "--print", str(path))
+    assert code == 0 and err == "", err
+    assert "Ran terminal command cat test.js (1 line)" in out and "console.log('Hello World');" in out
+    code, out, err = run_main(capsys, "--print", "--output-format", "json", str(path))
+    assert code == 0 and orjson.loads(out)["usage"]["output_tokens"] == 204
+
+
+def test_a_cut_off_codex_run_ended_without_a_result(h):
+    m = model(h, real("agentcmd__stream-output-multi-1.ndjson"))
+    assert m.format.NAME == "codex" and m.sessions[0].result is None
+    assert any(b.kind == "end" for b in m.sessions[0].blocks)
+
+
+def test_an_mcp_call_a_web_search_and_an_unknown_item_are_calls(h):
+    """Every item that is not text is a call; one of a type not known is listed by its type
+    (never dropped), and its detail shows the item."""
+    data = (START
+            + item("started", id="i1", type="mcp_tool_call", server="github", tool="create_issue",
+                   arguments={"title": "x"}, result=None, error=None, status="in_progress")
+            + item("completed", id="i1", type="mcp_tool_call", server="github", tool="create_issue",
+                   arguments={"title": "x"}, result=None, error={"message": "401 Unauthorized"}, status="failed")
+            + item("completed", id="i2", type="web_search", query="textual line api", action={"type": "search"})
+            + item("completed", id="i3", type="image_generation", prompt="a cat", status="completed")
+            + DONE)
+    m = model(h, data)
+    mcp, web, other = m.sessions[0].tools
+    assert (mcp.short, mcp.target, mcp.status, mcp.error_text) == ("MCP", "github: create_issue", "failed",
+                                                                   "401 Unauthorized")
+    assert dict(sections(mcp, m))["Error"] == "401 Unauthorized"
+    assert (web.short, web.target, web.status) == ("Web", "textual line api", "success")
+    assert (other.short, other.label, other.target) == ("image_generation", "Image generation", "a cat")
+    assert '"prompt": "a cat"' in dict(sections(other, m))["Item"]
+
+
+def test_an_old_builds_item_names_are_read():
+    """Builds before about 0.44: ``item_type`` and ``assistant_message``."""
+    from viewer.core import actions as A
+    from viewer.core.decode import Event
+
+    data = {"type": "item.completed", "item": {"id": "item_1", "item_type": "assistant_message", "text": "hi"}}
+    a = codex.interpret(Event(1, 1, 0, 0, data))
+    assert type(a) is A.AssistantText and a.text == "hi" and a.consolidated
+
+
+def test_codex_and_cursor_runs_in_one_file_are_each_read_in_their_format(h):
+    """``cat cursor.log codex.log``: the thread.started tells the format again."""
+    from tests.conftest import SAMPLES_DIR
+
+    cursor = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
+    m = model(h, cursor + real("agentcmd__stream-output-2.ndjson"))
+    first, second = m.sessions
+    assert m.format_of(first).NAME == "cursor" and m.format_of(second).NAME == "codex"
+    assert second.tools[0].target == "ls" and m.unknown_events == 0
+    m = model(h, real("agentcmd__stream-output-2.ndjson") + cursor)
+    assert [m.format_of(s).NAME for s in m.sessions] == ["codex", "cursor"] and m.unknown_events == 0
+
+
+def test_what_tells_codex_and_what_does_not():
+    assert detect({"type": "thread.started", "thread_id": "t"}) is codex
+    assert detect({"type": "error", "message": "x"}) is None  # (anybody's)
+    assert codex.inner_command("bash -lc 'cat a.txt'") == "cat a.txt"
+    assert codex.inner_command("/bin/zsh -lc ls") == "ls"
+    assert codex.inner_command("bash -lc 'unclosed") == "bash -lc 'unclosed"
+    assert codex.inner_command("python -c 'print(1)'") == "python -c 'print(1)'"
+
+
+def test_a_question_to_the_user_is_shown_with_its_options(h):
+    data = START + j(type="request_user_input", id="turn_1", call_id="c1", questions=[
+        {"question": "Which database?", "header": "DB", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}])
+    m, _, _ = h.model_of(data, end=False)
+    assert any(b.kind == "query" and "Which database? (Postgres / SQLite)" in b.text for b in m.sessions[0].blocks)
