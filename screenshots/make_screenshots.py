@@ -46,6 +46,8 @@ SHOTS = [
     ("help", "demo_session.ndjson", None, False, (120, 36), ["question_mark"], None),
     ("narrow-80x24", "demo_session.ndjson", None, False, (80, 24), [], None),
     ("claude-code-run", "claude_code_run.ndjson", None, False, (140, 44), [], select_failed_shell),
+    ("codex-run", "codex_run.ndjson", None, False, (140, 44), [], select_failed_shell),
+    ("gemini-run", "gemini_run.ndjson", None, False, (140, 44), [], select_edit),
 ]
 
 

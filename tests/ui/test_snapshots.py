@@ -41,6 +41,36 @@ def test_claude_code_run(snap_compare):
     assert snap_compare(make_app(sample("claude_code_run.ndjson")), run_before=select, terminal_size=WIDE)
 
 
+def _select_failed_shell(pilot):
+    async def select(pilot):
+        await settle(pilot)
+        app = pilot.app
+        call = next(t for t in app.session.tools if t.short == "Shell" and t.status == "failed")
+        app.timeline.follow = False
+        app.timeline.select_tool(call.index)
+        await pilot.pause()
+    return select(pilot)
+
+
+def test_codex_run(snap_compare):
+    """A Codex run (codex exec --json): the agent named where a model would be, the to-do list
+    ticked off, the failed test run's output in the detail."""
+    assert snap_compare(make_app(sample("codex_run.ndjson")), run_before=_select_failed_shell, terminal_size=WIDE)
+
+
+def test_gemini_run(snap_compare):
+    """A Gemini CLI run: its prompt, its text chunks joined, its calls timed by its own clock,
+    the edit's diff in the detail."""
+    async def select(pilot):
+        await settle(pilot)
+        app = pilot.app
+        app.timeline.follow = False
+        app.timeline.select_tool(next(t.index for t in app.session.tools if t.short == "Edit"))
+        await pilot.pause()
+
+    assert snap_compare(make_app(sample("gemini_run.ndjson")), run_before=select, terminal_size=WIDE)
+
+
 def test_two_sessions_shows_the_latest(snap_compare):
     assert snap_compare(make_app(sample("two_sessions.ndjson")), run_before=settle, terminal_size=WIDE)
 

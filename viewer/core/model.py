@@ -644,11 +644,26 @@ class StreamModel:
             if cur is not None and cur.init is None:  # (joined mid-way: its first events did not tell)
                 cur.format = fmt
 
-    def apply_event(self, ev: Event) -> Delta:
-        if self._detect_left or (ev.type in RUN_START_TYPES and (
+    def _tells_format(self, ev: Event) -> bool:
+        """Whether the format is told again at this event: one of the input's first, an init
+        of any format, or a ``system`` event after a result (a hook before the next run's
+        init): a file may hold runs of two agents."""
+        return bool(self._detect_left) or (ev.type in RUN_START_TYPES and (
             ev.type != "system" or ev.subtype == "init"
             or (self._current is not None and self._current.result is not None)
-        )):  # (an init, or a hook after a result, may begin another agent's run)
+        ))
+
+    def reads_in(self, ev: Event) -> Format:
+        """The format :meth:`apply_event` will read ``ev`` in (it may tell another): a replay's
+        index interprets an event before the model applies it."""
+        if ev.data is not None and self._tells_format(ev):
+            fmt = detect(ev.data)
+            if fmt is not None:
+                return fmt
+        return self.format
+
+    def apply_event(self, ev: Event) -> Delta:
+        if self._detect_left or (ev.type in RUN_START_TYPES and self._tells_format(ev)):  # (inline: every event)
             self._detect(ev)
         if self._own_actions and ev.data is not None:
             # (A worker's action of an event whose object it kept: made in the format the

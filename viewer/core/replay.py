@@ -440,7 +440,8 @@ class FileIndex:
     def _add(self, rec: Record) -> None:
         if type(rec) is not Restart:
             self.bytes_done = rec.offset + rec.length
-        fmt = self._model.format  # (the model tells the input's format from its first events)
+        # (the format the model reads it in: its first events, and each run's start, tell it)
+        fmt = self._model.reads_in(rec) if type(rec) is Event else self._model.format
         action = fmt.interpret(rec) if type(rec) is Event else None
         if action is not None:
             rec.action = action  # (the model and the schedule share one interpretation)

@@ -157,8 +157,12 @@ def last_line(text: str, limit: int = 200) -> str:
     lines = [ln for ln in uncoloured(text).splitlines() if ln.strip()]
     if not lines:
         return ""
-    line = lines[-1].strip()
+    line = _RULE.sub("", lines[-1].strip()) or lines[-1].strip()
     return line[:limit] + "…" if len(line) > limit else line
+
+
+#: The rules a verdict is drawn between ("===== 1 failed, 3 passed in 0.08s =====", pytest's).
+_RULE = re.compile(r"^[=\-*]{3,}\s*|\s*[=\-*]{3,}$")
 
 
 #: An event shown by its fields (an unknown one, a notice): this many, each cut at this length.

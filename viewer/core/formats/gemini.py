@@ -144,9 +144,17 @@ def _completed_info(data: dict[str, Any]) -> A.ToolInfo:
         status, outcome = ("rejected", "rejected") if refused else ("failed", "error")
         return A.ToolInfo("", "", "", "", outcome, status, has_args=False, error_text=first_line(error)
                           or last_line(as_str(data.get("output"))))
-    output = as_str(data.get("output"))
-    detail = first_line(output, 60) if output and "\n" not in output.strip() else ""
-    return A.ToolInfo("", "", "", detail, "success", "success", has_args=False)
+    return A.ToolInfo("", "", "", _output_detail(as_str(data.get("output"))), "success", "success", has_args=False)
+
+
+def _output_detail(output: str) -> str:
+    """What a call's output says of it in the list: its lines when it has several (a
+    command's), itself when it is one short line ("Found 2 matches"); "" for a long one (an
+    edit's "Successfully modified file: <its path>" says nothing the row does not)."""
+    text = output.strip()
+    if "\n" in text:
+        return plural(text.count("\n") + 1, "line")
+    return text if len(text) <= 40 else ""
 
 
 # -- events -> actions ----------------------------------------------------------

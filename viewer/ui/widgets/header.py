@@ -228,7 +228,8 @@ class SessionHeader(Widget):
         init = s.init
         fields: list[tuple[str, str]] = []
         if init is not None:
-            fields.append(("", init.model or "?"))
+            # (Codex's stream never names its model: the agent, not "?")
+            fields.append(("", init.model or (m.format_of(s).AGENT if m is not None else "?")))
         fields.append(("session ", short_id(s.session_id)))
         if init is not None:
             if init.api_key_source:
