@@ -224,3 +224,32 @@ def test_a_question_to_the_user_is_shown_with_its_options(h):
         {"question": "Which database?", "header": "DB", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}])
     m, _, _ = h.model_of(data, end=False)
     assert any(b.kind == "query" and "Which database? (Postgres / SQLite)" in b.text for b in m.sessions[0].blocks)
+
+
+FAILED_CODEX = START + j(type="turn.failed", error={"message": "The 'gpt-5-codex' model is not supported."})
+
+
+@pytest.mark.parametrize("first", ["codex_run", "gemini_run", "claude_code_run", "demo_session"])
+@pytest.mark.parametrize("last", ["failed_run", "codex_failed"])
+def test_a_file_of_two_agents_runs_ends_in_its_last_runs_result_in_every_print_mode(capsys, tmp_path, first, last):
+    """``cat a.log b.log``: every print mode reads each run in its own format, so the exit
+    status and json's result object are the last run's (json and stream-json kept the first
+    run's format: a failed last run exited 0), with worker processes too."""
+    from tests.conftest import SAMPLES_DIR
+    from tests.test_parallel import print_json
+
+    if first == "codex_run" and last == "codex_failed":
+        pytest.skip("one agent")
+    tail = FAILED_CODEX if last == "codex_failed" else (SAMPLES_DIR / "failed_run.ndjson").read_bytes()
+    p = tmp_path / "both.ndjson"
+    p.write_bytes((SAMPLES_DIR / f"{first}.ndjson").read_bytes() + tail)
+    why = "not supported" if last == "codex_failed" else "ConnectError"
+    for fmt in ("text", "json", "stream-json"):
+        code, out, err = run_main(capsys, "--print", "--output-format", fmt, str(p))
+        assert code == 1 and why in err and "looks like" not in err, (fmt, err)
+    obj = orjson.loads(run_main(capsys, "--print", "--output-format", "json", str(p))[1])
+    assert obj["type"] == ("turn.failed" if last == "codex_failed" else "result"), obj
+    alone = print_json(p, 0)
+    for segment in (64, 2000):
+        got = print_json(p, 2, segment=segment, first=segment)
+        assert got[3] and got[:3] == alone[:3]

@@ -251,10 +251,11 @@ class _Markers:
     """For ``--print --output-format json`` (mode ``markers``): what the format's
     ``run_marker`` says of each event, read as lean as the printer itself reads a line.
 
-    Items are ``(session id, marker, result object or None, agent)`` for an init, a result or
-    an unknown type, and for the segment's first ``keep_first`` events; ``agent`` is what
-    ``sniff_agent`` says of the event (the printer looks at inits, unknown types and the
-    input's first events for another agent's signs), so only a result's object travels.  The
+    Items are ``(session id, marker, result object or None, told)`` for an init, a result or
+    an unknown type, and for the segment's first ``keep_first`` events; ``told`` is the name
+    of the format ``formats.detect`` says the event is in, or "" (the printer looks at inits,
+    unknown types and the input's first events for the format and for another agent's signs),
+    so only a result's object travels.  The
     other events in between only count: they come as ``(how many, the last session id among
     them)``.  A malformed line comes as ``(line within the segment, offset, length, reason,
     preview)``."""
@@ -326,9 +327,9 @@ def decode_segment(fd: int, start: int, end: int, fmt: Any, mode: str = "events"
     if start > 0:
         dec.first_line = 0  # only the file's own first line may carry a BOM
     if markers:
-        from viewer.core.formats import sniff_agent
+        from viewer.core.formats import told_name
 
-        enc: _Encoder | _Markers = _Markers(fmt.run_marker, keep_first, sniff_agent)
+        enc: _Encoder | _Markers = _Markers(fmt.run_marker, keep_first, told_name)
     else:
         enc = _Encoder(fmt.interpret)
     final = end < 0

@@ -16,7 +16,7 @@ import orjson
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import call_target, fmt_duration, fmt_wait
-from viewer.core.formats import Format, for_agent, get_format, sniff_agent
+from viewer.core.formats import FORMATS, RUN_START_TYPES, Format, detect, get_format
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
@@ -417,8 +417,9 @@ class JsonPrinter(_RunsPrinter):
         if self.runs.track(data) == "result" and self.each_result and not self.runs.repeated:
             self._write_result(data)  # (a result twice in a row: stderr merged into stdout, written once)
 
-    def _write_result(self, data: dict) -> None:
-        self.out.write(json_safe(orjson.dumps(self.runs.format.result_object(data))).decode() + "\n")
+    def _write_result(self, data: dict, fmt: Format | None = None) -> None:
+        out = (fmt or self.runs.format).result_object(data)
+        self.out.write(json_safe(orjson.dumps(out)).decode() + "\n")
         self.out.flush()
         self.written += 1
 
@@ -433,7 +434,7 @@ class JsonPrinter(_RunsPrinter):
             return False
         fmt = self.workers_format
         if fmt is not None and (self.runs.format is not fmt or any(
-            len(it) == 4 and it[1] != "result" and told_by(it[3], it[1] == "init") not in (None, fmt) for it in items
+            len(it) == 4 and it[3] not in ("", fmt.NAME) for it in items
         )):  # (the workers read in another format than this segment's, or one of its events tells another)
             return False
         runs = self.runs
@@ -446,7 +447,7 @@ class JsonPrinter(_RunsPrinter):
             elif n == 5:
                 line, offset, length, reason, preview = item
                 self.tell_malformed(Malformed(before + line, offset, length, reason, preview), self.err)
-            elif note(*item) == "result" and each and not runs.repeated:
+            elif note(*item[:3], FORMATS.get(item[3])) == "result" and each and not runs.repeated:
                 self._write_result(item[2])
         dec.skip(seg.lines, seg.blank, seg.events, seg.malformed, seg.rejoined, None)
         return True
@@ -472,7 +473,7 @@ class JsonPrinter(_RunsPrinter):
         last = self.runs.last_result()
         if last is not None and not self.each_result:
             # The run's result object, also when it failed (is_error true: what a CI job parses).
-            self._write_result(last)
+            self._write_result(last, self.runs.last_format())
         for why in self.runs.earlier_problems():
             tell(why, self.err)
         if problem:
@@ -483,15 +484,12 @@ class JsonPrinter(_RunsPrinter):
         return EXIT_OK
 
 
+#: The format an input is read in until its events tell one.
+DEFAULT = get_format()
+
 #: ``--print`` json and stream-json look at this many first events for another agent's signs
 #: (text mode, which builds the model, also sees them in unknown content later on).
 SNIFF_EVENTS = 200
-
-
-def told_by(agent: str, init: bool) -> Format | None:
-    """The format an event tells (as RunOutcome reads one): that of ``agent`` (what
-    ``sniff_agent`` said of it), else Cursor's for an init; None when it tells none."""
-    return for_agent(agent) if agent else (get_format() if init else None)
 
 
 class RunOutcome:
@@ -501,9 +499,10 @@ class RunOutcome:
     def __init__(self, keep_runs: bool = False) -> None:
         self.format = get_format()
         self.current: str | None = None  # session id of the latest event that had one
-        self.results: dict[str | None, dict] = {}  # session id -> result of its latest run
+        #: session id -> (result of its latest run, the format it was read in)
+        self.results: dict[str | None, tuple[dict, Format]] = {}
         #: With ``keep_runs``: every run (an init begins one) as [session id, its result or
-        #: None], in the input's order, and each session's latest.
+        #: None, its format], in the input's order, and each session's latest.
         self.keep_runs = keep_runs
         self.history: list[list] = []
         self._latest: dict[str | None, list] = {}
@@ -511,21 +510,40 @@ class RunOutcome:
         self.repeated = False  # the last event noted was the init or result before it again (2>&1)
         self.events = 0
         self.unknown = 0  # events of a type the format does not know
-        self.other_agent = ""  # see formats.sniff_agent
+        self.other_agent = ""  # another agent whose content is in a run of this format (see note)
         self._run_marker = self.format.run_marker
-        self._told_format = False  # an init said which format the input is in (see _sniff)
+        self._told_format = False  # an event told which format the input is in (see track)
 
     def track(self, data: dict) -> str:
         """Take one raw event into account; returns what the format says of it (run_marker).
         This runs for every event of ``--print`` json and stream-json: most are neither an
-        init, a result nor unknown, and cost one call and two tests."""
-        sid, marker = self._run_marker(data)
-        return self.note(sid, marker, data)
+        init, a result nor unknown, and cost one call and two tests.
 
-    def note(self, sid: str | None, marker: str, data: dict | None, agent: str | None = None) -> str:
+        The format is told as the model tells it: by the first events, and again at each run's
+        start (an init of any format, or a ``system`` event after a result): the event that
+        tells another is marked again in it (another agent's init is "unknown" in this one)."""
+        sid, marker = self._run_marker(data)
+        told = None
+        if marker or self.events < SNIFF_EVENTS:  # (rare events, and the first ones)
+            told = detect(data)
+            if told is not None and told is not self.format and self._starts_run(data):
+                self.format, self._run_marker = told, told.run_marker
+                sid, marker = self._run_marker(data)
+        return self.note(sid, marker, data, told)
+
+    def _starts_run(self, data: dict) -> bool:
+        """Whether the format may be told again at this event (see track)."""
+        if not self._told_format:
+            return True
+        t = data.get("type")
+        return type(t) is str and t in RUN_START_TYPES and (
+            t != "system" or data.get("subtype") == "init" or self.results.get(self.current) is not None)
+
+    def note(self, sid: str | None, marker: str, data: dict | None, told: Format | None = None) -> str:
         """Like :meth:`track`, with what ``run_marker`` said of the event already known (a
         worker process read it: see :func:`print_file_with_workers`).  There ``data`` is only
-        a result's object, and ``agent`` what ``sniff_agent`` said of the event."""
+        a result's object, and ``told`` the format ``detect`` said of the event (a worker's
+        segment with an event of another format than its own is read here instead)."""
         self.events += 1
         if sid is not None:
             self.current = sid
@@ -535,49 +553,36 @@ class RunOutcome:
             again, self._prev = self._prev == (marker, self.current, data), (marker, self.current, data)
             self.repeated = again
             if marker == "result":
-                self.results[self.current] = data
+                self.results[self.current] = (data, self.format)  # type: ignore[assignment]
                 if self.keep_runs and not again:
                     run = self._latest.get(self.current)
                     if run is None or run[1] is not None:  # (a result with no init before it)
                         run = self._begin()
-                    run[1] = data
+                    run[1], run[2] = data, self.format
+            elif marker == "init":
+                self.results.pop(self.current, None)
+                if self.keep_runs and not again:
+                    self._begin()
             else:
-                if marker == "init":
-                    self.results.pop(self.current, None)
-                    if self.keep_runs and not again:
-                        self._begin()
-                else:
-                    self.unknown += 1
-                if marker == "init" or not self.other_agent:  # every init and unknown type is looked at
-                    self._sniff(sniff_agent(data) if agent is None else agent, marker == "init")
+                self.unknown += 1
         else:
             self._prev = None
             self.repeated = False
-            if self.events <= SNIFF_EVENTS and not self.other_agent:
-                # And the first events: a stream joined mid-way starts with messages.
-                self._sniff(sniff_agent(data) if agent is None else agent)
+        if told is not None:
+            self._told_format = True
+            if told is self.format:
+                if self.other_agent == told.AGENT:  # (its signs seen in another format's run before)
+                    self.other_agent = ""
+            elif told is not DEFAULT and not self.other_agent:  # (another agent's content in this run)
+                self.other_agent = told.AGENT
         return marker
-
-    def _sniff(self, agent: str, init: bool = False) -> None:
-        """An event of ``agent``'s stream ("": Cursor's, or cannot tell): until an init has
-        told the input's format, and at every init (a file may hold runs of two agents), read
-        in that agent's format from now on when there is one (results read so far look
-        alike); else noted (see note_agent)."""
-        fmt = told_by(agent, init)
-        if fmt is not None and (init or not self._told_format):
-            if fmt is not self.format:
-                self.format, self._run_marker = fmt, fmt.run_marker
-            if self.other_agent == fmt.AGENT:  # (its signs seen in another format's run before)
-                self.other_agent = ""
-            self._told_format = self._told_format or init
-        elif agent and agent != self.format.AGENT and not self.other_agent:
-            self.other_agent = agent
 
     def new_stream(self) -> None:
         """The input started over: what it said of its runs is not the new stream's."""
         self.results.clear()
         self.current, self._prev, self.repeated = None, None, False
         self._told_format = False
+        self.other_agent = ""
 
     def plain(self, count: int, sid: str | None) -> None:
         """``count`` events that are neither an init, a result nor unknown (a worker counted
@@ -589,7 +594,7 @@ class RunOutcome:
             self.current = sid
 
     def _begin(self) -> list:
-        run = self._latest[self.current] = [self.current, None]
+        run = self._latest[self.current] = [self.current, None, self.format]
         self.history.append(run)
         return run
 
@@ -599,20 +604,26 @@ class RunOutcome:
         last = self._latest.get(self.current)
         out = []
         for run in self.history:
-            why = "" if run is last else self.why(run[1])
+            why = "" if run is last else self.why(run[1], run[2])
             if why:
                 out.append(f"an earlier run{f' (session {one_line(run[0][:8])})' if run[0] else ''}: {why}")
         return out
 
-    def why(self, result: dict | None) -> str:
-        """Why a run with this result did not succeed ("" when it did)."""
+    def why(self, result: dict | None, fmt: Format | None = None) -> str:
+        """Why a run with this result, read in ``fmt``, did not succeed ("" when it did)."""
         if result is None:
             return "the run ended without a result"
-        problem = self.format.result_problem(result)
+        problem = (fmt or self.format).result_problem(result)
         return f"the run failed: {one_line(problem, 300)}" if problem else ""
 
     def last_result(self) -> dict | None:
-        return self.results.get(self.current)
+        got = self.results.get(self.current)
+        return got[0] if got is not None else None
+
+    def last_format(self) -> Format:
+        """The format the input's last run was read in (its result's)."""
+        got = self.results.get(self.current)
+        return got[1] if got is not None else self.format
 
     def note_agent(self, err: TextIO) -> None:
         """Say so when a run that went well is another agent's stream, read as far as it goes."""
@@ -626,7 +637,7 @@ class RunOutcome:
             return no_events(malformed)
         if self.unknown == self.events:
             return foreign_problem(self.events, self.format, self.other_agent)
-        return self.why(self.last_result())
+        return self.why(self.last_result(), self.last_format())
 
 
 class StreamJsonPrinter(_RunsPrinter):

@@ -57,6 +57,12 @@ _DETECT_ORDER = (claude, codex, gemini, cursor)
 RUN_START_TYPES = frozenset(f.INIT_TYPE for f in _DETECT_ORDER)
 
 
+def told_name(data: dict[str, Any]) -> str:
+    """The name of the format :func:`detect` says the event is in, or ""."""
+    fmt = detect(data)
+    return fmt.NAME if fmt is not None else ""
+
+
 def sniff_agent(data: dict[str, Any]) -> str:
     """The agent CLI that, by its shape, wrote this event when it is not a Cursor one:
     ``"Claude Code"``, ``"Codex"``, ``"Gemini CLI"``, or ``""`` (Cursor's, or cannot tell).
