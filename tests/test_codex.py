@@ -78,6 +78,11 @@ def test_a_file_change_that_comes_only_completed_is_one_finished_call(h):
     assert (t.short, t.target, t.detail, t.status) == ("Edit", "/private/tmp/codex-research-test/hello.txt",
                                                         "1 added", "success")
     assert dict(sections(t, m))["Files"] == "added  /private/tmp/codex-research-test/hello.txt"
+    # (A failed one changed no file: not "1 updated".)
+    m = model(h, START + item("completed", id="i", type="file_change", status="failed",
+                              changes=[{"path": "/w/c.py", "kind": "update"}]) + DONE)
+    (t,) = m.sessions[0].tools
+    assert (t.status, t.detail, t.error_text) == ("failed", "", "the patch was not applied")
 
 
 def test_a_failed_and_a_declined_command(h):
@@ -114,8 +119,9 @@ def test_a_running_command_is_running_until_its_item_completes(h):
 
 
 def test_a_todo_list_updated_as_it_runs_is_one_call_showing_its_latest_list(h):
-    """item.updated is the list ticked off, not the call started again: its summary follows,
-    the detail view shows the newest list, and no duplicate is counted."""
+    """A to-do list is a plan, not a process: done as it is written (a silence is not blamed on
+    it, nor is it "running" for the whole turn), then ticked off by item.updated, which is no
+    duplicate; the detail view shows the newest list, and its raw view that event."""
     todos = [{"text": "Read the failing test", "completed": False}, {"text": "Fix totals", "completed": False}]
     ticked = [{**todos[0], "completed": True}, todos[1]]
     data = (START + item("started", id="item_0", type="todo_list", items=todos)
@@ -123,12 +129,37 @@ def test_a_todo_list_updated_as_it_runs_is_one_call_showing_its_latest_list(h):
     m, _, _ = h.model_of(data, end=False)
     m.test_data = data
     (t,) = m.sessions[0].tools
-    assert (t.target, t.status, t.duplicates) == ("2 todos, 1 done", "running", 0)
+    assert (t.target, t.status, t.duplicates) == ("2 todos, 1 done", "success", 0)
+    assert m.sessions[0].status_counts["running"] == 0
     assert dict(sections(t, m))["Todos"] == "[x] Read the failing test\n[ ] Fix totals"
+    assert event_at(data, t.end_ref)["type"] == "item.updated" and t.start_ref is None
     done = data + item("completed", id="item_0", type="todo_list", items=[{**x, "completed": True} for x in todos])
     m = model(h, done + DONE)
     (t,) = m.sessions[0].tools
-    assert (t.target, t.status) == ("2 todos, 2 done", "success")
+    assert (t.target, t.status, t.duplicates) == ("2 todos, 2 done", "success", 0)
+    # (Without ids, as a broken stream may send them: still one list.)
+    noid = START + b"".join(item(e, type="todo_list", items=x) for e, x in (("started", todos), ("updated", ticked)))
+    m, _, _ = h.model_of(noid, end=False)
+    assert [t.target for t in m.sessions[0].tools] == ["2 todos, 1 done"]
+
+
+def test_a_threads_next_turn_is_its_next_run(h, capsys, tmp_path):
+    """A turn.started after a turn's end begins the thread's next run (as a resumed session):
+    its answer is said once, and each run has its own tokens."""
+    def turn(text: str, out: int) -> bytes:
+        return (j(type="turn.started") + item("completed", id=text[:3], type="agent_message", text=text)
+                + j(type="turn.completed", usage={"input_tokens": 10, "output_tokens": out}))
+
+    data = j(type="thread.started", thread_id="t1") + turn("AAA first turn.", 5) + turn("BBB second turn.", 7)
+    m = model(h, data)
+    first, second = m.sessions
+    assert first.session_id == second.session_id == "t1"
+    assert (first.result.tokens.output, second.result.tokens.output) == (5, 7)
+    assert [b.text for b in second.blocks if b.kind == "assistant"] == ["BBB second turn."]
+    p = tmp_path / "turns.ndjson"
+    p.write_bytes(data)
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0 and out.count("AAA first turn.") == 1 and out.count("BBB second turn.") == 1, out
 
 
 def test_a_failed_turn_fails_the_run_with_the_apis_own_message(capsys, tmp_path, h):
@@ -183,7 +214,7 @@ def test_an_mcp_call_a_web_search_and_an_unknown_item_are_calls(h):
                                                                    "401 Unauthorized")
     assert dict(sections(mcp, m))["Error"] == "401 Unauthorized"
     assert (web.short, web.target, web.status) == ("Web", "textual line api", "success")
-    assert (other.short, other.label, other.target) == ("image_generation", "Image generation", "a cat")
+    assert (other.short, other.label, other.target) == ("image_generat…", "Image generation", "a cat")
     assert '"prompt": "a cat"' in dict(sections(other, m))["Item"]
 
 
@@ -198,8 +229,15 @@ def test_an_old_builds_item_names_are_read():
 
 
 def test_codex_and_cursor_runs_in_one_file_are_each_read_in_their_format(h):
-    """``cat cursor.log codex.log``: the thread.started tells the format again."""
+    """``cat cursor.log codex.log``: the thread.started tells the format again.  A Cursor run
+    joined mid-way (no init) stays Cursor's: the next run's init told the format of the run
+    it begins, not of the one before (its calls' details read as Codex items)."""
     from tests.conftest import SAMPLES_DIR
+
+    tail = REAL_CURSOR_DIR / "agentic-automation__tail.ndjson"
+    if tail.exists():
+        m = model(h, tail.read_bytes() + real("agentcmd__stream-output-2.ndjson"))
+        assert [m.format_of(s).NAME for s in m.sessions] == ["cursor", "codex"]
 
     cursor = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
     m = model(h, cursor + real("agentcmd__stream-output-2.ndjson"))

@@ -145,3 +145,29 @@ def test_a_call_the_policy_refused_is_rejected_not_failed(h):
                   error={"type": "policy_violation", "message": "Tool execution denied by policy."}) + RESULT)
     (t,) = model(h, data).sessions[0].tools
     assert (t.status, t.error_text) == ("rejected", "Tool execution denied by policy.")
+
+
+def test_odd_gemini_shapes_are_read_not_dropped(h, capsys, tmp_path):
+    """A call without a tool_id pairs with its result by order; a read_many_files lists its
+    patterns; an MCP tool is named so, and a long tool name is cut in the list; a message
+    with no text is shown as unknown; a failed call says its error's type."""
+    data = (INIT + at(51, type="tool_use", tool_name="run_shell_command", parameters={"command": "ls"})
+            + at(52, type="tool_result", status="success", output="a\nb")
+            + use("r1", "read_many_files", include=["src/**/*.py", "README.md"]) + res("r1", status="success")
+            + use("m1", "mcp_github_list_issues", repo="x/y") + res("m1", status="success", output="[]")
+            + use("x1", "a_tool_with_a_very_long_name") + res("x1", status="success")
+            + j(type="message", role="assistant", content={"parts": ["?"]})
+            + use("f1", "read_file", file_path="/w/x") + res("f1", status="error",
+                                                              error={"type": "file_not_found", "message": "no /w/x"})
+            + RESULT)
+    m = model(h, data)
+    shell, many, mcp, long, failed = m.sessions[0].tools
+    assert (shell.status, shell.detail) == ("success", "2 lines")
+    assert many.target == "src/**/*.py, README.md"
+    assert (mcp.short, mcp.label, mcp.target) == ("MCP", "Called MCP tool", "github_list_issues")
+    assert long.short == "a_tool_with_a…"
+    assert m.unknown_events == 1 and any("parts" in b.text for b in m.sessions[0].blocks if b.kind == "unknown")
+    p = tmp_path / "odd.ndjson"
+    p.write_bytes(data)
+    out = run_main(capsys, "--print", str(p))[1]
+    assert "(failed: file_not_found; no /w/x" in out, out

@@ -26,6 +26,9 @@ class Init(Action):
     api_key_source: str = ""
     permission_mode: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: A turn's start (Codex's ``turn.started``): it begins a run only after the current run's
+    #: result, as the same session's next run (its first turn is the thread's run).
+    turn: bool = False
 
 
 @dataclass(slots=True)
@@ -78,9 +81,6 @@ class ToolStarted(Action):
     info: ToolInfo | None = None
     timestamp_ms: int | None = None
     turn_id: str = ""
-    #: The running call as it is now (Codex's ``item.updated``: a to-do list ticked off), not
-    #: its start again: what it says replaces what its start said.
-    update: bool = False
 
 
 @dataclass(slots=True)
@@ -89,6 +89,9 @@ class ToolCompleted(Action):
     info: ToolInfo | None = None
     timestamp_ms: int | None = None
     turn_id: str = ""
+    #: The call as it is now (Codex's to-do list, ticked off as the turn goes on), not the same
+    #: completion again: what it says, and its event, replace what came before.
+    update: bool = False
 
 
 @dataclass(slots=True)

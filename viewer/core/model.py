@@ -641,7 +641,9 @@ class StreamModel:
             if self.other_agent == fmt.AGENT:  # (its signs seen in another format's run before)
                 self.other_agent = ""
             cur = self._current
-            if cur is not None and cur.init is None:  # (joined mid-way: its first events did not tell)
+            if cur is not None and cur.init is None and not (
+                ev.type in RUN_START_TYPES and (ev.type != "system" or ev.subtype == "init")
+            ):  # (joined mid-way: its first events did not tell; an init begins a run of its own)
                 cur.format = fmt
 
     def _tells_format(self, ev: Event) -> bool:
@@ -686,7 +688,10 @@ class StreamModel:
                 return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
         action = self._interpret(ev) if ev.action is None else ev.action  # (a worker may have done it)
         self.event_types[ev.type or "(no type)"] += 1
-        session, created = self._route(action.session_id, type(action) is A.Init, ev.arrival)
+        is_init = type(action) is A.Init
+        if is_init and action.turn:  # type: ignore[union-attr]
+            action, is_init = self._next_turn(action)  # type: ignore[arg-type]
+        session, created = self._route(action.session_id, is_init, ev.arrival)
         self.last_run = session
         session.events += 1
         if not session.first_line:
@@ -823,9 +828,22 @@ class StreamModel:
             agent = sniff_agent(ev.data)
             self.other_agent = "" if agent == self.format.AGENT else agent
 
+    def _next_turn(self, a: A.Init) -> tuple[A.Action, bool]:
+        """A turn's start (``Init.turn``): the next run of the current one's session when that
+        run has its result (a thread's next turn), else nothing more than progress (its first
+        turn: the thread's run)."""
+        cur = self._current
+        if cur is None or cur.result is None:
+            return A.Notice(a.session_id, "", "", quiet=True), False
+        a.session_id = cur.session_id
+        if cur.init is not None:
+            a.model, a.cwd = cur.init.model, cur.init.cwd
+        return a, True
+
     def _init(self, s: Session, a: A.Init, ev: Event) -> Delta:
         s.init = a
         s.init_line = ev.line
+        s.format = self.format  # (the run it begins, or the one of only notices it joins, is in its format)
         self._sniff(ev)
         return Delta(Change.HEADER)
 
@@ -984,13 +1002,15 @@ class StreamModel:
         return t
 
     @staticmethod
-    def _running_without_id(s: Session, info: A.ToolInfo | None) -> int | None:
+    def _running_without_id(s: Session, info: A.ToolInfo | None, update: bool = False) -> int | None:
         """The call a completion without a call id completes, among the last NO_ID_LOOKBACK
         calls without one, of its kind: the running one of its target (calls side by side
         finish in any order), else the first started still running; else one that completed
         with that target already (the same completion again: 2>&1).  Two such calls were one
-        before: the second start was taken for a repeat of the first."""
-        kind = info.kind_key if info is not None else None
+        before: the second start was taken for a repeat of the first.  A completion that says
+        no kind (Claude Code's, Gemini CLI's: the start has it) is of any kind; an ``update``
+        (the call as it is now) is of the latest call of its kind."""
+        kind = (info.kind_key or None) if info is not None else None
         target = info.target if info is not None else ""
         first = same = done = None
         tools = s.tools
@@ -998,6 +1018,8 @@ class StreamModel:
             t = tools[i]
             if t.call_id or (kind is not None and t.kind_key != kind):
                 continue
+            if update:
+                return i
             if t.status == "running":
                 first = i
                 if target and t.target == target:
@@ -1040,10 +1062,6 @@ class StreamModel:
             return Delta(Change.NONE)
         if idx is not None and s.tools[idx].status == "running":
             t = s.own_tool(idx)
-            if a.update:  # the call as it is now: what it says, and its event, replace its start's
-                self._fill(t, a.info)
-                t.start_ref = make_ref(ev.offset, ev.length)
-                return Delta(Change.TOOLS, tool=idx)
             t.duplicates += 1  # the same start again (e.g. stderr mirrored into stdout)
             self._fill(t, a.info)
             return Delta(Change.TOOLS | Change.HEALTH, tool=idx)
@@ -1071,7 +1089,7 @@ class StreamModel:
         return Delta(Change.TOOLS | Change.TRANSCRIPT | Change.HEADER, tool=t.index)
 
     def _tool_completed(self, s: Session, a: A.ToolCompleted, ev: Event) -> Delta:
-        idx = s.tool_by_id.get(a.call_id) if a.call_id else self._running_without_id(s, a.info)
+        idx = s.tool_by_id.get(a.call_id) if a.call_id else self._running_without_id(s, a.info, a.update)
         flags = Change.TOOLS | Change.HEADER
         if idx is None:
             t = self._new_tool(s, a.call_id, ev)  # joined mid-stream: no start seen
@@ -1079,7 +1097,7 @@ class StreamModel:
             flags |= Change.TRANSCRIPT
         else:
             t = s.own_tool(idx)
-            if t.end_ref is not None:
+            if t.end_ref is not None and not a.update:
                 t.duplicates += 1  # the same completion again
                 flags |= Change.HEALTH
         self._fill(t, a.info)

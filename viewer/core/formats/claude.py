@@ -34,6 +34,7 @@ from viewer.core.formats.common import (
     notice_text,
     plural,
     run_marker_for,
+    short_name,
 )
 
 NAME = "claude"
@@ -154,7 +155,7 @@ def _kind(name: str) -> tuple[str, str, Any]:
         return known[0], name, known[1]
     if name.startswith("mcp__"):
         return "Called MCP tool", "MCP", lambda args: _mcp(name)
-    return name or "Tool call", name or "Tool", _GENERIC
+    return name or "Tool call", short_name(name) or "Tool", _GENERIC
 
 
 # -- tool results ---------------------------------------------------------------

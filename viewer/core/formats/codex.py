@@ -34,6 +34,7 @@ from viewer.core.formats.common import (
     notice_text,
     plural,
     run_marker_for,
+    short_name,
 )
 
 NAME = "codex"
@@ -152,7 +153,7 @@ def _output_lines(text: str) -> str:
 
 def _info(t: str, item: dict[str, Any], done: bool) -> A.ToolInfo:
     """What an item that is a call says of it; ``done``: it came in ``item.completed``."""
-    label, short = CALLS.get(t) or (t.replace("_", " ").capitalize(), t)
+    label, short = CALLS.get(t) or (t.replace("_", " ").capitalize(), short_name(t))
     status_word = as_str(item.get("status"))
     detail = error = ""
     if t == "file_change":
@@ -169,6 +170,8 @@ def _info(t: str, item: dict[str, Any], done: bool) -> A.ToolInfo:
             code = as_int(item.get("exit_code"))
             detail = f"exit {code}" if code is not None else ""
             error = last_line(out)
+        elif t == "file_change":  # (the patch was not applied: no file was changed)
+            detail, error = "", "the patch was not applied"
         else:
             error = first_line(as_str(as_dict(item.get("error")).get("message")))
     else:  # completed, or a completion without a status
@@ -209,10 +212,14 @@ def _item(data: dict[str, Any], et: str) -> A.Action:
         return A.Notice(None, "error", "", as_str(item.get("message")) or notice_text(item))
     if not t:  # (no item, or one of no type: shown by its fields)
         return A.Notice(None, et, "", notice_text(data), known=False)
+    if t == "todo_list":  # (a plan, not a process: done as it is written, then ticked off)
+        return A.ToolCompleted(None, call_id=iid, info=_info(t, item, True), update=True)
+    if et == "item.updated":  # (no other item is updated in the builds seen; its completion says all)
+        return _notice(data, et, quiet=True)
     info = _info(t, item, done)
     if done:
         return A.ToolCompleted(None, call_id=iid, info=info)
-    return A.ToolStarted(None, call_id=iid, info=info, update=et == "item.updated")
+    return A.ToolStarted(None, call_id=iid, info=info)
 
 
 # -- events -> actions ----------------------------------------------------------
@@ -271,8 +278,8 @@ def interpret(ev: Event) -> A.Action:
     if t == "thread.started":
         tid = as_str(data.get("thread_id"))
         return A.Init(tid or None)
-    if t == "turn.started":
-        return _notice(data, t, quiet=True)
+    if t == "turn.started":  # (a thread's next turn is its next run)
+        return A.Init(None, turn=True)
     if t == "turn.completed":
         return A.Result(None, subtype="success", tokens=_tokens(data.get("usage")), last_only=True)
     if t == "turn.failed":

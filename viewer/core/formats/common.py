@@ -97,6 +97,12 @@ def run_marker_for(known_types: set[str] | frozenset[str], init: tuple[str, str 
     return run_marker
 
 
+def short_name(name: str, limit: int = 14) -> str:
+    """A tool's own name as a column of calls shows it (the column is as wide as its longest:
+    "mcp_github_list_issues" squeezed every row's summary)."""
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
 def first_line(text: str, limit: int = 200) -> str:
     line = text.strip().split("\n", 1)[0]
     more = "\n" in text.strip()

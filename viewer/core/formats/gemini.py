@@ -29,6 +29,7 @@ from viewer.core.formats.common import (
     notice_text,
     plural,
     run_marker_for,
+    short_name,
 )
 
 NAME = "gemini"
@@ -85,6 +86,16 @@ def _todos(args: dict[str, Any]) -> str:
     return f"{plural(len(todos), 'todo')}, {done} done" if todos else ""
 
 
+def _listed(args: dict[str, Any], *names: str) -> str:
+    """The first of ``names`` that is set, a list of paths or patterns read as one line."""
+    for n in names:
+        v = args.get(n)
+        items = [as_str(x) for x in as_list(v) if as_str(x)] if type(v) is list else [as_str(v)] if as_str(v) else []
+        if items:
+            return ", ".join(items)
+    return ""
+
+
 def _asked(args: dict[str, Any]) -> str:
     questions = [as_dict(q) for q in as_list(args.get("questions"))]
     return first_line(as_str(questions[0].get("question"))) if questions else ""
@@ -96,7 +107,7 @@ _GENERIC = _first(*_PATH, "command", "pattern", "query", "url", "prompt", "descr
 KINDS: dict[str, tuple[str, str, Any]] = {
     "run_shell_command": ("Ran terminal command", "Shell", _first("command")),
     "read_file": ("Read file", "Read", _first(*_PATH)),
-    "read_many_files": ("Read files", "Read", _first("include", "paths", "file_paths")),
+    "read_many_files": ("Read files", "Read", lambda args: _listed(args, "include", "paths", "file_paths")),
     "write_file": ("Wrote file", "Write", _first(*_PATH)),
     "replace": ("Edited file", "Edit", _first(*_PATH)),
     "list_directory": ("Listed directory", "List", _first(*_DIR)),
@@ -119,7 +130,9 @@ def _kind(name: str) -> tuple[str, str, Any]:
     known = KINDS.get(name)
     if known is not None:
         return known
-    return name or "Tool call", name or "Tool", _GENERIC
+    if name.startswith("mcp_"):  # (mcp_<server>_<tool>: where the server's name ends is not known)
+        return "Called MCP tool", "MCP", lambda args: name[4:]
+    return name or "Tool call", short_name(name) or "Tool", _GENERIC
 
 
 def _start_detail(name: str, args: dict[str, Any]) -> str:
@@ -141,7 +154,7 @@ def _completed_info(data: dict[str, Any]) -> A.ToolInfo:
         error = _error(data)
         kind = as_str(as_dict(data.get("error")).get("type"))
         refused = kind == "policy_violation"  # (the policy did not allow it: refused, not failed)
-        status, outcome = ("rejected", "rejected") if refused else ("failed", "error")
+        status, outcome = ("rejected", "rejected") if refused else ("failed", kind or "error")
         return A.ToolInfo("", "", "", "", outcome, status, has_args=False, error_text=first_line(error)
                           or last_line(as_str(data.get("output"))))
     return A.ToolInfo("", "", "", _output_detail(as_str(data.get("output"))), "success", "success", has_args=False)
@@ -176,7 +189,9 @@ def interpret(ev: Event) -> A.Action:
     t = ev.type
     ts = iso_ms(data.get("timestamp"))
     a: A.Action
-    if t == "message":
+    if t == "message" and not isinstance(data.get("content"), str):  # (no text: shown by its fields)
+        a = A.Notice(None, t, as_str(data.get("role")), notice_text(data), known=False)
+    elif t == "message":
         role = data.get("role")
         text = as_str(data.get("content"))
         if role == "assistant":
