@@ -257,11 +257,20 @@ def test_what_tells_codex_and_what_does_not():
     assert codex.inner_command("python -c 'print(1)'") == "python -c 'print(1)'"
 
 
-def test_a_question_to_the_user_is_shown_with_its_options(h):
+def test_a_question_to_the_user_is_shown_with_its_options_in_the_transcript_and_text_mode(h):
     data = START + j(type="request_user_input", id="turn_1", call_id="c1", questions=[
         {"question": "Which database?", "header": "DB", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}])
     m, _, _ = h.model_of(data, end=False)
     assert any(b.kind == "query" and "Which database? (Postgres / SQLite)" in b.text for b in m.sessions[0].blocks)
+    # (From a trial.)  A CI log has it too.
+    import io
+
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    p = TextPrinter(out := io.StringIO(), io.StringIO())
+    p.feed_lines(LineSplitter().feed(data))
+    assert "(at line 3: question: Which database? (Postgres / SQLite))" in out.getvalue(), out.getvalue()
 
 
 FAILED_CODEX = START + j(type="turn.failed", error={"message": "The 'gpt-5-codex' model is not supported."})

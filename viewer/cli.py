@@ -316,12 +316,14 @@ def cli(
     file: str | None, print_mode: bool, output_format: str | None, follow: bool, until_result: bool, demo: bool,
     save: str | None, replay: bool, speed: float, start_at: str | None, paused: bool, idle_limit: float,
 ) -> int:
-    """Watch a coding-agent run (Cursor or Claude Code stream-json) live, or open a
-    saved one.
+    """Watch a coding-agent run (Cursor's, Claude Code's or Gemini CLI's stream-json, or
+    Codex's exec --json) live, or open a saved one.
 
     \b
       cursor-agent -p --output-format stream-json "fix the tests" | agent-viewer
       claude -p --output-format stream-json --verbose "fix the tests" | agent-viewer
+      codex exec --json "fix the tests" | agent-viewer
+      gemini -p "fix the tests" --output-format stream-json | agent-viewer
       agent-viewer run.ndjson
       agent-viewer --follow run.ndjson
       agent-viewer --print --output-format json run.ndjson

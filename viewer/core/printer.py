@@ -241,9 +241,9 @@ class TextPrinter(Printer):
                 self._heading(s)
                 # (As the transcript shows it: an answer of another agent's was cut at 160.)
                 self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
-            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind == "notice":
+            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in ("notice", "query"):
                 # An event of a known type shown by its fields (a retry; Claude Code's
-                # system/permission_denied), as the transcript shows it.
+                # system/permission_denied), or a question to the user, as the transcript shows it.
                 self._heading(s)
                 self._say(f"(at line {rec.line}: {one_line(s.blocks[d.block].text, NOTICE_CHARS)})")
         self.out.flush()

@@ -80,7 +80,7 @@ def for_agent(agent: str) -> Format | None:
 
 def detect(data: dict[str, Any]) -> Format | None:
     """The format an event, by its shape, is written in; None when it cannot tell (a plain
-    message, a result) or it is another agent's that no format reads yet."""
+    message, a result)."""
     for fmt in _DETECT_ORDER:
         if fmt.claims(data):
             return fmt  # type: ignore[return-value]

@@ -25,16 +25,20 @@ from viewer.core.formats.common import (
     content_text,
     describe_item,
     diff_from,
-    first_arg,
+    first_arg_line,
     first_line,
     iso_ms,
     json_line,
     json_text,
     last_line,
     notice_text,
+    output_lines,
     plural,
     run_marker_for,
     short_name,
+    todo_summary,
+    token_counts,
+    written_lines,
 )
 
 NAME = "claude"
@@ -105,14 +109,11 @@ def _placed(args: dict[str, Any]) -> str:
     return f"{pattern} in {path}" if pattern and path else pattern or path
 
 
-def _first(*names: str) -> Any:
-    return first_arg(*names, shape=first_line)
+_first = first_arg_line
 
 
 def _todos(args: dict[str, Any]) -> str:
-    todos = [as_dict(t) for t in as_list(args.get("todos"))]
-    done = sum(1 for t in todos if t.get("status") == "completed")
-    return f"{plural(len(todos), 'todo')}, {done} done" if todos else ""
+    return todo_summary(args.get("todos"), lambda t: t.get("status") == "completed")
 
 
 def _mcp(name: str) -> str:
@@ -191,9 +192,7 @@ def _output_size(sidecar: Any) -> str:
     "" for the others (a Write's "File created successfully" is no size)."""
     side = as_dict(sidecar)
     if "stdout" in side:
-        out = as_str(side.get("stdout")) + as_str(side.get("stderr"))
-        n = out.count("\n") + (not out.endswith("\n")) if out else 0
-        return plural(n, "line") if n else "no output"
+        return output_lines(as_str(side.get("stdout")) + as_str(side.get("stderr")))
     lines = as_int(as_dict(side.get("file")).get("numLines"))
     if lines is not None:
         return plural(lines, "line")
@@ -206,8 +205,7 @@ def _output_size(sidecar: Any) -> str:
 def _start_detail(name: str, args: dict[str, Any]) -> str:
     """What a call's arguments say of its size: the lines a Write writes, a MultiEdit's edits."""
     if name == "Write":
-        text = as_str(args.get("content"))
-        return plural(text.count("\n") + (not text.endswith("\n")), "line") if text else "empty"
+        return written_lines(as_str(args.get("content")))
     if name == "MultiEdit":
         return plural(len(as_list(args.get("edits"))), "edit")
     return ""
@@ -316,9 +314,10 @@ def _stream(data: dict[str, Any], sid: str | None) -> A.Action:
 
 def _tokens(usage: Any) -> A.Tokens | None:
     u = as_dict(usage)
-    tin, tout = as_int(u.get("input_tokens")), as_int(u.get("output_tokens"))
-    if tin is None or tout is None or tin < 0 or tout < 0:
+    counts = token_counts(u, "input_tokens", "output_tokens")
+    if counts is None:
         return None
+    tin, tout = counts
     created = as_int(u.get("cache_creation_input_tokens")) or 0
     cached = as_int(u.get("cache_read_input_tokens")) or 0
     return A.Tokens(tin + max(created, 0), tout, max(cached, 0))

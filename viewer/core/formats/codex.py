@@ -32,9 +32,12 @@ from viewer.core.formats.common import (
     json_text,
     last_line,
     notice_text,
+    output_lines,
     plural,
     run_marker_for,
     short_name,
+    todo_summary,
+    token_counts,
 )
 
 NAME = "codex"
@@ -106,9 +109,11 @@ def inner_command(command: str) -> str:
 
 
 def _todos(items: Any) -> str:
-    todos = [as_dict(t) for t in as_list(items)]
-    done = sum(1 for t in todos if t.get("completed") is True)
-    return f"{plural(len(todos), 'todo')}, {done} done" if todos else ""
+    return todo_summary(items, lambda t: t.get("completed") is True)
+
+
+#: What a file change did to a file, as a word.
+_CHANGED = {"add": "added", "delete": "deleted", "update": "updated"}
 
 
 def _changes(item: dict[str, Any]) -> tuple[str, str]:
@@ -120,8 +125,7 @@ def _changes(item: dict[str, Any]) -> tuple[str, str]:
     for c in changes:
         k = as_str(c.get("kind")) or "changed"
         kinds[k] = kinds.get(k, 0) + 1
-    words = {"add": "added", "delete": "deleted", "update": "updated"}
-    return target, ", ".join(f"{n} {words.get(k, k)}" for k, n in kinds.items())
+    return target, ", ".join(f"{n} {_CHANGED.get(k, k)}" for k, n in kinds.items())
 
 
 _GENERIC = first_arg("command", "path", "query", "text", "prompt", "tool", "name", "message", shape=first_line)
@@ -144,11 +148,6 @@ def _target(t: str, item: dict[str, Any]) -> str:
     if t == "file_change":
         return _changes(item)[0]
     return _GENERIC(item)
-
-
-def _output_lines(text: str) -> str:
-    n = text.count("\n") + (not text.endswith("\n")) if text else 0
-    return plural(n, "line") if n else "no output"
 
 
 def _info(t: str, item: dict[str, Any], done: bool) -> A.ToolInfo:
@@ -183,7 +182,7 @@ def _info(t: str, item: dict[str, Any], done: bool) -> A.ToolInfo:
                 status, outcome = "failed", "error"
                 detail, error = f"exit {code}", last_line(out)
             else:
-                detail = _output_lines(out)
+                detail = output_lines(out)
         elif t == "mcp_tool_call" and as_dict(item.get("error")):
             status, outcome = "failed", "error"
             error = first_line(as_str(as_dict(item.get("error")).get("message")))
@@ -233,9 +232,10 @@ def _tokens(usage: Any) -> A.Tokens | None:
     """A turn's usage: its ``input_tokens`` count the cached ones too (OpenAI's way); the
     model's Tokens count them apart."""
     u = as_dict(usage)
-    tin, tout = as_int(u.get("input_tokens")), as_int(u.get("output_tokens"))
-    if tin is None or tout is None or tin < 0 or tout < 0:
+    counts = token_counts(u, "input_tokens", "output_tokens")
+    if counts is None:
         return None
+    tin, tout = counts
     cached = min(max(as_int(u.get("cached_input_tokens")) or 0, 0), tin)
     return A.Tokens(tin - cached, tout, cached)
 
@@ -355,8 +355,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
             title = "Output" + (f" (exit {code})" if code not in (0, None) else "")
             add(Section(title, output or "(no output)", "terminal"))
     elif t == "file_change":
-        words = {"add": "added", "delete": "deleted", "update": "updated"}
-        lines = [f"{words.get(as_str(as_dict(c).get('kind')), as_str(as_dict(c).get('kind')) or 'changed')}  "
+        lines = [f"{_CHANGED.get(as_str(as_dict(c).get('kind')), as_str(as_dict(c).get('kind')) or 'changed')}  "
                  f"{as_str(as_dict(c).get('path'))}" for c in as_list(item.get("changes"))]
         add(Section("Files", "\n".join(lines) or "(none)"))
     elif t == "mcp_tool_call":

@@ -269,3 +269,42 @@ def content_text(content: Any) -> str:
         elif p:
             out.append(f"({describe_item(p)})")
     return "\n".join(out)
+
+
+# -- summaries every format writes alike ---------------------------------------
+
+
+def line_count(text: str) -> int:
+    """A text's lines, a last one without its newline counted."""
+    return text.count("\n") + (not text.endswith("\n")) if text else 0
+
+
+def output_lines(text: str) -> str:
+    """A command's output in the list: its lines, or "no output"."""
+    n = line_count(text)
+    return plural(n, "line") if n else "no output"
+
+
+def written_lines(text: str) -> str:
+    """A file's text a call writes, in the list: its lines, or "empty"."""
+    return plural(line_count(text), "line") if text else "empty"
+
+
+def first_arg_line(*names: str) -> Callable[[dict[str, Any]], str]:
+    """A call's target: the first line of the first of its arguments ``names`` that is set."""
+    return first_arg(*names, shape=first_line)
+
+
+def todo_summary(todos: Any, done: Callable[[dict[str, Any]], bool]) -> str:
+    """A to-do list in the list: "3 todos, 1 done" (``done``: whether an item is)."""
+    items = [as_dict(t) for t in as_list(todos)]
+    return f"{plural(len(items), 'todo')}, {sum(1 for t in items if done(t))} done" if items else ""
+
+
+def token_counts(usage: Any, input_key: str, output_key: str) -> tuple[int, int] | None:
+    """A usage object's input and output counts; None without both (or with a negative one)."""
+    u = as_dict(usage)
+    tin, tout = as_int(u.get(input_key)), as_int(u.get(output_key))
+    if tin is None or tout is None or tin < 0 or tout < 0:
+        return None
+    return tin, tout

@@ -33,6 +33,7 @@ from viewer.core.formats.common import (
     notice_text,
     plural,
     run_marker_for,
+    token_counts,
 )
 
 NAME = "cursor"
@@ -43,9 +44,10 @@ def _tokens(usage: Any) -> A.Tokens | None:
     ``cacheReadTokens``; None without both of the first two (or with a negative one)."""
     if not isinstance(usage, dict):
         return None
-    tin, tout = as_int(usage.get("inputTokens")), as_int(usage.get("outputTokens"))
-    if tin is None or tout is None or tin < 0 or tout < 0:
+    counts = token_counts(usage, "inputTokens", "outputTokens")
+    if counts is None:
         return None
+    tin, tout = counts
     cached = as_int(usage.get("cacheReadTokens"))
     return A.Tokens(tin, tout, cached if cached is not None and cached > 0 else 0)
 

@@ -22,6 +22,7 @@ from viewer.core.formats.common import (
     as_str,
     diff_from,
     first_arg,
+    first_arg_line,
     first_line,
     iso_ms,
     json_text,
@@ -30,6 +31,9 @@ from viewer.core.formats.common import (
     plural,
     run_marker_for,
     short_name,
+    todo_summary,
+    token_counts,
+    written_lines,
 )
 
 NAME = "gemini"
@@ -66,8 +70,7 @@ def run_line(data: dict[str, Any]) -> None:
 # -- tool kinds -----------------------------------------------------------------
 
 
-def _first(*names: str) -> Any:
-    return first_arg(*names, shape=first_line)
+_first = first_arg_line
 
 
 _PATH = ("file_path", "absolute_path", "path")  # (absolute_path, path: older builds)
@@ -81,9 +84,7 @@ def _placed(args: dict[str, Any]) -> str:
 
 
 def _todos(args: dict[str, Any]) -> str:
-    todos = [as_dict(t) for t in as_list(args.get("todos"))]
-    done = sum(1 for t in todos if t.get("status") == "completed")
-    return f"{plural(len(todos), 'todo')}, {done} done" if todos else ""
+    return todo_summary(args.get("todos"), lambda t: t.get("status") == "completed")
 
 
 def _listed(args: dict[str, Any], *names: str) -> str:
@@ -138,8 +139,7 @@ def _kind(name: str) -> tuple[str, str, Any]:
 def _start_detail(name: str, args: dict[str, Any]) -> str:
     """What a call's arguments say of its size: the lines a write_file writes."""
     if name == "write_file":
-        text = as_str(args.get("content"))
-        return plural(text.count("\n") + (not text.endswith("\n")), "line") if text else "empty"
+        return written_lines(as_str(args.get("content")))
     return ""
 
 
@@ -176,9 +176,10 @@ def _output_detail(output: str) -> str:
 def _tokens(stats: Any) -> A.Tokens | None:
     """A result's ``stats``: ``input`` is the input not read from the cache (``cached``)."""
     st = as_dict(stats)
-    tin, tout = as_int(st.get("input_tokens")), as_int(st.get("output_tokens"))
-    if tin is None or tout is None or tin < 0 or tout < 0:
+    counts = token_counts(st, "input_tokens", "output_tokens")
+    if counts is None:
         return None
+    tin, tout = counts
     cached = min(max(as_int(st.get("cached")) or 0, 0), tin)
     fresh = as_int(st.get("input"))
     return A.Tokens(fresh if fresh is not None and 0 <= fresh <= tin else tin - cached, tout, cached)
