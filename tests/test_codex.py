@@ -170,7 +170,7 @@ def test_a_failed_turn_fails_the_run_with_the_apis_own_message(capsys, tmp_path,
     m = model(h, data)
     s = m.sessions[0]
     assert s.result is not None and s.result.failed and s.result.text == "model gpt-9 does not exist"
-    assert any(b.kind == "notice" and "Reconnecting... 1/5" in b.text for b in s.blocks)
+    assert any(b.kind == "alert" and b.text == "error: Reconnecting... 1/5" for b in s.blocks)
     p = tmp_path / "codex.ndjson"
     p.write_bytes(data)
     for fmt in ("text", "json"):
@@ -300,3 +300,19 @@ def test_a_file_of_two_agents_runs_ends_in_its_last_runs_result_in_every_print_m
     for segment in (64, 2000):
         got = print_json(p, 2, segment=segment, first=segment)
         assert got[3] and got[:3] == alone[:3]
+
+
+def test_a_replays_index_interprets_each_event_of_a_codex_file_once(monkeypatch):
+    """The index's model reads in the format the file's start tells from its first event: it
+    made each action twice (first in Cursor's format, then again after the switch)."""
+    from tests.conftest import SAMPLES_DIR
+    from viewer.core.replay import FileIndex
+    from viewer.core.sources import MemoryStore
+
+    calls = []
+    real_interpret = codex.interpret
+    monkeypatch.setattr(codex, "interpret", lambda ev: calls.append(ev.line) or real_interpret(ev))
+    data = (SAMPLES_DIR / "codex_run.ndjson").read_bytes()
+    index = FileIndex(MemoryStore(data), len(data))
+    index.read()
+    assert index.complete and len(calls) == data.count(b"\n")

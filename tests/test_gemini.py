@@ -100,7 +100,7 @@ def test_a_failed_gemini_run_says_why_and_print_exits_1(capsys, tmp_path, h):
     m = model(h, data)
     s = m.sessions[0]
     assert s.result.failed and s.result.text == "The model returned an empty response."
-    assert any(b.kind == "notice" and "error/warning: Loop detected" in b.text for b in s.blocks)
+    assert any(b.kind == "alert" and b.text == "warning: Loop detected, stopping execution" for b in s.blocks)
     p = tmp_path / "gemini.ndjson"
     p.write_bytes(data)
     code, out, err = run_main(capsys, "--print", str(p))

@@ -4383,3 +4383,18 @@ async def test_a_replays_next_call_selects_it_after_the_list_was_moved():
             await settle(pilot)
             assert len(app.session.tools) == want + 1
             assert app.timeline.selected_index() == want and app.detail.tool.index == want
+
+
+async def test_an_agents_reported_error_is_a_warning_and_a_run_without_init_names_its_agent():
+    """(From a trial.)  Gemini CLI's "error" events (a 429, a loop) were dim, like progress;
+    and a Gemini run joined mid-way named no agent in its header."""
+    lines = [{"type": "message", "timestamp": "2026-03-05T20:42:53.931Z", "role": "assistant",
+              "content": "Working on it.", "delta": True},
+             {"type": "error", "timestamp": "2026-03-05T20:42:54.000Z", "severity": "error",
+              "message": "API Error: 429 Resource exhausted"}]
+    app = make_app(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert "Gemini CLI" in _plain(app, app.header).splitlines()[0], _plain(app, app.header)
+        shown = await _transcript_from_top(app, pilot)
+        assert "⚠ error: API Error: 429 Resource exhausted" in shown, shown

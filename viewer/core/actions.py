@@ -157,6 +157,9 @@ class Notice(Action):
     #: Progress the format knows and counts but does not show in the transcript (Claude Code's
     #: ``system/thinking_tokens``, the partial stream's ``message_start``): hundreds a run.
     quiet: bool = False
+    #: An error or warning the agent reported without ending the run (Codex's ``error``,
+    #: Gemini CLI's): shown as a warning, not as dim progress.
+    alert: bool = False
 
 
 @dataclass(slots=True)

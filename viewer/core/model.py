@@ -875,7 +875,7 @@ class StreamModel:
             self.unknown_events += 1
             self.unknown_types += 1
             flags |= Change.HEALTH | Change.UNKNOWN
-        kind = "notice" if a.known else "unknown"
+        kind = "unknown" if not a.known else "alert" if a.alert else "notice"
         label = a.event_type + (f"/{a.subtype}" if a.subtype else "") or "(no type)"
         text = f"{label}: {a.text}" if a.text else label
         return Delta(flags, block=self._add_block(s, kind, ev.line, text))

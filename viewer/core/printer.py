@@ -241,7 +241,7 @@ class TextPrinter(Printer):
                 self._heading(s)
                 # (As the transcript shows it: an answer of another agent's was cut at 160.)
                 self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
-            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in ("notice", "query"):
+            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in ("notice", "alert", "query"):
                 # An event of a known type shown by its fields (a retry; Claude Code's
                 # system/permission_denied), or a question to the user, as the transcript shows it.
                 self._heading(s)

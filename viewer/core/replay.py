@@ -34,7 +34,7 @@ from viewer.core.decode import (
     parse_span,
     preview_of,
 )
-from viewer.core.formats import Format, detect_first, get_format
+from viewer.core.formats import DETECT_BYTES, Format, detect_first, detect_head, get_format
 from viewer.core.model import Delta, StreamModel
 from viewer.core.sources import CHUNK, decode_chunks
 
@@ -397,7 +397,7 @@ class FileIndex:
     def __init__(self, store, total_bytes: int | None = None, *, timing: list[tuple[int, int]] | None = None,
                  restarts: Sequence[int] = (), idle_limit: float | None = DEFAULT_IDLE_LIMIT,
                  fmt: Format | None = None, checkpoint_every: int = 2000,
-                 model_factory: Callable[[], StreamModel] = StreamModel) -> None:
+                 model_factory: Callable[..., StreamModel] = StreamModel) -> None:
         self.store = store
         self.total_bytes = total_bytes
         self.records = RecordIndex(store.read)
@@ -409,8 +409,10 @@ class FileIndex:
         self.error: str | None = None
         self.bytes_read = 0
         self.bytes_done = 0  # the end of the last record indexed
-        self._model = model_factory()
-        self._scheduler = Scheduler(timing, idle_limit, fmt or self._model.format)
+        if fmt is None:  # (the format the file's start tells: its model reads in it from the first event, so
+            fmt = detect_head(store.read(0, DETECT_BYTES))  # no action is made twice, in two formats)
+        self._model = model_factory(fmt) if fmt is not None else model_factory()
+        self._scheduler = Scheduler(timing, idle_limit, self._model.format)
         self._restarts = sorted(restarts)
         self._every = max(1, checkpoint_every)
         self._next = self._every

@@ -208,7 +208,7 @@ def _item(data: dict[str, Any], et: str) -> A.Action:
             return A.Thinking(None, as_str(item.get("text")), done=True, whole=True)
         return _notice(data, et, quiet=True)
     if t == "error":  # (a non-fatal error, as an item)
-        return A.Notice(None, "error", "", as_str(item.get("message")) or notice_text(item))
+        return A.Notice(None, "error", "", as_str(item.get("message")) or notice_text(item), alert=True)
     if not t:  # (no item, or one of no type: shown by its fields)
         return A.Notice(None, et, "", notice_text(data), known=False)
     if t == "todo_list":  # (a plan, not a process: done as it is written, then ticked off)
@@ -285,7 +285,7 @@ def interpret(ev: Event) -> A.Action:
     if t == "turn.failed":
         return A.Result(None, subtype="error", is_error=True, text=error_message(data.get("error")), last_only=True)
     if t == "error":
-        return A.Notice(None, "error", "", error_message(data.get("message")) or notice_text(data))
+        return A.Notice(None, "error", "", error_message(data.get("message")) or notice_text(data), alert=True)
     if t == "request_user_input":
         return _query(data)
     return _notice(data, t)

@@ -220,8 +220,9 @@ def interpret(ev: Event) -> A.Action:
         a = A.Result(None, subtype="error" if failed else "success", is_error=failed,
                      duration_ms=as_int(stats.get("duration_ms")), text=_error(data), tokens=_tokens(stats),
                      last_only=True)
-    elif t == "error":
-        a = A.Notice(None, t, as_str(data.get("severity")), as_str(data.get("message")) or notice_text(data))
+    elif t == "error":  # ("warning: Loop detected, stopping execution", "error: ...")
+        a = A.Notice(None, as_str(data.get("severity")) or t, "", as_str(data.get("message")) or notice_text(data),
+                     alert=True)
     else:
         a = A.Notice(None, as_str(t), "", notice_text(data), known=False)
     a.time_ms = ts

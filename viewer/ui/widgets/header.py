@@ -227,9 +227,11 @@ class SessionHeader(Widget):
                 line1.append(f"  no event for {quiet}", style="yellow")
         init = s.init
         fields: list[tuple[str, str]] = []
-        if init is not None:
-            # (Codex's stream never names its model: the agent, not "?")
-            fields.append(("", init.model or (m.format_of(s).AGENT if m is not None else "?")))
+        agent = m.format_of(s).AGENT if m is not None else ""
+        if init is not None:  # (Codex's stream never names its model: the agent, not "?")
+            fields.append(("", init.model or agent or "?"))
+        elif agent:  # (joined mid-way: whose run it is, still)
+            fields.append(("", agent))
         fields.append(("session ", short_id(s.session_id)))
         if init is not None:
             if init.api_key_source:

@@ -560,6 +560,9 @@ class Transcript(BlockView):
             if not asked:
                 return line
             return Group(line, *(_one_line(Text.assemble(("      · ", "dim"), safe_line(q, 400))) for q in asked))
+        if kind == "alert":  # an error the agent reported, the run going on
+            return Padding(Text.assemble(("⚠ ", "bold yellow"), Text(one_line(b.text, NOTICE_CHARS), style="yellow")),
+                           (0, 0, 0, 2))
         if kind in ("notice", "unknown"):
             # Wrapped, not cut to a line: another agent's whole stream may be such events (a
             # Gemini run's text is in them), and this is the only place they are read.  Their
