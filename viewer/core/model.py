@@ -19,6 +19,7 @@ from viewer.core.formats import (
     DETECT_EVENTS,
     RUN_START_TYPES,
     Format,
+    begins_run,
     detect,
     get_format,
     sniff_agent,
@@ -641,19 +642,16 @@ class StreamModel:
             if self.other_agent == fmt.AGENT:  # (its signs seen in another format's run before)
                 self.other_agent = ""
             cur = self._current
-            if cur is not None and cur.init is None and not (
-                ev.type in RUN_START_TYPES and (ev.type != "system" or ev.subtype == "init")
-            ):  # (joined mid-way: its first events did not tell; an init begins a run of its own)
+            if cur is not None and cur.init is None and not begins_run(ev.type, ev.subtype, False):
+                # (joined mid-way: its first events did not tell; an init begins a run of its own)
                 cur.format = fmt
 
     def _tells_format(self, ev: Event) -> bool:
         """Whether the format is told again at this event: one of the input's first, an init
         of any format, or a ``system`` event after a result (a hook before the next run's
         init): a file may hold runs of two agents."""
-        return bool(self._detect_left) or (ev.type in RUN_START_TYPES and (
-            ev.type != "system" or ev.subtype == "init"
-            or (self._current is not None and self._current.result is not None)
-        ))
+        cur = self._current
+        return bool(self._detect_left) or begins_run(ev.type, ev.subtype, cur is not None and cur.result is not None)
 
     def reads_in(self, ev: Event) -> Format:
         """The format :meth:`apply_event` will read ``ev`` in (it may tell another): a replay's
@@ -835,10 +833,9 @@ class StreamModel:
         cur = self._current
         if cur is None or cur.result is None:
             return A.Notice(a.session_id, "", "", quiet=True), False
-        a.session_id = cur.session_id
-        if cur.init is not None:
-            a.model, a.cwd = cur.init.model, cur.init.cwd
-        return a, True
+        init = cur.init
+        return A.Init(cur.session_id, model=init.model if init else "", cwd=init.cwd if init else "", turn=True,
+                      time_ms=a.time_ms), True
 
     def _init(self, s: Session, a: A.Init, ev: Event) -> Delta:
         s.init = a

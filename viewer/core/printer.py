@@ -16,7 +16,7 @@ import orjson
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import call_target, fmt_duration, fmt_wait
-from viewer.core.formats import FORMATS, RUN_START_TYPES, Format, detect, get_format
+from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
@@ -533,11 +533,8 @@ class RunOutcome:
 
     def _starts_run(self, data: dict) -> bool:
         """Whether the format may be told again at this event (see track)."""
-        if not self._told_format:
-            return True
-        t = data.get("type")
-        return type(t) is str and t in RUN_START_TYPES and (
-            t != "system" or data.get("subtype") == "init" or self.results.get(self.current) is not None)
+        return not self._told_format or begins_run(data.get("type"), data.get("subtype"),
+                                                   self.results.get(self.current) is not None)
 
     def note(self, sid: str | None, marker: str, data: dict | None, told: Format | None = None) -> str:
         """Like :meth:`track`, with what ``run_marker`` said of the event already known (a

@@ -73,9 +73,12 @@ def sniff_agent(data: dict[str, Any]) -> str:
     return fmt.AGENT if fmt is not None and fmt is not cursor else ""
 
 
-def for_agent(agent: str) -> Format | None:
-    """The format that reads the stream of ``agent`` (as sniff_agent names it), if one does."""
-    return next((f for f in FORMATS.values() if f.AGENT == agent), None)  # type: ignore[return-value]
+def begins_run(t: Any, subtype: Any, after_result: bool) -> bool:
+    """Whether an event of type ``t`` may begin a run, of any format: an init (Cursor's and
+    Claude Code's ``system/init``, Codex's ``thread.started``, Gemini CLI's ``init``), or a
+    ``system`` event ``after_result`` (Claude Code's hooks come before its init).  The format
+    is told again at such an event (by the model and the ``--print`` json printers alike)."""
+    return type(t) is str and t in RUN_START_TYPES and (t != "system" or subtype == "init" or after_result)
 
 
 def detect(data: dict[str, Any]) -> Format | None:
