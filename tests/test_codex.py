@@ -316,3 +316,96 @@ def test_a_replays_index_interprets_each_event_of_a_codex_file_once(monkeypatch)
     index = FileIndex(MemoryStore(data), len(data))
     index.read()
     assert index.complete and len(calls) == data.count(b"\n")
+
+
+def test_a_threads_cut_off_second_turn_fails_the_input_in_every_print_mode(capsys, tmp_path):
+    """(From a review.)  json and stream-json kept the first turn's result when the second was
+    cut off: they exited 0 where text mode and the TUI say the run ended without a result."""
+    from tests.test_parallel import print_json
+
+    data = (START + item("completed", id="a", type="agent_message", text="one") + DONE
+            + j(type="turn.started") + item("started", id="b", type="command_execution", command="make",
+                                            aggregated_output="", status="in_progress"))
+    p = tmp_path / "cut.ndjson"
+    p.write_bytes(data)
+    for fmt in ("text", "json", "stream-json"):
+        code, out, err = run_main(capsys, "--print", "--output-format", fmt, str(p))
+        assert code == 1 and "ended without a result" in err, (fmt, err)
+    alone = print_json(p, 0)
+    assert alone[2] == 1 and print_json(p, 2, segment=64, first=64)[:3] == alone[:3]
+    # (A second turn that ends well is the input's last run: 0.)
+    p.write_bytes(data + item("completed", id="b", type="command_execution", command="make",
+                              aggregated_output="ok\n", exit_code=0, status="completed") + DONE)
+    for fmt in ("text", "json", "stream-json"):
+        assert run_main(capsys, "--print", "--output-format", fmt, str(p))[0] == 0, fmt
+
+
+def test_a_run_joined_mid_way_keeps_its_format_when_another_agents_run_follows(h):
+    """A Cursor run without its init, then a Claude Code run (hooks first) or a Codex one: the
+    next run's first events tell their own run's format, not the one before's (its calls'
+    details read as the other agent's)."""
+    from tests.conftest import SAMPLES_DIR
+
+    cursor_tail = b"".join((SAMPLES_DIR / "demo_session.ndjson").read_bytes().splitlines(keepends=True)[1:])
+    for other, name in (("claude_code_run.ndjson", "claude"), ("codex_run.ndjson", "codex")):
+        m = model(h, cursor_tail + (SAMPLES_DIR / other).read_bytes())
+        assert [m.format_of(s).NAME for s in m.sessions] == ["cursor", name], other
+
+
+def test_print_modes_agree_on_odd_inputs(capsys, tmp_path):
+    """(From a review.)  stream-json's --follow start-over forgot nothing; json kept telling the
+    format after the first 200 events (the model does not); a 2>&1 init split between a
+    worker's segment and one read here counted as a run without a result."""
+    import io
+
+    from tests.conftest import SAMPLES_DIR
+    from tests.test_parallel import print_json
+    from viewer.core.decode import Restart
+    from viewer.core.printer import StreamJsonPrinter
+    from viewer.core.sources import LineSplitter
+
+    demo = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
+    p = StreamJsonPrinter(io.BytesIO(), err := io.StringIO())
+    p.feed_lines(LineSplitter().feed(demo))
+    p.handle(Restart(demo.count(b"\n")))
+    p.feed_lines(LineSplitter().feed(b"".join(demo.splitlines(keepends=True)[1:20])))
+    assert p.finish() == 1 and "ended without a result" in err.getvalue()
+
+    late = tmp_path / "late.ndjson"
+    late.write_bytes(b"".join(j(type="user", message={"content": "x"}) for _ in range(250))
+                     + item("completed", id="a", type="agent_message", text="hi") + DONE)
+    codes = {fmt: run_main(capsys, "--print", "--output-format", fmt, str(late))[0] for fmt in ("text", "json")}
+    assert codes["text"] == codes["json"], codes
+
+    doubled = tmp_path / "doubled.ndjson"
+    doubled.write_bytes(b"".join(line + line for line in demo.splitlines(keepends=True)))
+    alone = print_json(doubled, 0)
+    for segment in (64, 500, 3000):
+        assert print_json(doubled, 2, segment=segment, first=segment)[:3] == alone[:3], segment
+
+
+def test_an_error_the_agent_reported_is_a_replay_stop():
+    from viewer.core import actions as A
+    from viewer.core.replay import is_error
+
+    assert is_error(None, A.Notice(None, "error", "", "Reconnecting... 1/5", alert=True))
+    assert not is_error(None, A.Notice(None, "retry", "", "attempt=1"))
+
+
+def test_a_replay_reads_a_codex_file_alike_played_from_its_start_or_after_a_seek():
+    """(From a review.)  Played from its start, a replay's model read the first event in
+    Cursor's format (an unknown event); restored from the index's checkpoint, in Codex's."""
+    from tests.conftest import SAMPLES_DIR
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.core.sources import MemoryStore
+
+    data = j(type="error", message="Reconnecting... 1/5") + (SAMPLES_DIR / "codex_run.ndjson").read_bytes()
+    index = FileIndex(MemoryStore(data), len(data), checkpoint_every=5)
+    index.read()
+    n = data.count(b"\n")
+    seen = []
+    for target in (1, n, 1):
+        r = Replay(index=index, playing=False)
+        r.seek(target)
+        seen.append((r.model.unknown_events, r.model.sessions[0].blocks[0].kind))
+    assert seen == [(0, "alert")] * 3, seen

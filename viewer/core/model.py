@@ -460,8 +460,8 @@ class StreamModel:
         self.lines_in_events = 0
         self.ended = False
         self.mirrored = False  # every event arrives twice (stderr merged into stdout)
-        #: Another agent whose stream this is, by the shape of its events ("" when it is the format's
-        #: own, or nothing tells): see formats.sniff_agent.
+        #: Another agent whose content is in a run of this format, by the shape of its events
+        #: ("" when none, or nothing tells): see formats.sniff_agent and _sniff.
         self.other_agent = ""
         self.duplicates = 0  # events skipped as mirrored copies
         self._prev: Event | None = None
@@ -642,7 +642,7 @@ class StreamModel:
             if self.other_agent == fmt.AGENT:  # (its signs seen in another format's run before)
                 self.other_agent = ""
             cur = self._current
-            if cur is not None and cur.init is None and not begins_run(ev.type, ev.subtype, False):
+            if cur is not None and cur.init is None and not begins_run(ev.type, ev.subtype, cur.result is not None):
                 # (joined mid-way: its first events did not tell; an init begins a run of its own)
                 cur.format = fmt
 
@@ -819,9 +819,9 @@ class StreamModel:
             self._closed = i if self._closed < 0 else min(self._closed, i)
 
     def _sniff(self, ev: Event) -> None:
-        """Name the agent whose stream this is, from an event its format marks as rare (an
-        init, an unknown type or content), when no format reads it: a stream of another agent
-        is read as far as it goes."""
+        """Name another agent whose content is in a run of this format, from an event the
+        format marks as rare (an init, an unknown type or content): a Cursor run holding Claude
+        Code's message parts (its first events told Cursor's) is read as far as it goes."""
         if not self.other_agent:
             agent = sniff_agent(ev.data)
             self.other_agent = "" if agent == self.format.AGENT else agent

@@ -513,6 +513,7 @@ class RunOutcome:
         self.other_agent = ""  # another agent whose content is in a run of this format (see note)
         self._run_marker = self.format.run_marker
         self._told_format = False  # an event told which format the input is in (see track)
+        self._window = SNIFF_EVENTS  # the events up to this count are looked at for the format (see track)
 
     def track(self, data: dict) -> str:
         """Take one raw event into account; returns what the format says of it (run_marker).
@@ -524,7 +525,7 @@ class RunOutcome:
         tells another is marked again in it (another agent's init is "unknown" in this one)."""
         sid, marker = self._run_marker(data)
         told = None
-        if marker or self.events < SNIFF_EVENTS:  # (rare events, and the first ones)
+        if marker or self.events < self._window:  # (rare events, and the first ones)
             told = detect(data)
             if told is not None and told is not self.format and self._starts_run(data):
                 self.format, self._run_marker = told, told.run_marker
@@ -533,8 +534,9 @@ class RunOutcome:
 
     def _starts_run(self, data: dict) -> bool:
         """Whether the format may be told again at this event (see track)."""
-        return not self._told_format or begins_run(data.get("type"), data.get("subtype"),
-                                                   self.results.get(self.current) is not None)
+        if not self._told_format and self.events < self._window:
+            return True
+        return begins_run(data.get("type"), data.get("subtype"), self.results.get(self.current) is not None)
 
     def note(self, sid: str | None, marker: str, data: dict | None, told: Format | None = None) -> str:
         """Like :meth:`track`, with what ``run_marker`` said of the event already known (a
@@ -544,10 +546,14 @@ class RunOutcome:
         self.events += 1
         if sid is not None:
             self.current = sid
+        if marker == "turn":  # (a thread's next turn, after a result, is its next run: see Init.turn)
+            marker = "init" if self.results.get(self.current) is not None else ""
         if marker:
             # The same init or result twice in a row is stderr merged into stdout (2>&1: every
             # event comes twice), as the model tells it, not a run that ended without a result.
-            again, self._prev = self._prev == (marker, self.current, data), (marker, self.current, data)
+            # (An init's object is not compared: a worker does not send it.)
+            key = (marker, self.current, data if marker == "result" else None)
+            again, self._prev = self._prev == key, key
             self.repeated = again
             if marker == "result":
                 self.results[self.current] = (data, self.format)  # type: ignore[assignment]
@@ -579,6 +585,7 @@ class RunOutcome:
         self.results.clear()
         self.current, self._prev, self.repeated = None, None, False
         self._told_format = False
+        self._window = self.events + SNIFF_EVENTS  # (the new stream's first events tell its format)
         self.other_agent = ""
 
     def plain(self, count: int, sid: str | None) -> None:
@@ -649,7 +656,8 @@ class StreamJsonPrinter(_RunsPrinter):
         if isinstance(rec, Malformed):
             self.tell_malformed(rec, self.err)
             return
-        if isinstance(rec, Restart):
+        if isinstance(rec, Restart):  # (--follow: what the old stream said of its runs is not the new one's)
+            self.runs.new_stream()
             return
         self.runs.track(rec.data)
         self.out.write(json_safe(orjson.dumps(rec.data)) + b"\n")

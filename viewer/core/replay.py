@@ -411,6 +411,7 @@ class FileIndex:
         self.bytes_done = 0  # the end of the last record indexed
         if fmt is None:  # (the format the file's start tells: its model reads in it from the first event, so
             fmt = detect_head(store.read(0, DETECT_BYTES))  # no action is made twice, in two formats)
+        self.format = fmt  # (None: the default one, until the events tell)
         self._model = model_factory(fmt) if fmt is not None else model_factory()
         self._scheduler = Scheduler(timing, idle_limit, self._model.format)
         self._restarts = sorted(restarts)
@@ -523,7 +524,7 @@ class Replay:
         playing: bool = True,
         ended: bool = True,
         checkpoint_every: int = 2000,
-        model_factory: Callable[[], StreamModel] = StreamModel,
+        model_factory: Callable[..., StreamModel] = StreamModel,
         index: FileIndex | None = None,
     ) -> None:
         if index is not None:
@@ -644,7 +645,8 @@ class Replay:
 
     # -- applying -------------------------------------------------------------------------------
     def _fresh_model(self) -> StreamModel:
-        m = self._factory()
+        fmt = self.index.format if self.index is not None else None  # (as the index's checkpoints read)
+        m = self._factory(fmt) if fmt is not None else self._factory()
         self._end_if_done(m)
         return m
 
@@ -834,4 +836,4 @@ def is_error(rec: Record, action: A.Action | None) -> bool:
         return action.info.status in ("failed", "rejected")
     if isinstance(action, A.Result):
         return action.failed
-    return False
+    return type(action) is A.Notice and action.alert  # (an error the agent reported: the run went on)

@@ -299,8 +299,11 @@ _marker = run_marker_for(KNOWN_TYPES, init=("thread.started", None), result="tur
 
 
 def run_marker(data: dict[str, Any]) -> tuple[str | None, str]:
+    """As common.run_marker_for's, and "turn" for a turn's start (a thread's next turn is its
+    next run once the one before has its result: see actions.Init.turn)."""
     sid, kind = _marker(data)
-    return sid, "result" if data.get("type") == "turn.failed" else kind
+    t = data.get("type")
+    return sid, "result" if t == "turn.failed" else "turn" if t == "turn.started" else kind
 
 
 def result_problem(data: dict[str, Any]) -> str:

@@ -634,7 +634,7 @@ class Transcript(BlockView):
 
 #: The blocks ``y`` copies in the transcript, and what each is called when it does.
 _COPIED = {"assistant": "the agent's message", "prompt": "the prompt", "thinking": "the agent's thinking",
-           "result": "the run's result"}
+           "result": "the run's result", "alert": "the error"}
 
 #: Notices of these types are the agent trying again (shown with ↻).
 _RETRIES = ("retry", "connection")
