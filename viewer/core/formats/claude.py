@@ -25,6 +25,7 @@ from viewer.core.formats.common import (
     content_text,
     describe_item,
     diff_from,
+    first_arg,
     first_arg_line,
     first_line,
     iso_ms,
@@ -438,15 +439,14 @@ def _file_text(text: str, sidecar: Any) -> str:
     return _NUMBERED.sub("", text)
 
 
+#: A call's main argument, whole (copy_text).
+_COPIED = first_arg("command", "file_path", "notebook_path", "pattern", "url", "query", "path", "description")
+
+
 def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None, call_id: str = "") -> str:
     """A call's main argument, whole (a command of many lines, a path, a pattern, a URL)."""
     use, _, _ = _parts(started, completed, call_id)
-    args = as_dict(use.get("input"))
-    for key in ("command", "file_path", "notebook_path", "pattern", "url", "query", "path", "description"):
-        v = as_str(args.get(key))
-        if v:
-            return v
-    return ""
+    return _COPIED(as_dict(use.get("input")))
 
 
 def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None,

@@ -327,6 +327,10 @@ def _item_of(started: dict[str, Any] | None, completed: dict[str, Any] | None) -
     return (done, True) if done else (as_dict(as_dict(started).get("item")), False)
 
 
+#: Any other item's main argument, whole (copy_text).
+_COPIED = first_arg("query", "prompt", "tool")
+
+
 def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None, call_id: str = "") -> str:
     """A call's main argument, whole: the command as it ran, a path, a query."""
     item, _ = _item_of(started, completed)
@@ -335,11 +339,7 @@ def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None, 
         return as_str(item.get("command"))
     if t == "file_change":
         return "\n".join(as_str(as_dict(c).get("path")) for c in as_list(item.get("changes")))
-    for key in ("query", "prompt", "tool"):
-        v = as_str(item.get(key))
-        if v:
-            return v
-    return ""
+    return _COPIED(item)
 
 
 def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None,

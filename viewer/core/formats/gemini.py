@@ -252,14 +252,13 @@ def result_object(data: dict[str, Any]) -> dict[str, Any]:
 # -- detail view ----------------------------------------------------------------
 
 
+#: A call's main argument, whole (copy_text).
+_COPIED = first_arg("command", *_PATH, "pattern", "query", "url", "prompt", "dir_path")
+
+
 def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None, call_id: str = "") -> str:
     """A call's main argument, whole (a command of many lines, a path, a pattern, a query)."""
-    args = as_dict(as_dict(started).get("parameters"))
-    for key in ("command", *_PATH, "pattern", "query", "url", "prompt", "dir_path"):
-        v = as_str(args.get(key))
-        if v:
-            return v
-    return ""
+    return _COPIED(as_dict(as_dict(started).get("parameters")))
 
 
 def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None,
