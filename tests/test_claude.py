@@ -71,6 +71,17 @@ def test_one_message_with_text_and_two_calls_is_three_entries_and_two_calls(h):
     assert a.start_line == b.start_line == 2 and a.end_line == b.end_line == 3
 
 
+def test_calls_of_one_message_ran_side_by_side_but_a_sub_agents_calls_are_not_its_peers(h):
+    data = (init() + assistant(use("t1", "Task", description="look", prompt="go"), mid="m1")
+            # the sub-agent's own message while its Task runs: another message, not the Task's peer
+            + assistant(use("r1", "Read", file_path="/a"), mid="m2")
+            + assistant(use("r2", "Read", file_path="/b"), mid="m2")  # (a line per part, one message)
+            + results(res("r1", "a"), res("r2", "b")) + results(res("t1", "found")) + result())
+    (s,) = h.model_of(data)[0].sessions
+    assert [t.call_id for t in s.tools] == ["t1", "r1", "r2"]
+    assert [t.group for t in s.tools] == [0, 1, 1]
+
+
 def test_the_delta_of_an_event_of_several_actions_names_each_call(h):
     """The view redraws what a delta names: both calls a message starts, and both its results end."""
     from viewer.core.model import StreamModel

@@ -196,6 +196,53 @@ def test_parallel_shell_calls(h, real):
     assert all(t.status == "success" for t in s.tools)
 
 
+def test_calls_that_ran_at_the_same_time_share_a_group(h, real):
+    (s,) = h.model_of(real("cursor-hack__parallel-sleep"))[0].sessions
+    a, b = s.tools
+    assert a.group and a.group == b.group
+    assert s.alongside(a) == [b] and s.alongside(b) == [a]
+    # Two calls of one model turn, one after the other: each ran alone.
+    (s,) = h.model_of(real("cursor-hack__direct-sleep"))[0].sessions
+    assert len(s.tools) == 2 and [t.group for t in s.tools] == [0, 0] and s.groups == 0
+    assert s.alongside(s.tools[0]) == []
+
+
+def parallel_stream(turns: list[str]) -> bytes:
+    """Calls c0, c1, ...: c0 starts, then each next one starts while c0 runs, in the model turn
+    given for it; then all complete."""
+    out = init() + user()
+    for i, turn in enumerate(turns):
+        out += tool("started", f"c{i}", args={"command": f"cmd {i}"}).replace(b"req-0-abcd", turn.encode())
+    for i in range(len(turns)):
+        out += shell_completed(f"c{i}", cmd=f"cmd {i}")
+    return out
+
+
+def test_a_call_of_another_model_turn_does_not_join_a_running_call(h):
+    # c0 never got its completion in time (cut short, or a long call of an earlier turn): c1, of
+    # the next turn, did not run beside it as its peer; c2, of c1's turn, did run beside c1.
+    (s,) = h.model_of(parallel_stream(["t-0", "t-1", "t-1"]))[0].sessions
+    assert [t.group for t in s.tools] == [0, 1, 1]
+    # Three calls of one turn started before any ended: one group of three.
+    (s,) = h.model_of(parallel_stream(["t-0", "t-0", "t-0"]))[0].sessions
+    assert [t.group for t in s.tools] == [1, 1, 1] and s.groups == 1
+    assert [t.index for t in s.alongside(s.tools[1])] == [0, 2]
+
+
+def test_a_model_copy_keeps_its_calls_apart_when_one_joins_a_group(h):
+    # A replay's checkpoints share calls with the model: the call a new one joins is copied first.
+    recs, _ = h.decode(parallel_stream(["t", "t"]))
+    m = StreamModel()
+    starts = [i for i, r in enumerate(recs) if getattr(r, "subtype", "") == "started"]
+    for r in recs[: starts[1]]:
+        m.apply(r)
+    copy = m.clone()
+    for r in recs[starts[1]:]:
+        m.apply(r)
+    assert [t.group for t in m.sessions[0].tools] == [1, 1]
+    assert [t.group for t in copy.sessions[0].tools] == [0] and copy.sessions[0].groups == 0
+
+
 def test_duration_prefers_tool_reported_times(h, real):
     data = real("maestro__02_shell_tool_call")
     tc = [e for e in raw_events(data) if e.get("type") == "tool_call"]

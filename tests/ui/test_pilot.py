@@ -1831,15 +1831,18 @@ async def test_the_tool_lists_columns_stay_put_as_a_live_run_brings_longer_kinds
         push(feed, first)
         await settle(pilot)
         before = _plain(app, app.timeline).splitlines()[0]
-        assert " 1 MCP    linear-get_issue" in before, before
+        assert " 1   MCP    linear-get_issue" in before, before
         push(feed, lines[len(first):])
         await settle(pilot)
         rows = _plain(app, app.timeline).splitlines()
         app.timeline.action_first()
         await settle(pilot)
         after = _plain(app, app.timeline).splitlines()[0]
-        assert after[1:30] == before[1:30], (before, after)  # the glyph changed: it finished
-        assert any(" 16 Shell  python -m pytest" in r for r in rows), rows
+        # The glyph changed (it finished), and so did the bracket (two calls started beside
+        # it): nothing moved.
+        assert after[1:5] + after[6:30] == before[1:5] + before[6:30], (before, after)
+        assert after[5] == "┌" and before[5] == " "
+        assert any(" 16   Shell  python -m pytest" in r for r in rows), rows
         app.timeline.cursor = 3
         await settle(pilot)
         assert "Ran terminal command" in _plain(app, app.detail)
@@ -1852,8 +1855,8 @@ async def test_paths_show_their_file_name_relative_to_the_runs_directory():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         rows = _plain(app, app.timeline)
-        (row,) = [line for line in rows.splitlines() if " 14 Edit " in line]
-        assert "Edit   …ice_tool/totals.py · +14 −10" in row, row
+        (row,) = [line for line in rows.splitlines() if " 14   Edit " in line]
+        assert "Edit   …e_tool/totals.py · +14 −10" in row, row
         s = app.session
         edit = next(t for t in s.tools if t.label == "Edited file")
         assert edit.target.startswith("/home/maya/code/invoice-tool/")  # the model keeps it whole
@@ -2143,7 +2146,7 @@ async def test_paths_odd_cases_doubled_slash_wide_characters_and_very_long():
         app.timeline._cache.clear()
         app.timeline.refresh()
         await pilot.pause()
-        (row,) = [line for line in _plain(app, app.timeline).splitlines() if " 10 Read" in line]
+        (row,) = [line for line in _plain(app, app.timeline).splitlines() if " 10   Read" in line]
         assert "/pkg/index.js" in row and "…" in row, row
 
 
@@ -2695,7 +2698,7 @@ async def test_a_click_selects_the_call_on_the_row_clicked_in_the_list_and_the_t
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        for pane, shown in ((app.timeline, " 2 List "), (app.transcript, "✓ Listed directory")):
+        for pane, shown in ((app.timeline, " 2 ├ List "), (app.transcript, "✓ Listed directory")):
             pane.scroll_home(animate=False)
             await settle(pilot)
             row = next(i for i, line in enumerate(_plain(app, pane).splitlines()) if shown in line)
@@ -2726,14 +2729,14 @@ async def test_a_finished_call_with_no_time_lends_its_column_and_no_doubled_elli
         await settle(pilot)
         assert app.session.tools[0].duration_ms is None
         tl = app.timeline
-        for width in range(30, 80):
+        for width in range(32, 82):
             row = "".join(seg.text for seg in tl._render_row(app.session.tools[0], width, False))
             assert "……" not in row, (width, row)
-            # "✓  1 Shell  " then the summary: it fits from 65 columns on, with no column kept
-            # for a time (that left it cut at 65 to 73).  (From a daily-user trial.)  Narrower,
+            # "✓  1   Shell  " then the summary: it fits from 67 columns on, with no column kept
+            # for a time (that left it cut at 67 to 75).  (From a daily-user trial.)  Narrower,
             # the command gives way to its exit code.
-            fits = len("✓  1 Shell  cat <<'EOF' > notes/summary-of-the-day.txt … · exit 0")
-            assert fits == 65 and ("summary-of-the-day.txt … · exit 0" in row) == (width >= fits), (width, row)
+            fits = len("✓  1   Shell  cat <<'EOF' > notes/summary-of-the-day.txt … · exit 0")
+            assert fits == 67 and ("summary-of-the-day.txt … · exit 0" in row) == (width >= fits), (width, row)
             assert row.rstrip().endswith("… · exit 0") and "cat <<'E" in row, (width, row)
 
 
@@ -2786,7 +2789,7 @@ async def test_an_unknown_kinds_long_name_is_cut_with_an_ellipsis():
         await settle(pilot)
         assert app.session.tools[0].short == "Quantum leap generator"
         row = _plain(app, app.timeline).splitlines()[0]
-        assert " 1 Quantum leap ge… a.txt" in row, row  # 16 columns at most, and it says it is cut
+        assert " 1   Quantum leap ge… a.txt" in row, row  # 16 columns at most, and it says it is cut
 
 
 async def test_a_kind_filter_names_the_full_label_when_two_kinds_share_a_short_name():

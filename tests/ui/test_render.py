@@ -599,3 +599,17 @@ def test_a_calls_lines_are_those_of_its_file_after_a_second_restart_and_in_a_sav
     r = Replay(index=idx)
     r.seek(r.total)
     assert events_row(r.model.sessions[1]) == "events line 5 → (no completion)"
+
+
+@pytest.mark.parametrize("numbers, said", [
+    ([9], "call 9"),
+    ([9, 10], "calls 9 and 10"),
+    ([2, 3, 5], "calls 2, 3 and 5"),
+    (list(range(9, 21)), "calls 9 to 20"),
+    ([*range(9, 16), 40], "calls 9, 10, 11, 12, 13, … and 40 (8 calls)"),
+])
+def test_the_calls_a_call_ran_alongside_are_named_by_their_numbers(numbers, said):
+    from viewer.core.model import ToolCall
+    from viewer.ui.widgets.detail import _numbers
+
+    assert _numbers([ToolCall(n - 1, f"c{n}") for n in numbers]) == said

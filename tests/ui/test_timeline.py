@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import orjson
 import pytest
 from rich.cells import cell_len
@@ -714,3 +716,23 @@ async def test_y_does_not_send_a_huge_message_through_the_terminal():
         assert app.clipboard == ""
         assert any(n.message.startswith(f"Not copied: the agent's message is {COPY_MAX + 1:,} characters")
                    for n in app._notifications), [n.message for n in app._notifications]
+
+
+async def test_calls_that_run_at_the_same_time_are_bracketed_and_named_in_each_others_detail():
+    feed, app = live()
+    async with app.run_test(size=(140, 40)) as pilot:
+        push(feed, *HEAD, *shell("c1"), shell("c2")[0])
+        await settle(pilot)
+        assert app.timeline.render_line(1).text.startswith("⠋  2   Shell  echo c2")  # ran alone so far
+        await pilot.press("up", "down")  # c2 on show, following off
+        await settle(pilot)
+        assert app.detail.tool.index == 1 and "alongside" not in screen_rows(app)
+        push(feed, shell("c3")[0])  # c3 starts while c2 runs
+        await settle(pilot)
+        rows = [app.timeline.render_line(y).text for y in range(3)]
+        assert rows[0].startswith("✓  1   Shell  echo c1")  # (a call that ran alone: the column blank)
+        assert "2 ┌ Shell  echo c2" in rows[1] and "3 └ Shell  echo c3" in rows[2]
+        screen = screen_rows(app)
+        # The call on show names the one that started beside it, without being selected again.
+        assert app.detail.tool.index == 1
+        assert re.search(r"alongside\s*call 3\b", screen)

@@ -27,6 +27,9 @@ from viewer.core.formats import (
 
 #: How far back a completion without a call id looks for the call it completes.
 NO_ID_LOOKBACK = 256
+#: How far back a call that starts looks for a running call it runs alongside (see
+#: StreamModel._join_parallel), and how far either way its group is gathered.
+PARALLEL_LOOKBACK = 64
 
 
 class Change:
@@ -138,6 +141,9 @@ class ToolCall:
     end_ref: int | None = None
     duplicates: int = 0
     block: int = -1  # index of its marker in the session's transcript
+    #: Calls that ran at the same time (one started while another of its model turn ran) share
+    #: a group number (Session.groups counts them); 0: it ran alone.
+    group: int = 0
 
     def __copy__(self) -> ToolCall:
         # Every call of a run is copied at each replay checkpoint: field by field is about
@@ -272,6 +278,7 @@ class Session:
         self._open_thinking: Block | None = None
         self._queries: dict[str, int] = {}  # query id -> block index
         self.forgotten_tools = 0  # keep_history=False: finished calls let go of
+        self.groups = 0  # groups of calls that ran at the same time (ToolCall.group)
 
     # -- derived -------------------------------------------------------------
     @property
@@ -386,6 +393,14 @@ class Session:
         c._open_text = c.blocks[self._open_text_idx] if self._open_text is not None else None
         c._open_thinking = c.blocks[self._open_thinking_idx] if self._open_thinking is not None else None
         return c
+
+    def alongside(self, t: ToolCall) -> list[ToolCall]:
+        """The other calls of ``t``'s group, in order (calls that ran at the same time)."""
+        if not t.group:
+            return []
+        tools = self.tools
+        lo, hi = max(0, t.index - PARALLEL_LOOKBACK), min(len(tools), t.index + PARALLEL_LOOKBACK + 1)
+        return [o for o in tools[lo:hi] if o.group == t.group and o.index != t.index]
 
     def final_texts(self) -> list[str]:
         """The assistant's texts after the last tool call (what a text-mode run prints last)."""
@@ -1083,7 +1098,25 @@ class StreamModel:
         t.start_line = ev.line
         t.start_ref = make_ref(ev.offset, ev.length)
         self._fill(t, a.info)
+        if s.status_counts["running"] > 1:  # (this one is running too)
+            self._join_parallel(s, t)
         return Delta(Change.TOOLS | Change.TRANSCRIPT | Change.HEADER, tool=t.index)
+
+    @staticmethod
+    def _join_parallel(s: Session, t: ToolCall) -> None:
+        """``t`` started while another call ran: it joins that call's group (the latest such
+        call, within PARALLEL_LOOKBACK; one of another model turn, when both say theirs, is not
+        its peer but, say, the sub-agent's Task it runs under)."""
+        tools = s.tools
+        for i in range(t.index - 1, max(-1, t.index - 1 - PARALLEL_LOOKBACK), -1):
+            o = tools[i]
+            if o.status == "running" and (o.turn_id == t.turn_id or not o.turn_id or not t.turn_id):
+                if not o.group:
+                    o = s.own_tool(i)
+                    s.groups += 1
+                    o.group = s.groups
+                t.group = o.group
+                return
 
     def _tool_completed(self, s: Session, a: A.ToolCompleted, ev: Event) -> Delta:
         idx = s.tool_by_id.get(a.call_id) if a.call_id else self._running_without_id(s, a.info, a.update)

@@ -115,6 +115,12 @@ def freeze_loaded(size: int | None) -> None:
         gc.freeze()
 
 
+def _peer_in(s: Session, index: int, changed: set[int]) -> bool:
+    """Whether a call of ``changed`` ran alongside call ``index`` (its detail names them)."""
+    group = s.tools[index].group
+    return bool(group) and any(s.tools[i].group == group for i in changed)
+
+
 class DeltaBatch:
     """Model deltas gathered over one frame, for the session on screen."""
 
@@ -670,9 +676,11 @@ class AgentViewerApp(App[int]):
             else:
                 self.timeline.calls_added_or_changed(tools)
                 shown = self.detail.tool
-                if shown is not None and shown.index in tools and self.detail.session is s and self.detail.display:
-                    # The call on show changed (its completion came): show that now, in place,
-                    # even while a newer call waits its turn (LOAD_DETAIL_EVERY).
+                if shown is not None and self.detail.session is s and self.detail.display and (
+                        shown.index in tools or _peer_in(s, shown.index, tools)):
+                    # The call on show changed (its completion came, or a call started alongside
+                    # it): show that now, in place, even while a newer call waits its turn
+                    # (LOAD_DETAIL_EVERY).
                     # (s.tools, not the object on show: a replay's model copies a call it shares
                     # with a checkpoint before changing it.)
                     self.detail.show(s, s.tools[shown.index], self.load_event, self.model.format_of(s).tool_sections)

@@ -233,7 +233,8 @@ def _notice(data: dict[str, Any], sid: str | None, t: str, st: str, quiet: bool 
 
 
 def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
-    content = as_dict(data.get("message")).get("content")
+    message = as_dict(data.get("message"))
+    content = message.get("content")
     if isinstance(content, str):
         return A.AssistantText(sid, content, consolidated=True)
     acts: list[A.Action] = []
@@ -259,7 +260,9 @@ def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Actio
             info = A.ToolInfo(name or "unknown", label, target(args), _start_detail(name, args), "", "running",
                               has_args=bool(args),
                               short=short)
-            acts.append(A.ToolStarted(sid, call_id=as_str(p.get("id")), info=info, timestamp_ms=ts))
+            # (calls of one message run side by side; a sub-agent's calls are of its own messages)
+            acts.append(A.ToolStarted(sid, call_id=as_str(p.get("id")), info=info, timestamp_ms=ts,
+                                      turn_id=as_str(message.get("id"))))
         else:
             acts.append(A.AssistantText(sid, "", unknown_parts=[describe_item(p)]))
     if not acts:

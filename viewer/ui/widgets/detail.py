@@ -84,6 +84,19 @@ class _Heading:
         yield line
 
 
+def _numbers(calls: list[ToolCall], most: int = 6) -> str:
+    """Calls named by their numbers in the list: "call 9", "calls 9, 10 and 12", "calls 9 to
+    20" (a long run of them without a gap), "calls 9, 10, … and 40 (12 calls)"."""
+    nums = [t.index + 1 for t in calls]
+    if len(nums) == 1:
+        return f"call {nums[0]}"
+    if len(nums) > most and nums[-1] - nums[0] == len(nums) - 1:
+        return f"calls {nums[0]} to {nums[-1]}"
+    if len(nums) > most:
+        return f"calls {', '.join(map(str, nums[:most - 1]))}, … and {nums[-1]} ({len(nums)} calls)"
+    return f"calls {', '.join(map(str, nums[:-1]))} and {nums[-1]}"
+
+
 def _running_text(secs: int) -> str:
     return f"for {fmt_wait(secs)}" if secs else "for less than a second"
 
@@ -195,6 +208,7 @@ class DetailView(BlockView):
             id(session), tool.index if tool else -1, tool.status if tool else empty,
             tool.end_ref if tool else None, tool.start_ref if tool else None,
             tool.duplicates if tool else 0,  # (a start again may bring new arguments)
+            len(session.alongside(tool)) if tool and session else 0,  # (a call started beside it)
             session.before_restart if session is not None else False, self.raw,
         )
         if key == self._key:
@@ -284,6 +298,9 @@ class DetailView(BlockView):
             grid.add_row("running", _Drawn(lambda: _running_text(running_for(t))))
         if t.error_text:
             grid.add_row("message", safe_text(t.error_text, style="red"))
+        peers = s.alongside(t) if s is not None else []
+        if peers:
+            grid.add_row("alongside", Text(_numbers(peers)))
         grid.add_row("kind", safe_line(t.kind_key, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
         # Where its events are in the stream (line numbers; r shows them raw).

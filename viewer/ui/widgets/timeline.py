@@ -346,13 +346,26 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor
         frame = (self.frame, self.running_for(t)) if t.status == "running" else 0
+        side = self._side_by_side(t)
         key = (t.index, t.status, t.target, t.detail, t.short, t.duration_ms, t.error_text, frame, selected,
-               width, self.search, self.has_focus, id(self.session), self._column_widths())
+               width, self.search, self.has_focus, id(self.session), self._column_widths(), side)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(t, width, selected)
+            strip = self._render_row(t, width, selected, side)
             self._cache[key] = strip
         return strip
+
+    def _side_by_side(self, t: ToolCall) -> str:
+        """The bracket that joins calls that ran at the same time (ToolCall.group): "┌ ", "├ ",
+        "└ " down the group's rows; "  " for a call that ran alone (the column is there from the
+        first call: rows do not move when the first calls side by side come)."""
+        s = self.session
+        if s is None or not t.group:
+            return "  "
+        tools, i = s.tools, t.index
+        first = i == 0 or tools[i - 1].group != t.group
+        last = i + 1 >= len(tools) or tools[i + 1].group != t.group
+        return "│ " if first and last else "┌ " if first else "└ " if last else "├ "
 
     def _column_widths(self) -> tuple[int, int]:
         """Widths of the call-number and kind columns.  They are set wide enough for the
@@ -380,7 +393,7 @@ class Timeline(ScrollView, can_focus=True):
         now = self.run_now()
         return 0 if now is None else max(0, int((now - start) / 1000))
 
-    def _render_row(self, t: ToolCall, width: int, selected: bool) -> Strip:
+    def _render_row(self, t: ToolCall, width: int, selected: bool, side: str = "  ") -> Strip:
         glyph, gstyle = status_glyph(t.status, self.frame)
         if t.done or t.status == "unfinished":
             dur = fmt_duration(t.duration_ms)
@@ -405,8 +418,9 @@ class Timeline(ScrollView, can_focus=True):
         text.append(glyph, style=gstyle)
         text.append(" ")
         text.append(num, style="dim")
+        text.append(side, style="dim")
         text.append(label, style="bold")
-        summary_width = max(0, width - 2 - len(num) - cell_len(label) - len(right))
+        summary_width = max(0, width - 2 - len(num) - len(side) - cell_len(label) - len(right))
         target = one_line(call_target(t, self.session, self.target_forms))
         rest = [one_line(t.detail, 200)] if t.detail else []
         error = one_line(t.error_text, 200)
