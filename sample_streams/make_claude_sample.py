@@ -50,12 +50,13 @@ def new_message() -> str:
     return f"msg_01Inv0ice{_msg[0]:04d}ToolFixDemo"
 
 
-def assistant(mid: str, part: dict) -> dict:
+def assistant(mid: str, part: dict, parent: str | None = None) -> dict:
+    """A message's part (one a line); ``parent``: a sub-agent's, the id of its Task."""
     usage = {"input_tokens": 3, "cache_creation_input_tokens": 412, "cache_read_input_tokens": 18_204,
              "output_tokens": 96, "service_tier": "standard"}
     return event(type="assistant", message={
         "model": MODEL, "id": mid, "type": "message", "role": "assistant", "content": [part],
-        "stop_reason": None, "stop_sequence": None, "usage": usage}, parent_tool_use_id=None, timestamp=stamp(0.3))
+        "stop_reason": None, "stop_sequence": None, "usage": usage}, parent_tool_use_id=parent, timestamp=stamp(0.3))
 
 
 def tool_use(name: str, args: dict) -> dict:
@@ -64,14 +65,15 @@ def tool_use(name: str, args: dict) -> dict:
             "caller": {"type": "direct"}}
 
 
-def tool_result(use: dict, content: str, sidecar=None, is_error: bool = False, after: float = 0.6) -> dict:
+def tool_result(use: dict, content: str, sidecar=None, is_error: bool = False, after: float = 0.6,
+                parent: str | None = None) -> dict:
     part = {"tool_use_id": use["id"], "type": "tool_result", "content": content}
     if is_error:
         part["is_error"] = True
     fields = {"timestamp": stamp(after)}
     if sidecar is not None:
         fields["tool_use_result"] = sidecar
-    return event(type="user", message={"role": "user", "content": [part]}, parent_tool_use_id=None, **fields)
+    return event(type="user", message={"role": "user", "content": [part]}, parent_tool_use_id=parent, **fields)
 
 
 def numbered(text: str) -> str:
@@ -155,6 +157,28 @@ def build() -> list[dict]:
         "totalLines": 58}}))
     add(event(type="rate_limit_event", rate_limit_info={"status": "allowed", "resetsAt": 1786705200,
                                                         "rateLimitType": "five_hour", "isUsingOverage": False}))
+    # A sub-agent checks the other callers: its prompt, words and call carry its Task's id.
+    m = new_message()
+    prompt = "Find every caller of tax_amount() in src/ and say whether any relies on the pre-discount base."
+    task = tool_use("Task", {"description": "Check other tax callers", "subagent_type": "Explore",
+                             "prompt": prompt})
+    add(assistant(m, task))
+    sub = task["id"]
+    add(event(type="user", message={"role": "user", "content": [{"type": "text", "text": prompt}]},
+              parent_tool_use_id=sub, timestamp=stamp(0.2)))
+    m = new_message()
+    add(assistant(m, {"type": "text", "text": "Searching `src/` for callers of `tax_amount`."}, parent=sub))
+    callers = tool_use("Grep", {"pattern": "tax_amount\\(", "path": f"{CWD}/src", "output_mode": "content", "-n": True})
+    add(assistant(m, callers, parent=sub))
+    add(tool_result(callers, "src/invoice_tool/totals.py:22:def tax_amount(base: Decimal, rate: Decimal) -> Decimal:\n"
+                             "src/invoice_tool/totals.py:34:    tax = tax_amount(base, invoice.tax_rate)",
+                    sidecar={"mode": "content", "numFiles": 1, "filenames": [], "content": "…", "numLines": 2},
+                    after=0.3, parent=sub))
+    m = new_message()
+    found = "Only `invoice_total` calls `tax_amount`: no other caller depends on the pre-discount base."
+    add(assistant(m, {"type": "text", "text": found}, parent=sub))
+    add(tool_result(task, found, sidecar={"status": "completed", "prompt": prompt, "totalToolUseCount": 1,
+                                          "content": [{"type": "text", "text": found}]}, after=0.4))
     m = new_message()
     add(assistant(m, {"type": "text", "text": "The tax base should be `taxed`, not `base`. Fixing it:"}))
     edit = tool_use("Edit", {"file_path": f"{CWD}/src/invoice_tool/totals.py",
@@ -188,7 +212,8 @@ def main() -> int:
     # Every call started has its result, after it; the result is the last event.
     started = [p["id"] for e in events if e["type"] == "assistant" for p in e["message"]["content"]
                if p["type"] == "tool_use"]
-    ended = [p["tool_use_id"] for e in events if e["type"] == "user" for p in e["message"]["content"]]
+    ended = [p["tool_use_id"] for e in events if e["type"] == "user" for p in e["message"]["content"]
+             if p["type"] == "tool_result"]
     assert sorted(started) == sorted(ended) and len(set(started)) == len(started)
     assert events[-1]["type"] == "result"
     OUT.write_text(text, encoding="utf-8", newline="")

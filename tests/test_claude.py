@@ -23,18 +23,19 @@ def init() -> bytes:
              apiKeySource="none", tools=["Bash", "Read"], claude_code_version="2.1.224")
 
 
-def assistant(*parts, mid="msg_1") -> bytes:
+def assistant(*parts, mid="msg_1", parent=None) -> bytes:
     return j(type="assistant", message={"id": mid, "model": "claude-opus-5", "role": "assistant",
-                                        "content": list(parts)}, parent_tool_use_id=None)
+                                        "content": list(parts)}, parent_tool_use_id=parent)
 
 
 def use(cid, name, **args) -> dict:
     return {"type": "tool_use", "id": cid, "name": name, "input": args}
 
 
-def results(*parts, sidecar=None, ts="2026-08-14T02:08:08.711Z") -> bytes:
+def results(*parts, sidecar=None, ts="2026-08-14T02:08:08.711Z", parent=None) -> bytes:
     extra = {} if sidecar is None else {"tool_use_result": sidecar}
-    return j(type="user", message={"role": "user", "content": list(parts)}, timestamp=ts, **extra)
+    return j(type="user", message={"role": "user", "content": list(parts)}, timestamp=ts,
+             parent_tool_use_id=parent, **extra)
 
 
 def res(cid, content, is_error=False) -> dict:
@@ -71,15 +72,68 @@ def test_one_message_with_text_and_two_calls_is_three_entries_and_two_calls(h):
     assert a.start_line == b.start_line == 2 and a.end_line == b.end_line == 3
 
 
+SUB_AGENT = (
+    init() + assistant(use("t1", "Task", description="Find uses", prompt="Find every use of X"), mid="m1")
+    + j(type="user", message={"role": "user", "content": [{"type": "text", "text": "Find every use of X"}]},
+        parent_tool_use_id="t1")
+    # the sub-agent's own messages while its Task runs
+    + assistant({"type": "text", "text": "Looking in **both** files."}, mid="m2", parent="t1")
+    + assistant(use("r1", "Read", file_path="/a"), mid="m2", parent="t1")
+    + assistant(use("r2", "Read", file_path="/b"), mid="m2", parent="t1")  # (a line per part, one message)
+    + results(res("r1", "a"), res("r2", "b"), parent="t1")
+    + assistant({"type": "text", "text": "X is used twice."}, mid="m3", parent="t1")
+    + results(res("t1", "X is used twice."))
+    + assistant({"type": "text", "text": "The sub-agent found two uses."}, mid="m4")
+    + result("The sub-agent found two uses."))
+
+
 def test_calls_of_one_message_ran_side_by_side_but_a_sub_agents_calls_are_not_its_peers(h):
-    data = (init() + assistant(use("t1", "Task", description="look", prompt="go"), mid="m1")
-            # the sub-agent's own message while its Task runs: another message, not the Task's peer
-            + assistant(use("r1", "Read", file_path="/a"), mid="m2")
-            + assistant(use("r2", "Read", file_path="/b"), mid="m2")  # (a line per part, one message)
-            + results(res("r1", "a"), res("r2", "b")) + results(res("t1", "found")) + result())
-    (s,) = h.model_of(data)[0].sessions
+    (s,) = h.model_of(SUB_AGENT)[0].sessions
     assert [t.call_id for t in s.tools] == ["t1", "r1", "r2"]
     assert [t.group for t in s.tools] == [0, 1, 1]
+
+
+def test_a_sub_agents_calls_and_words_are_shown_under_its_task(h):
+    m = h.model_of(SUB_AGENT)[0]
+    (s,) = m.sessions
+    task, r1, r2 = s.tools
+    assert (task.parent, r1.parent, r2.parent) == ("", "t1", "t1")
+    assert task.subcalls == 2 and s.subcalls_of(task) == [r1, r2] and s.parent_of(r1) is task
+    assert all(t.status == "success" for t in s.tools)
+    # Its words are entries of their own, under the Task, not the agent's text.
+    entries = [(b.kind, b.text, b.ref) for b in s.blocks if b.kind in ("assistant", "subagent")]
+    assert entries == [("subagent", "Looking in **both** files.", 0), ("subagent", "X is used twice.", 0),
+                       ("assistant", "The sub-agent found two uses.", -1)]
+    assert s.final_texts() == ["The sub-agent found two uses."]
+    assert m.unknown_events == 0
+
+
+def test_a_sub_agents_partial_text_waits_for_its_whole_message(h):
+    """With --include-partial-messages a sub-agent's deltas would run into the agent's own open
+    text: they are counted, and its whole message is shown under its Task."""
+    sub_delta = j(type="stream_event", event={"type": "content_block_delta", "index": 0,
+                                               "delta": {"type": "text_delta", "text": "Look"}},
+                  parent_tool_use_id="t1")
+    data = (init() + assistant(use("t1", "Task", description="Find uses"), mid="m1") + delta("I ")
+            + sub_delta + assistant({"type": "text", "text": "Looking."}, mid="m2", parent="t1")
+            + delta("wait.") + results(res("t1", "done")) + result())
+    (s,) = h.model_of(data)[0].sessions
+    assert [(b.kind, b.text) for b in s.blocks if b.kind in ("assistant", "subagent")] == [
+        ("assistant", "I "), ("subagent", "Looking."), ("assistant", "wait.")]
+
+
+def test_text_mode_prints_a_sub_agents_words_as_its_own(tmp_path, capsys):
+    from viewer.cli import main
+
+    p = tmp_path / "sub.ndjson"
+    p.write_bytes(SUB_AGENT)
+    with pytest.raises(SystemExit) as end:
+        main(["--print", str(p)])
+    assert end.value.code == 0
+    out = capsys.readouterr().out
+    assert "(sub-agent at line 4: Looking in **both** files.)" in out
+    assert "\n↳ Read file /a\n↳ Read file /b\n" in out and "\nRan subagent Find uses\n" in out
+    assert out.rstrip().endswith("The sub-agent found two uses.")
 
 
 def test_the_delta_of_an_event_of_several_actions_names_each_call(h):

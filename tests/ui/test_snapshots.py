@@ -41,6 +41,22 @@ def test_claude_code_run(snap_compare):
     assert snap_compare(make_app(sample("claude_code_run.ndjson")), run_before=select, terminal_size=WIDE)
 
 
+def test_claude_code_sub_agent(snap_compare):
+    """A Claude Code sub-agent's call selected: marked ↳ in the list, "under" its Task in the
+    detail; the sub-agent's words apart in the transcript, under its Task's description."""
+    async def select(pilot):
+        await settle(pilot)
+        app = pilot.app
+        call = next(t for t in app.session.tools if t.parent)
+        app.timeline.follow = False
+        app.timeline.select_tool(call.index)
+        await pilot.pause()
+        app.transcript.scroll_to_block(app.session.tools[call.index].block - 3)
+        await pilot.pause()
+
+    assert snap_compare(make_app(sample("claude_code_run.ndjson")), run_before=select, terminal_size=WIDE)
+
+
 def _select_failed_shell(pilot):
     async def select(pilot):
         await settle(pilot)

@@ -736,3 +736,37 @@ async def test_calls_that_run_at_the_same_time_are_bracketed_and_named_in_each_o
         # The call on show names the one that started beside it, without being selected again.
         assert app.detail.tool.index == 1
         assert re.search(r"alongside\s*call 3\b", screen)
+
+
+async def test_a_sub_agents_calls_and_words_are_shown_under_its_task():
+    from tests.test_claude import SUB_AGENT
+
+    lines = SUB_AGENT.splitlines(keepends=True)
+    feed, app = live()
+    async with app.run_test(size=(140, 40)) as pilot:
+        push(feed, *lines[:2])  # the Task starts
+        await settle(pilot)
+        await pilot.press("up", "down")  # the Task on show, following off
+        await settle(pilot)
+        assert app.detail.tool.short == "Task" and "sub-agent ran" not in screen_rows(app)
+        push(feed, *lines[2:5])  # its sub-agent's prompt, words and first call
+        await settle(pilot)
+        # The Task on show names the call its sub-agent started, without being selected again.
+        assert app.detail.tool.index == 0 and re.search(r"sub-agent ran\s*call 2\b", screen_rows(app))
+        push(feed, *lines[5:])
+        await settle(pilot)
+        rows = [app.timeline.render_line(y).text for y in range(3)]
+        assert rows[0].startswith("✓  1   Task   Find uses")
+        assert rows[1].startswith("✓  2 ┌ ↳ Read /a") and rows[2].startswith("✓  3 └ ↳ Read /b")
+        assert re.search(r"sub-agent ran\s*calls 2 and 3\b", screen_rows(app))
+        await pilot.press("down")
+        await settle(pilot)
+        assert re.search(r"under\s*call 1 \(Task: Find uses\)", screen_rows(app))
+        s = app.session
+        shown = [app.transcript._render(s, b, 80) for b in s.blocks if b.kind == "subagent"]
+        plain = ["".join(seg.text for seg in app.console.render(r, app.console.options.update_width(80)))
+                 for r in shown]
+        assert [x.rstrip() for x in plain[0].splitlines()[:2]] == [
+            "  ↳ Sub-agent · Find uses", "  Looking in both files."]  # (its Markdown drawn)
+        marks = [app.transcript._render(s, s.blocks[t.block]).plain for t in s.tools]
+        assert [m[:12] for m in marks] == ["  ✓ Ran suba", "▶ ↳ ✓ Read f", "  ↳ ✓ Read f"], marks

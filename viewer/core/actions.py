@@ -47,6 +47,9 @@ class AssistantText(Action):
     delta_only: bool = False
     turn_id: str = ""
     unknown_parts: list[str] = field(default_factory=list)
+    #: A sub-agent's words: the id of the call it runs under (Claude Code's Task), "" for the
+    #: agent's own.
+    parent_id: str = ""
 
 
 @dataclass(slots=True)
@@ -81,6 +84,7 @@ class ToolStarted(Action):
     info: ToolInfo | None = None
     timestamp_ms: int | None = None
     turn_id: str = ""
+    parent_id: str = ""  # a sub-agent's call: the id of the call it runs under
 
 
 @dataclass(slots=True)

@@ -67,7 +67,7 @@ class Delta:
 class Block:
     """One entry of the transcript."""
 
-    kind: str  # prompt | assistant | thinking | tool | query | notice | unknown | malformed | result | end
+    kind: str  # prompt | assistant | subagent | thinking | tool | query | notice | alert | unknown | malformed | result | end
     line: int
     parts: list[str] = field(default_factory=list)
     ref: int = -1  # tool index for kind == "tool"
@@ -144,6 +144,9 @@ class ToolCall:
     #: Calls that ran at the same time (one started while another of its model turn ran) share
     #: a group number (Session.groups counts them); 0: it ran alone.
     group: int = 0
+    #: A sub-agent's call: the id of the call it runs under (Claude Code's Task); "" if none.
+    parent: str = ""
+    subcalls: int = 0  # calls of sub-agents that run under this one
 
     def __copy__(self) -> ToolCall:
         # Every call of a run is copied at each replay checkpoint: field by field is about
@@ -401,6 +404,17 @@ class Session:
         tools = self.tools
         lo, hi = max(0, t.index - PARALLEL_LOOKBACK), min(len(tools), t.index + PARALLEL_LOOKBACK + 1)
         return [o for o in tools[lo:hi] if o.group == t.group and o.index != t.index]
+
+    def subcalls_of(self, t: ToolCall) -> list[ToolCall]:
+        """The calls that ran under ``t`` (its sub-agent's), in order."""
+        if not t.subcalls:
+            return []
+        return [o for o in self.tools[t.index + 1:] if o.parent == t.call_id]
+
+    def parent_of(self, t: ToolCall) -> ToolCall | None:
+        """The call ``t`` ran under, if it was read."""
+        i = self.tool_by_id.get(t.parent) if t.parent else None
+        return self.tools[i] if i is not None else None
 
     def final_texts(self) -> list[str]:
         """The assistant's texts after the last tool call (what a text-mode run prints last)."""
@@ -893,11 +907,23 @@ class StreamModel:
         return Delta(flags, block=self._add_block(s, kind, ev.line, text))
 
     def _assistant(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
+        if a.parent_id and not a.unknown_parts:
+            return self._subagent_text(s, a, ev)
         if a.unknown_parts:
             d = self._assistant_text(s, a, ev) if a.text else Delta(Change.NONE)
             self._close_open(s)  # an unknown part ends the text segment, like a tool call
             return self._unknown_parts(s, a.unknown_parts, ev, d.flags)
         return self._assistant_text(s, a, ev)
+
+    def _subagent_text(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
+        """A sub-agent's message: an entry of its own, under the call it runs in (``ref``), not
+        the agent's text (whole messages only: see the format)."""
+        if not a.text:
+            s.empty_deltas += 1
+            return Delta(Change.NONE)
+        self._close_open(s)
+        ref = s.tool_by_id.get(a.parent_id, -1)
+        return Delta(Change.TRANSCRIPT, block=self._add_block(s, "subagent", ev.line, a.text, ref=ref))
 
     def _assistant_text(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
         if s._open_thinking is not None:
@@ -1098,9 +1124,18 @@ class StreamModel:
         t.start_line = ev.line
         t.start_ref = make_ref(ev.offset, ev.length)
         self._fill(t, a.info)
+        if a.parent_id:
+            self._under(s, t, a.parent_id)
         if s.status_counts["running"] > 1:  # (this one is running too)
             self._join_parallel(s, t)
         return Delta(Change.TOOLS | Change.TRANSCRIPT | Change.HEADER, tool=t.index)
+
+    def _under(self, s: Session, t: ToolCall, parent_id: str) -> None:
+        """``t`` is a sub-agent's call, under call ``parent_id`` (which counts it, when read)."""
+        t.parent = self._share(parent_id)
+        i = s.tool_by_id.get(parent_id)
+        if i is not None and i != t.index:
+            s.own_tool(i).subcalls += 1
 
     @staticmethod
     def _join_parallel(s: Session, t: ToolCall) -> None:

@@ -241,11 +241,14 @@ class TextPrinter(Printer):
                 self._heading(s)
                 # (As the transcript shows it: an answer of another agent's was cut at 160.)
                 self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
-            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in ("notice", "alert", "query"):
+            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in ("notice", "alert", "query", "subagent"):
                 # An event of a known type shown by its fields (a retry; Claude Code's
-                # system/permission_denied), or a question to the user, as the transcript shows it.
+                # system/permission_denied), a question to the user, or a sub-agent's message, as
+                # the transcript shows it.
+                b = s.blocks[d.block]
+                who = "sub-agent " if b.kind == "subagent" else ""
                 self._heading(s)
-                self._say(f"(at line {rec.line}: {one_line(s.blocks[d.block].text, NOTICE_CHARS)})")
+                self._say(f"({who}at line {rec.line}: {one_line(b.text, NOTICE_CHARS)})")
         self.out.flush()
 
     @property
@@ -312,7 +315,7 @@ class TextPrinter(Printer):
         if s.index not in self._dir_said and s.init is not None and target != t.target:
             self._dir_said.add(s.index)
             self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
-        self._say(tool_line(t, target))
+        self._say(("↳ " if t.parent else "") + tool_line(t, target))  # (a sub-agent's call: as the list marks it)
 
     def _finish(self, s: Session) -> None:
         texts = s.final_texts()

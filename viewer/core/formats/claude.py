@@ -235,8 +235,9 @@ def _notice(data: dict[str, Any], sid: str | None, t: str, st: str, quiet: bool 
 def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
     message = as_dict(data.get("message"))
     content = message.get("content")
+    parent = as_str(data.get("parent_tool_use_id"))  # (a sub-agent's message: its Task's id)
     if isinstance(content, str):
-        return A.AssistantText(sid, content, consolidated=True)
+        return A.AssistantText(sid, content, consolidated=True, parent_id=parent)
     acts: list[A.Action] = []
     for p in as_list(content):
         pt = p.get("type") if type(p) is dict else None
@@ -246,7 +247,7 @@ def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Actio
             if type(last) is A.AssistantText and not last.unknown_parts:
                 last.text += text  # (parts side by side: one segment)
             else:
-                acts.append(A.AssistantText(sid, text, consolidated=True))
+                acts.append(A.AssistantText(sid, text, consolidated=True, parent_id=parent))
         elif pt in ("thinking", "redacted_thinking"):
             acts.append(A.Thinking(sid, as_str(p.get("thinking")), done=True, whole=True))
         elif type(pt) is str and pt.endswith("_tool_result") and "tool_use_id" in p:
@@ -262,7 +263,7 @@ def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Actio
                               short=short)
             # (calls of one message run side by side; a sub-agent's calls are of its own messages)
             acts.append(A.ToolStarted(sid, call_id=as_str(p.get("id")), info=info, timestamp_ms=ts,
-                                      turn_id=as_str(message.get("id"))))
+                                      turn_id=as_str(message.get("id")), parent_id=parent))
         else:
             acts.append(A.AssistantText(sid, "", unknown_parts=[describe_item(p)]))
     if not acts:
@@ -308,6 +309,8 @@ def _stream(data: dict[str, Any], sid: str | None) -> A.Action:
     if et == "content_block_delta":
         d = as_dict(e.get("delta"))
         dt = d.get("type")
+        if data.get("parent_tool_use_id"):  # (a sub-agent's: its whole message follows, shown apart)
+            return _notice(data, sid, "stream_event", et, quiet=True)
         if dt == "text_delta":
             return A.AssistantText(sid, as_str(d.get("text")), delta_only=True)
         if dt == "thinking_delta":

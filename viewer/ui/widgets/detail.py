@@ -209,6 +209,7 @@ class DetailView(BlockView):
             tool.end_ref if tool else None, tool.start_ref if tool else None,
             tool.duplicates if tool else 0,  # (a start again may bring new arguments)
             len(session.alongside(tool)) if tool and session else 0,  # (a call started beside it)
+            tool.subcalls if tool else 0,  # (its sub-agent started a call)
             session.before_restart if session is not None else False, self.raw,
         )
         if key == self._key:
@@ -301,6 +302,15 @@ class DetailView(BlockView):
         peers = s.alongside(t) if s is not None else []
         if peers:
             grid.add_row("alongside", Text(_numbers(peers)))
+        if t.parent:  # a sub-agent's call
+            parent = s.parent_of(t) if s is not None else None
+            under = Text(_numbers([parent]) if parent is not None else "a call not read")
+            if parent is not None and parent.target:
+                under.append(f" ({one_line(parent.short, 40)}: {one_line(parent.target, 100)})")
+            grid.add_row("under", under)
+        subcalls = s.subcalls_of(t) if s is not None else []
+        if subcalls:
+            grid.add_row("sub-agent ran", Text(_numbers(subcalls)))
         grid.add_row("kind", safe_line(t.kind_key, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
         # Where its events are in the stream (line numbers; r shows them raw).

@@ -376,7 +376,7 @@ class Timeline(ScrollView, can_focus=True):
             return NUMBER_MIN, LABEL_MIN
         tools = s.tools
         for t in tools[self._scanned:]:
-            self._label_w = max(self._label_w, min(cell_len(t.short), LABEL_MAX))
+            self._label_w = max(self._label_w, min(cell_len(t.short) + (2 if t.parent else 0), LABEL_MAX))
         self._scanned = len(tools)
         return max(NUMBER_MIN, len(str(len(tools)))), self._label_w
 
@@ -403,6 +403,8 @@ class Timeline(ScrollView, can_focus=True):
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
         kind = one_line(t.short)
+        if t.parent:  # a sub-agent's call, under the call it runs in (a Task)
+            kind = f"↳ {kind}"
         if cell_len(kind) > label_w:  # (an unknown kind's long name; wide characters count two)
             kind = set_cell_size(kind, label_w - 1) + "…"
         label = set_cell_size(kind, label_w) + " "

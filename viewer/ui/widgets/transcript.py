@@ -446,11 +446,13 @@ class Transcript(BlockView):
             return lines + 2
         if b.kind in ("assistant", "thinking"):
             return lines + 1
+        if b.kind == "subagent":
+            return lines + 2
         return lines
 
     #: Blocks drawn with prose(): their text as it is given to it, and whether as Markdown.
-    _PROSE = {"assistant": (False, True), "thinking": (True, True), "prompt": (False, False),
-              "result": (False, True)}
+    _PROSE = {"assistant": (False, True), "subagent": (False, True), "thinking": (True, True),
+              "prompt": (False, False), "result": (False, True)}
 
     def shown_text(self, b: Block) -> str:
         """The text of a block as far as it is drawn: what search looks in, and what its height
@@ -509,6 +511,8 @@ class Transcript(BlockView):
                 line.append("▶ ", style=self.get_component_rich_style("transcript--selected"))
             else:  # (only the mark: the whole line in the accent read 1.5:1 on a light theme)
                 line.append("  ")
+            if t.parent:  # a sub-agent's call, as the tool list marks it
+                line.append("↳ ", style="dim")
             line.append(glyph, style=style)
             # A call that has not run (yet, or ever) is named by its kind ("Shell"): its label
             # says what it did, in the past tense ("Ran terminal command").
@@ -534,6 +538,12 @@ class Transcript(BlockView):
             line.no_wrap = True
             line.overflow = "ellipsis"
             return line
+        if kind == "subagent":  # a sub-agent's message, under the call it runs in (a Task)
+            head = Text("↳ Sub-agent", style="bold")
+            if 0 <= b.ref < len(s.tools) and s.tools[b.ref].target:  # (its Task's description)
+                head.append(" · ", style="dim")
+                head.append_text(safe_line(s.tools[b.ref].target, 200, style="cyan"))
+            return Padding(Group(head, self._prose(b, b.text)), (0, 0, 1, 2))
         if kind == "prompt":
             head = Text("› You", style="bold blue")
             return Padding(Group(head, prose(b.text, as_markdown=False)), (0, 0, 1, 0))
@@ -634,7 +644,7 @@ class Transcript(BlockView):
 
 #: The blocks ``y`` copies in the transcript, and what each is called when it does.
 _COPIED = {"assistant": "the agent's message", "prompt": "the prompt", "thinking": "the agent's thinking",
-           "result": "the run's result", "alert": "the error"}
+           "result": "the run's result", "alert": "the error", "subagent": "the sub-agent's message"}
 
 #: Notices of these types are the agent trying again (shown with ↻).
 _RETRIES = ("retry", "connection")
