@@ -131,7 +131,8 @@ def test_text_mode_prints_a_sub_agents_words_as_its_own(tmp_path, capsys):
         main(["--print", str(p)])
     assert end.value.code == 0
     out = capsys.readouterr().out
-    assert "(sub-agent at line 4: Looking in **both** files.)" in out
+    assert "(prompt to the sub-agent · Find uses, at line 3: Find every use of X)" in out
+    assert "(sub-agent · Find uses, at line 4: Looking in **both** files.)" in out
     assert "\n↳ Read file /a\n↳ Read file /b\n" in out and "\nRan subagent Find uses\n" in out
     assert out.rstrip().endswith("The sub-agent found two uses.")
 
@@ -361,8 +362,9 @@ def test_a_sub_agents_prompt_is_not_the_users():
                parent_tool_use_id="t2")
     m, _, _ = h_model(init() + assistant(use("t2", "Task", description="Find uses", prompt="Find every use of X"))
                       + prompt)
-    kinds = [(b.kind, b.text) for b in m.sessions[0].blocks]
-    assert kinds == [("tool", ""), ("notice", "user/subagent: prompt to a sub-agent: Find every use of X")], kinds
+    kinds = [(b.kind, b.text, b.ref) for b in m.sessions[0].blocks]
+    assert kinds == [("tool", "", 0), ("subprompt", "Find every use of X", 0)], kinds  # (under call 0)
+    assert m.unknown_events == 0 and not m.sessions[0].notices
 
 
 def test_a_server_tools_result_in_the_same_message_ends_its_call():

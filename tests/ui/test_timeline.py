@@ -736,6 +736,15 @@ async def test_calls_that_run_at_the_same_time_are_bracketed_and_named_in_each_o
         # The call on show names the one that started beside it, without being selected again.
         assert app.detail.tool.index == 1
         assert re.search(r"alongside\s*call 3\b", screen)
+        # Filtered, the bracket joins the rows shown; a call whose peers are hidden has none.
+        tl = app.timeline
+        tl.status_filter = "running"
+        tl.refilter()
+        await settle(pilot)
+        assert "2 ┌ Shell" in tl.render_line(0).text and "3 └ Shell" in tl.render_line(1).text
+        push(feed, shell("c3")[1])
+        await settle(pilot)
+        assert tl.rows == [1] and "2   Shell  echo c2" in tl.render_line(0).text
 
 
 async def test_a_sub_agents_calls_and_words_are_shown_under_its_task():
@@ -748,17 +757,17 @@ async def test_a_sub_agents_calls_and_words_are_shown_under_its_task():
         await settle(pilot)
         await pilot.press("up", "down")  # the Task on show, following off
         await settle(pilot)
-        assert app.detail.tool.short == "Task" and "sub-agent ran" not in screen_rows(app)
+        assert app.detail.tool.short == "Task" and "ran call" not in screen_rows(app)
         push(feed, *lines[2:5])  # its sub-agent's prompt, words and first call
         await settle(pilot)
         # The Task on show names the call its sub-agent started, without being selected again.
-        assert app.detail.tool.index == 0 and re.search(r"sub-agent ran\s*call 2\b", screen_rows(app))
+        assert app.detail.tool.index == 0 and re.search(r"sub-agent\s*ran call 2\b", screen_rows(app))
         push(feed, *lines[5:])
         await settle(pilot)
         rows = [app.timeline.render_line(y).text for y in range(3)]
         assert rows[0].startswith("✓  1   Task   Find uses")
         assert rows[1].startswith("✓  2 ┌ ↳ Read /a") and rows[2].startswith("✓  3 └ ↳ Read /b")
-        assert re.search(r"sub-agent ran\s*calls 2 and 3\b", screen_rows(app))
+        assert re.search(r"sub-agent\s*ran calls 2 and 3\b", screen_rows(app))
         await pilot.press("down")
         await settle(pilot)
         assert re.search(r"under\s*call 1 \(Task: Find uses\)", screen_rows(app))
@@ -768,5 +777,10 @@ async def test_a_sub_agents_calls_and_words_are_shown_under_its_task():
                  for r in shown]
         assert [x.rstrip() for x in plain[0].splitlines()[:2]] == [
             "  ↳ Sub-agent · Find uses", "  Looking in both files."]  # (its Markdown drawn)
+        (asked,) = [b for b in s.blocks if b.kind == "subprompt"]
+        asked = "".join(seg.text for seg in app.console.render(app.transcript._render(s, asked, 80),
+                                                              app.console.options.update_width(80)))
+        assert [x.rstrip() for x in asked.splitlines()[:2]] == [
+            "  ↳ Prompt to the sub-agent · Find uses", "  Find every use of X"]
         marks = [app.transcript._render(s, s.blocks[t.block]).plain for t in s.tools]
         assert [m[:12] for m in marks] == ["  ✓ Ran suba", "▶ ↳ ✓ Read f", "  ↳ ✓ Read f"], marks

@@ -36,6 +36,8 @@ class UserText(Action):
     text: str = ""
     #: Message content the format does not know (e.g. another agent's tool_use), one line each.
     unknown_parts: list[str] = field(default_factory=list)
+    #: The agent's prompt to a sub-agent, not the user's: the id of the call it runs under.
+    parent_id: str = ""
 
 
 @dataclass(slots=True)

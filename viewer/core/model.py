@@ -67,7 +67,9 @@ class Delta:
 class Block:
     """One entry of the transcript."""
 
-    kind: str  # prompt | assistant | subagent | thinking | tool | query | notice | alert | unknown | malformed | result | end
+    # prompt | assistant | thinking | tool | query | notice | alert | unknown | malformed | result | end;
+    # subprompt | subagent: the agent's prompt to a sub-agent and its words (ref: the call they run in)
+    kind: str
     line: int
     parts: list[str] = field(default_factory=list)
     ref: int = -1  # tool index for kind == "tool"
@@ -875,11 +877,14 @@ class StreamModel:
 
     def _user(self, s: Session, a: A.UserText, ev: Event) -> Delta:
         self._close_open(s)
+        kind, ref = "prompt", -1
+        if a.parent_id:  # the agent's prompt to a sub-agent, under the call it runs in
+            kind, ref = "subprompt", s.tool_by_id.get(a.parent_id, -1)
         if a.unknown_parts:
             if a.text:
-                self._add_block(s, "prompt", ev.line, a.text)
+                self._add_block(s, kind, ev.line, a.text, ref=ref)
             return self._unknown_parts(s, a.unknown_parts, ev, Change.TRANSCRIPT)
-        return Delta(Change.TRANSCRIPT, block=self._add_block(s, "prompt", ev.line, a.text))
+        return Delta(Change.TRANSCRIPT, block=self._add_block(s, kind, ev.line, a.text, ref=ref))
 
     def _unknown_parts(self, s: Session, parts: list[str], ev: Event, flags: int) -> Delta:
         """Content the format could not read: shown as unknown, never dropped."""

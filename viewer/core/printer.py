@@ -72,6 +72,20 @@ def tool_line(t: ToolCall, target: str) -> str:
     return one_line(text, 400)  # labels, outcomes and signals come from the stream too
 
 
+#: Entries text mode prints as a note in brackets, as the transcript shows them.
+_SAID_AS_NOTES = frozenset(("notice", "alert", "query", "subagent", "subprompt"))
+
+
+def _whose(s: Session, b) -> str:
+    """A sub-agent's note names its Task ("sub-agent · Check the callers, "), as the
+    transcript's entry does: two sub-agents may run at once."""
+    if b.kind not in ("subagent", "subprompt"):
+        return ""
+    task = s.tools[b.ref].target if 0 <= b.ref < len(s.tools) else ""
+    who = "sub-agent" if b.kind == "subagent" else "prompt to the sub-agent"
+    return f"{who} · {one_line(task, 80)}, " if task else f"{who} "
+
+
 def foreign_problem(events: int, fmt, agent: str = "") -> str:
     own = f"{fmt.AGENT} stream-json"
     if agent:  # (its signs came after the first events, which told no format: read as the default's)
@@ -241,14 +255,13 @@ class TextPrinter(Printer):
                 self._heading(s)
                 # (As the transcript shows it: an answer of another agent's was cut at 160.)
                 self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
-            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in ("notice", "alert", "query", "subagent"):
+            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in _SAID_AS_NOTES:
                 # An event of a known type shown by its fields (a retry; Claude Code's
-                # system/permission_denied), a question to the user, or a sub-agent's message, as
-                # the transcript shows it.
+                # system/permission_denied), a question to the user, or a sub-agent's message or
+                # prompt, as the transcript shows it.
                 b = s.blocks[d.block]
-                who = "sub-agent " if b.kind == "subagent" else ""
                 self._heading(s)
-                self._say(f"({who}at line {rec.line}: {one_line(b.text, NOTICE_CHARS)})")
+                self._say(f"({_whose(s, b)}at line {rec.line}: {one_line(b.text, NOTICE_CHARS)})")
         self.out.flush()
 
     @property

@@ -291,13 +291,9 @@ def _user(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
             unknown.append(describe_item(p))
     acts: list[A.Action] = calls
     if texts or unknown or not calls:
-        text = "\n".join(texts)
-        if data.get("parent_tool_use_id") and text:  # (the main agent's words to a sub-agent: not "You")
-            acts = [A.Notice(sid, "user", "subagent", f"prompt to a sub-agent: {text}"), *calls]
-            if unknown:
-                acts.append(A.UserText(sid, "", unknown_parts=unknown))
-        else:
-            acts = [A.UserText(sid, text, unknown_parts=unknown), *calls]
+        # (with parent_tool_use_id: the main agent's words to a sub-agent, not the user's)
+        acts = [A.UserText(sid, "\n".join(texts), unknown_parts=unknown,
+                           parent_id=as_str(data.get("parent_tool_use_id"))), *calls]
     return acts[0] if len(acts) == 1 else A.Batch(sid, actions=acts)
 
 

@@ -310,7 +310,7 @@ class DetailView(BlockView):
             grid.add_row("under", under)
         subcalls = s.subcalls_of(t) if s is not None else []
         if subcalls:
-            grid.add_row("sub-agent ran", Text(_numbers(subcalls)))
+            grid.add_row("sub-agent", Text("ran " + _numbers(subcalls)))
         grid.add_row("kind", safe_line(t.kind_key, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
         # Where its events are in the stream (line numbers; r shows them raw).

@@ -346,7 +346,7 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor
         frame = (self.frame, self.running_for(t)) if t.status == "running" else 0
-        side = self._side_by_side(t)
+        side = self._side_by_side(row, t)
         key = (t.index, t.status, t.target, t.detail, t.short, t.duration_ms, t.error_text, frame, selected,
                width, self.search, self.has_focus, id(self.session), self._column_widths(), side)
         strip = self._cache.get(key)
@@ -355,17 +355,17 @@ class Timeline(ScrollView, can_focus=True):
             self._cache[key] = strip
         return strip
 
-    def _side_by_side(self, t: ToolCall) -> str:
-        """The bracket that joins calls that ran at the same time (ToolCall.group): "┌ ", "├ ",
-        "└ " down the group's rows; "  " for a call that ran alone (the column is there from the
-        first call: rows do not move when the first calls side by side come)."""
-        s = self.session
-        if s is None or not t.group:
+    def _side_by_side(self, row: int, t: ToolCall) -> str:
+        """The bracket that joins calls that ran at the same time (ToolCall.group) on the rows
+        shown: "┌ ", "├ ", "└ " down the group's rows; "  " for a call that ran alone, or whose
+        peers a filter hides (the column is there from the first call: rows do not move when
+        the first calls side by side come)."""
+        if not t.group:
             return "  "
-        tools, i = s.tools, t.index
-        first = i == 0 or tools[i - 1].group != t.group
-        last = i + 1 >= len(tools) or tools[i + 1].group != t.group
-        return "│ " if first and last else "┌ " if first else "└ " if last else "├ "
+        before, after = self.tool_at(row - 1) if row else None, self.tool_at(row + 1)
+        first = before is None or before.group != t.group
+        last = after is None or after.group != t.group
+        return "  " if first and last else "┌ " if first else "└ " if last else "├ "
 
     def _column_widths(self) -> tuple[int, int]:
         """Widths of the call-number and kind columns.  They are set wide enough for the

@@ -446,13 +446,13 @@ class Transcript(BlockView):
             return lines + 2
         if b.kind in ("assistant", "thinking"):
             return lines + 1
-        if b.kind == "subagent":
+        if b.kind in ("subagent", "subprompt"):
             return lines + 2
         return lines
 
     #: Blocks drawn with prose(): their text as it is given to it, and whether as Markdown.
     _PROSE = {"assistant": (False, True), "subagent": (False, True), "thinking": (True, True),
-              "prompt": (False, False), "result": (False, True)}
+              "prompt": (False, False), "subprompt": (False, False), "result": (False, True)}
 
     def shown_text(self, b: Block) -> str:
         """The text of a block as far as it is drawn: what search looks in, and what its height
@@ -538,12 +538,13 @@ class Transcript(BlockView):
             line.no_wrap = True
             line.overflow = "ellipsis"
             return line
-        if kind == "subagent":  # a sub-agent's message, under the call it runs in (a Task)
-            head = Text("↳ Sub-agent", style="bold")
+        if kind in ("subagent", "subprompt"):  # a sub-agent's words, or the agent's prompt to it
+            head = Text("↳ Sub-agent" if kind == "subagent" else "↳ Prompt to the sub-agent", style="bold")
             if 0 <= b.ref < len(s.tools) and s.tools[b.ref].target:  # (its Task's description)
                 head.append(" · ", style="dim")
                 head.append_text(safe_line(s.tools[b.ref].target, 200, style="cyan"))
-            return Padding(Group(head, self._prose(b, b.text)), (0, 0, 1, 2))
+            body = self._prose(b, b.text) if kind == "subagent" else prose(b.text, as_markdown=False)
+            return Padding(Group(head, body), (0, 0, 1, 2))
         if kind == "prompt":
             head = Text("› You", style="bold blue")
             return Padding(Group(head, prose(b.text, as_markdown=False)), (0, 0, 1, 0))
@@ -644,7 +645,8 @@ class Transcript(BlockView):
 
 #: The blocks ``y`` copies in the transcript, and what each is called when it does.
 _COPIED = {"assistant": "the agent's message", "prompt": "the prompt", "thinking": "the agent's thinking",
-           "result": "the run's result", "alert": "the error", "subagent": "the sub-agent's message"}
+           "result": "the run's result", "alert": "the error", "subagent": "the sub-agent's message",
+           "subprompt": "the prompt to the sub-agent"}
 
 #: Notices of these types are the agent trying again (shown with ↻).
 _RETRIES = ("retry", "connection")
