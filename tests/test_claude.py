@@ -98,7 +98,8 @@ def test_a_sub_agents_calls_and_words_are_shown_under_its_task(h):
     (s,) = m.sessions
     task, r1, r2 = s.tools
     assert (task.parent, r1.parent, r2.parent) == ("", "t1", "t1")
-    assert task.subcalls == 2 and s.subcalls_of(task) == [r1, r2] and s.parent_of(r1) is task
+    assert s.subcalls == {"t1": 2} and s.subcalls_of(task) == [r1, r2] and s.parent_of(r1) is task
+    assert s.subcalls_of(r1) == [] and s.parent_of(task) is None
     assert all(t.status == "success" for t in s.tools)
     # Its words are entries of their own, under the Task, not the agent's text.
     entries = [(b.kind, b.text, b.ref) for b in s.blocks if b.kind in ("assistant", "subagent")]
@@ -106,6 +107,16 @@ def test_a_sub_agents_calls_and_words_are_shown_under_its_task(h):
                        ("assistant", "The sub-agent found two uses.", -1)]
     assert s.final_texts() == ["The sub-agent found two uses."]
     assert m.unknown_events == 0
+
+
+def test_a_sub_agents_calls_are_its_tasks_when_the_task_comes_after_them(h):
+    """(From a review.)  Joined while a sub-agent ran, the Task is read only from its result,
+    after its sub-agent's calls: they are still its."""
+    data = (init() + assistant(use("r1", "Read", file_path="/a"), mid="m2", parent="t1")
+            + results(res("r1", "a"), parent="t1") + results(res("t1", "found")) + result())
+    (s,) = h.model_of(data)[0].sessions
+    r1, task = s.tools
+    assert task.call_id == "t1" and s.subcalls_of(task) == [r1] and s.parent_of(r1) is task
 
 
 def test_a_sub_agents_partial_text_waits_for_its_whole_message(h):

@@ -229,6 +229,17 @@ def test_a_call_of_another_model_turn_does_not_join_a_running_call(h):
     assert [t.index for t in s.alongside(s.tools[1])] == [0, 2]
 
 
+def test_a_call_whose_end_never_comes_is_joined_only_by_the_call_started_with_it(h):
+    # (From a review.)  c0 never ends: the calls started one after another later were taken for
+    # its peers, all of them, and named "alongside" each other.
+    data = init() + user() + shell_started("c0", "stuck") + shell_started("c1", "a") + shell_completed("c1", "a")
+    for i in range(2, 6):
+        data += shell_started(f"c{i}", f"cmd {i}") + shell_completed(f"c{i}", f"cmd {i}")
+    (s,) = h.model_of(data)[0].sessions
+    assert [t.group for t in s.tools] == [1, 1, 0, 0, 0, 0]
+    assert s.alongside(s.tools[5]) == [] and [t.index for t in s.alongside(s.tools[0])] == [1]
+
+
 def test_a_model_copy_keeps_its_calls_apart_when_one_joins_a_group(h):
     # A replay's checkpoints share calls with the model: the call a new one joins is copied first.
     recs, _ = h.decode(parallel_stream(["t", "t"]))

@@ -784,3 +784,21 @@ async def test_a_sub_agents_calls_and_words_are_shown_under_its_task():
             "  ↳ Prompt to the sub-agent · Find uses", "  Find every use of X"]
         marks = [app.transcript._render(s, s.blocks[t.block]).plain for t in s.tools]
         assert [m[:12] for m in marks] == ["  ✓ Ran suba", "▶ ↳ ✓ Read f", "  ↳ ✓ Read f"], marks
+
+
+async def test_a_sub_agents_call_names_its_task_once_the_task_is_read():
+    """(From a review.)  Joined while a sub-agent ran, its call's Task is read only from its
+    result: the call on show said "under a call not read" until selected again."""
+    from tests.test_claude import assistant, init, res, results, use
+
+    feed, app = live()
+    async with app.run_test(size=(140, 40)) as pilot:
+        push(feed, init(), assistant(use("r1", "Read", file_path="/a"), mid="m2", parent="t1"))
+        await settle(pilot)
+        assert re.search(r"under\s*a call not read", screen_rows(app))
+        app.timeline.follow = False  # (r1 stays on show)
+        push(feed, results(res("r1", "a"), parent="t1"))
+        await settle(pilot)
+        push(feed, results(res("t1", "found")))  # (only the Task's result: r1 is as it was)
+        await settle(pilot)
+        assert app.detail.tool.index == 0 and re.search(r"under\s*call 2\b", screen_rows(app))

@@ -23,6 +23,16 @@ class Section:
     lang: str = ""
 
 
+#: Marks a sub-agent's call or words, under the call it runs in (ToolCall.parent), wherever
+#: they are shown: the tool list, the transcript, text mode.
+SUB_MARK = "↳ "
+
+
+def sub_mark(t) -> str:
+    """SUB_MARK for a sub-agent's call, "" for the agent's own."""
+    return SUB_MARK if t.parent else ""
+
+
 def fmt_wait(seconds: int) -> str:
     """A wait in whole seconds, as a clock of silence reads it: ``45 s``, then ``1m30s``."""
     return f"{seconds} s" if seconds < 60 else fmt_duration(seconds * 1000)

@@ -27,9 +27,6 @@ from viewer.core.formats import (
 
 #: How far back a completion without a call id looks for the call it completes.
 NO_ID_LOOKBACK = 256
-#: How far back a call that starts looks for a running call it runs alongside (see
-#: StreamModel._join_parallel), and how far either way its group is gathered.
-PARALLEL_LOOKBACK = 64
 
 
 class Change:
@@ -143,12 +140,11 @@ class ToolCall:
     end_ref: int | None = None
     duplicates: int = 0
     block: int = -1  # index of its marker in the session's transcript
-    #: Calls that ran at the same time (one started while another of its model turn ran) share
-    #: a group number (Session.groups counts them); 0: it ran alone.
+    #: Calls started together (one after another, of one model turn, before any call ended)
+    #: share a group number (Session.groups counts them); 0: it was started alone.
     group: int = 0
     #: A sub-agent's call: the id of the call it runs under (Claude Code's Task); "" if none.
     parent: str = ""
-    subcalls: int = 0  # calls of sub-agents that run under this one
 
     def __copy__(self) -> ToolCall:
         # Every call of a run is copied at each replay checkpoint: field by field is about
@@ -283,7 +279,11 @@ class Session:
         self._open_thinking: Block | None = None
         self._queries: dict[str, int] = {}  # query id -> block index
         self.forgotten_tools = 0  # keep_history=False: finished calls let go of
-        self.groups = 0  # groups of calls that ran at the same time (ToolCall.group)
+        self.groups = 0  # groups of calls started together (ToolCall.group)
+        #: No call ended since the last one started: the next start joins its group.
+        self.starting = False
+        #: Calls of sub-agents by the id of the call they run under (read or not, yet).
+        self.subcalls: dict[str, int] = {}
 
     # -- derived -------------------------------------------------------------
     @property
@@ -395,23 +395,34 @@ class Session:
         c.notices = list(self.notices)
         c.status_counts = Counter(self.status_counts)
         c._queries = dict(self._queries)
+        c.subcalls = dict(self.subcalls)
         c._open_text = c.blocks[self._open_text_idx] if self._open_text is not None else None
         c._open_thinking = c.blocks[self._open_thinking_idx] if self._open_thinking is not None else None
         return c
 
     def alongside(self, t: ToolCall) -> list[ToolCall]:
-        """The other calls of ``t``'s group, in order (calls that ran at the same time)."""
+        """The other calls of ``t``'s group, in order (started together: a group's calls are
+        side by side in the list, see StreamModel._join_group)."""
         if not t.group:
             return []
-        tools = self.tools
-        lo, hi = max(0, t.index - PARALLEL_LOOKBACK), min(len(tools), t.index + PARALLEL_LOOKBACK + 1)
-        return [o for o in tools[lo:hi] if o.group == t.group and o.index != t.index]
+        tools, lo, hi = self.tools, t.index, t.index + 1
+        while lo > 0 and tools[lo - 1].group == t.group:
+            lo -= 1
+        while hi < len(tools) and tools[hi].group == t.group:
+            hi += 1
+        return [o for o in tools[lo:hi] if o is not t]
 
     def subcalls_of(self, t: ToolCall) -> list[ToolCall]:
-        """The calls that ran under ``t`` (its sub-agent's), in order."""
-        if not t.subcalls:
-            return []
-        return [o for o in self.tools[t.index + 1:] if o.parent == t.call_id]
+        """The calls that ran under ``t`` (its sub-agent's), in order (they may have come before
+        it: a run joined mid-way has its Task only from its result)."""
+        n = self.subcalls.get(t.call_id, 0) if t.call_id else 0
+        out: list[ToolCall] = []
+        for o in self.tools if n else ():
+            if o.parent == t.call_id:
+                out.append(o)
+                if len(out) == n:
+                    break
+        return out
 
     def parent_of(self, t: ToolCall) -> ToolCall | None:
         """The call ``t`` ran under, if it was read."""
@@ -1129,38 +1140,35 @@ class StreamModel:
         t.start_line = ev.line
         t.start_ref = make_ref(ev.offset, ev.length)
         self._fill(t, a.info)
-        if a.parent_id:
-            self._under(s, t, a.parent_id)
-        if s.status_counts["running"] > 1:  # (this one is running too)
-            self._join_parallel(s, t)
+        if a.parent_id:  # a sub-agent's call
+            t.parent = self._share(a.parent_id)
+            s.subcalls[t.parent] = s.subcalls.get(t.parent, 0) + 1
+        if s.starting:
+            self._join_group(s, t)
+        s.starting = True
         return Delta(Change.TOOLS | Change.TRANSCRIPT | Change.HEADER, tool=t.index)
 
-    def _under(self, s: Session, t: ToolCall, parent_id: str) -> None:
-        """``t`` is a sub-agent's call, under call ``parent_id`` (which counts it, when read)."""
-        t.parent = self._share(parent_id)
-        i = s.tool_by_id.get(parent_id)
-        if i is not None and i != t.index:
-            s.own_tool(i).subcalls += 1
-
     @staticmethod
-    def _join_parallel(s: Session, t: ToolCall) -> None:
-        """``t`` started while another call ran: it joins that call's group (the latest such
-        call, within PARALLEL_LOOKBACK; one of another model turn, when both say theirs, is not
-        its peer but, say, the sub-agent's Task it runs under)."""
-        tools = s.tools
-        for i in range(t.index - 1, max(-1, t.index - 1 - PARALLEL_LOOKBACK), -1):
-            o = tools[i]
-            if o.status == "running" and (o.turn_id == t.turn_id or not o.turn_id or not t.turn_id):
-                if not o.group:
-                    o = s.own_tool(i)
-                    s.groups += 1
-                    o.group = s.groups
-                t.group = o.group
-                return
+    def _join_group(s: Session, t: ToolCall) -> None:
+        """``t`` started right after another call, before any call ended: it joins that call's
+        group, if that one still runs and is of its model turn (when both say theirs: the
+        sub-agent's first call after its Task is not the Task's peer).  A call whose end never
+        comes is joined only by the next one, not by every later call."""
+        if not t.index:
+            return
+        o = s.tools[t.index - 1]
+        if o.status == "running" and (o.turn_id == t.turn_id or not o.turn_id or not t.turn_id):
+            if not o.group:
+                o = s.own_tool(o.index)
+                s.groups += 1
+                o.group = s.groups
+            t.group = o.group
 
     def _tool_completed(self, s: Session, a: A.ToolCompleted, ev: Event) -> Delta:
         idx = s.tool_by_id.get(a.call_id) if a.call_id else self._running_without_id(s, a.info, a.update)
         flags = Change.TOOLS | Change.HEADER
+        if not a.update:  # (a to-do list ticked off is no call ending)
+            s.starting = False
         if idx is None:
             t = self._new_tool(s, a.call_id, ev)  # joined mid-stream: no start seen
             t.turn_id = self._share(a.turn_id)

@@ -15,7 +15,7 @@ import orjson
 
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
-from viewer.core.detail import call_target, fmt_duration, fmt_wait
+from viewer.core.detail import call_target, fmt_duration, fmt_wait, sub_mark
 from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
@@ -328,7 +328,7 @@ class TextPrinter(Printer):
         if s.index not in self._dir_said and s.init is not None and target != t.target:
             self._dir_said.add(s.index)
             self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
-        self._say(("↳ " if t.parent else "") + tool_line(t, target))  # (a sub-agent's call: as the list marks it)
+        self._say(sub_mark(t) + tool_line(t, target))
 
     def _finish(self, s: Session) -> None:
         texts = s.final_texts()

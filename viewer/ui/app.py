@@ -115,17 +115,6 @@ def freeze_loaded(size: int | None) -> None:
         gc.freeze()
 
 
-def _related_in(s: Session, index: int, changed: set[int]) -> bool:
-    """Whether a call of ``changed`` ran alongside call ``index`` or under it (its detail names
-    them)."""
-    t = s.tools[index]
-    group, cid = t.group, t.call_id
-    if not group and not cid:
-        return False
-    calls = s.tools
-    return any((group and calls[i].group == group) or (cid and calls[i].parent == cid) for i in changed)
-
-
 class DeltaBatch:
     """Model deltas gathered over one frame, for the session on screen."""
 
@@ -681,11 +670,10 @@ class AgentViewerApp(App[int]):
             else:
                 self.timeline.calls_added_or_changed(tools)
                 shown = self.detail.tool
-                if shown is not None and self.detail.session is s and self.detail.display and (
-                        shown.index in tools or _related_in(s, shown.index, tools)):
-                    # The call on show changed (its completion came, a call started alongside it
-                    # or under it): show that now, in place, even while a newer call waits its
-                    # turn (LOAD_DETAIL_EVERY).
+                if shown is not None and self.detail.session is s and self.detail.display:
+                    # The call on show may have changed (its completion came, a call started
+                    # alongside it or under it; show() tells by what it shows): show that now, in
+                    # place, even while a newer call waits its turn (LOAD_DETAIL_EVERY).
                     # (s.tools, not the object on show: a replay's model copies a call it shares
                     # with a checkpoint before changing it.)
                     self.detail.show(s, s.tools[shown.index], self.load_event, self.model.format_of(s).tool_sections)

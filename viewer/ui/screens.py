@@ -35,7 +35,7 @@ HELP_ROWS = [
     ("f", "follow the newest output (on by default)"),
     ("< >", "previous / next session (a search on: the nearest with a match)"),
     ("h", "stream health: malformed lines, unknown events"),
-    ("┌ ├ └  (tool list)", "calls that ran at the same time (the detail names the others)"),
+    ("┌ ├ └  (tool list)", "calls the agent started together, before any ended (the detail names the others)"),
     ("↳", "a sub-agent's call or words (tool list, transcript), under the call it runs in (Claude Code's Task)"),
     ("Finding", ""),
     ("/", "search the transcript and the tool calls' summaries (in the detail pane: that call, full screen)"),

@@ -208,8 +208,9 @@ class DetailView(BlockView):
             id(session), tool.index if tool else -1, tool.status if tool else empty,
             tool.end_ref if tool else None, tool.start_ref if tool else None,
             tool.duplicates if tool else 0,  # (a start again may bring new arguments)
-            len(session.alongside(tool)) if tool and session else 0,  # (a call started beside it)
-            tool.subcalls if tool else 0,  # (its sub-agent started a call)
+            # (a call started beside it, or under it; the call it runs under was read)
+            (len(session.alongside(tool)), session.subcalls.get(tool.call_id, 0),
+             tool.parent in session.tool_by_id) if tool and session else None,
             session.before_restart if session is not None else False, self.raw,
         )
         if key == self._key:

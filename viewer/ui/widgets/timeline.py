@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from viewer.core.detail import call_target, fmt_duration, fmt_wait
+from viewer.core.detail import call_target, fmt_duration, fmt_wait, sub_mark
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
@@ -376,7 +376,7 @@ class Timeline(ScrollView, can_focus=True):
             return NUMBER_MIN, LABEL_MIN
         tools = s.tools
         for t in tools[self._scanned:]:
-            self._label_w = max(self._label_w, min(cell_len(t.short) + (2 if t.parent else 0), LABEL_MAX))
+            self._label_w = max(self._label_w, min(cell_len(sub_mark(t) + t.short), LABEL_MAX))
         self._scanned = len(tools)
         return max(NUMBER_MIN, len(str(len(tools)))), self._label_w
 
@@ -402,9 +402,7 @@ class Timeline(ScrollView, can_focus=True):
             dur = f"{fmt_wait(secs)}…" if secs else ""
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
-        kind = one_line(t.short)
-        if t.parent:  # a sub-agent's call, under the call it runs in (a Task)
-            kind = f"↳ {kind}"
+        kind = sub_mark(t) + one_line(t.short)
         if cell_len(kind) > label_w:  # (an unknown kind's long name; wide characters count two)
             kind = set_cell_size(kind, label_w - 1) + "…"
         label = set_cell_size(kind, label_w) + " "

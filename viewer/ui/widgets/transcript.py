@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from viewer.core.actions import failure_subtype
-from viewer.core.detail import call_target, fmt_duration
+from viewer.core.detail import SUB_MARK, call_target, fmt_duration, sub_mark
 from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session, ToolCall
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
@@ -511,8 +511,7 @@ class Transcript(BlockView):
                 line.append("▶ ", style=self.get_component_rich_style("transcript--selected"))
             else:  # (only the mark: the whole line in the accent read 1.5:1 on a light theme)
                 line.append("  ")
-            if t.parent:  # a sub-agent's call, as the tool list marks it
-                line.append("↳ ", style="dim")
+            line.append(sub_mark(t), style="dim")
             line.append(glyph, style=style)
             # A call that has not run (yet, or ever) is named by its kind ("Shell"): its label
             # says what it did, in the past tense ("Ran terminal command").
@@ -539,7 +538,7 @@ class Transcript(BlockView):
             line.overflow = "ellipsis"
             return line
         if kind in ("subagent", "subprompt"):  # a sub-agent's words, or the agent's prompt to it
-            head = Text("↳ Sub-agent" if kind == "subagent" else "↳ Prompt to the sub-agent", style="bold")
+            head = Text(SUB_MARK + ("Sub-agent" if kind == "subagent" else "Prompt to the sub-agent"), style="bold")
             if 0 <= b.ref < len(s.tools) and s.tools[b.ref].target:  # (its Task's description)
                 head.append(" · ", style="dim")
                 head.append_text(safe_line(s.tools[b.ref].target, 200, style="cyan"))
