@@ -33,6 +33,10 @@ def sub_mark(t) -> str:
     return SUB_MARK if t.parent else ""
 
 
+#: The transcript's entries of a sub-agent (Block kinds), by what they are called.
+SUB_ENTRIES = {"subagent": "Sub-agent", "subprompt": "Prompt to the sub-agent"}
+
+
 def fmt_wait(seconds: int) -> str:
     """A wait in whole seconds, as a clock of silence reads it: ``45 s``, then ``1m30s``."""
     return f"{seconds} s" if seconds < 60 else fmt_duration(seconds * 1000)

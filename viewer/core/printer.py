@@ -15,7 +15,7 @@ import orjson
 
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
-from viewer.core.detail import call_target, fmt_duration, fmt_wait, sub_mark
+from viewer.core.detail import SUB_ENTRIES, call_target, fmt_duration, fmt_wait, sub_mark
 from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
@@ -73,16 +73,16 @@ def tool_line(t: ToolCall, target: str) -> str:
 
 
 #: Entries text mode prints as a note in brackets, as the transcript shows them.
-_SAID_AS_NOTES = frozenset(("notice", "alert", "query", "subagent", "subprompt"))
+_SAID_AS_NOTES = frozenset(("notice", "alert", "query", *SUB_ENTRIES))
 
 
 def _whose(s: Session, b) -> str:
     """A sub-agent's note names its Task ("sub-agent · Check the callers, "), as the
     transcript's entry does: two sub-agents may run at once."""
-    if b.kind not in ("subagent", "subprompt"):
+    who = SUB_ENTRIES.get(b.kind, "").lower()
+    if not who:
         return ""
     task = s.tools[b.ref].target if 0 <= b.ref < len(s.tools) else ""
-    who = "sub-agent" if b.kind == "subagent" else "prompt to the sub-agent"
     return f"{who} · {one_line(task, 80)}, " if task else f"{who} "
 
 

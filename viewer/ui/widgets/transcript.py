@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from viewer.core.actions import failure_subtype
-from viewer.core.detail import SUB_MARK, call_target, fmt_duration, sub_mark
+from viewer.core.detail import SUB_ENTRIES, SUB_MARK, call_target, fmt_duration, sub_mark
 from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session, ToolCall
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
@@ -446,7 +446,7 @@ class Transcript(BlockView):
             return lines + 2
         if b.kind in ("assistant", "thinking"):
             return lines + 1
-        if b.kind in ("subagent", "subprompt"):
+        if b.kind in SUB_ENTRIES:
             return lines + 2
         return lines
 
@@ -537,8 +537,8 @@ class Transcript(BlockView):
             line.no_wrap = True
             line.overflow = "ellipsis"
             return line
-        if kind in ("subagent", "subprompt"):  # a sub-agent's words, or the agent's prompt to it
-            head = Text(SUB_MARK + ("Sub-agent" if kind == "subagent" else "Prompt to the sub-agent"), style="bold")
+        if kind in SUB_ENTRIES:  # a sub-agent's words, or the agent's prompt to it
+            head = Text(SUB_MARK + SUB_ENTRIES[kind], style="bold")
             if 0 <= b.ref < len(s.tools) and s.tools[b.ref].target:  # (its Task's description)
                 head.append(" · ", style="dim")
                 head.append_text(safe_line(s.tools[b.ref].target, 200, style="cyan"))
