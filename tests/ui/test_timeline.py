@@ -249,6 +249,22 @@ async def test_the_header_counts_the_tokens_read_from_the_cache():
         assert "tokens 18,377 in / 122 out · 22,528 cache read" in app.header.render_line(1).text
 
 
+async def test_the_header_says_what_a_claude_code_run_cost():
+    from tests.test_claude import init, j
+
+    def run(**cost) -> bytes:
+        return init() + j(type="result", subtype="success", is_error=False, result="ok", **cost,
+                          usage={"input_tokens": 5, "output_tokens": 7, "cache_read_input_tokens": 300})
+
+    for data, said in ((run(total_cost_usd=0.1184), " · $0.118 · 300 cache read"),
+                       (run(total_cost_usd="lots"), " · 300 cache read"), (run(), " · 300 cache read")):
+        app = make_app(data)
+        async with app.run_test(size=(140, 30)) as pilot:
+            await settle(pilot)
+            line = app.header.render_line(1).text.rstrip()
+            assert line.endswith("tokens 5 in / 7 out" + said), line
+
+
 async def test_a_failed_long_command_keeps_its_exit_code_too():
     """(From a review.)  The command gave way only when all that follows it took at most half
     the room: a failed call's error text is part of that, so its "· exit 2", what says most,

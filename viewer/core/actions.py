@@ -146,6 +146,7 @@ class Result(Action):
     tokens: Tokens | None = None
     #: ``text`` is the run's last message (Claude Code's), not all its messages joined (Cursor's).
     last_only: bool = False
+    cost_usd: float | None = None  # what the run cost, when the agent says (Claude Code)
 
     @property
     def failed(self) -> bool:

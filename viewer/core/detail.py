@@ -37,6 +37,11 @@ def sub_mark(t) -> str:
 SUB_ENTRIES = {"subagent": "Sub-agent", "subprompt": "Prompt to the sub-agent"}
 
 
+def fmt_cost(usd: float) -> str:
+    """A run's cost: ``$0.0694``, ``$0.118``, ``$12.35`` (three figures below a dollar)."""
+    return f"${usd:,.2f}" if usd >= 0.9995 else f"${usd:.3g}" if usd >= 0.001 else "< $0.001" if usd else "$0"
+
+
 def fmt_wait(seconds: int) -> str:
     """A wait in whole seconds, as a clock of silence reads it: ``45 s``, then ``1m30s``."""
     return f"{seconds} s" if seconds < 60 else fmt_duration(seconds * 1000)

@@ -211,6 +211,7 @@ class ResultInfo:
     line: int
     session_id: str | None
     in_transcript: bool = False
+    cost_usd: float | None = None
 
     @property
     def failed(self) -> bool:
@@ -1216,7 +1217,7 @@ class StreamModel:
         self._close_open(s)
         s.result = r = ResultInfo(
             a.subtype, a.is_error, a.duration_ms, a.duration_api_ms, a.text, a.request_id,
-            a.tokens, ev.line, a.session_id,
+            a.tokens, ev.line, a.session_id, cost_usd=a.cost_usd,
         )
         unsaid = ""
         if a.text and not a.is_error and self.keep_history:

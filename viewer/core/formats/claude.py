@@ -18,6 +18,7 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
+    as_cost,
     as_dict,
     as_int,
     as_list,
@@ -369,6 +370,7 @@ def interpret(ev: Event) -> A.Action:
             text=_result_message(data),
             tokens=_tokens(data.get("usage")),
             last_only=True,
+            cost_usd=as_cost(data.get("total_cost_usd")),
         )
     else:
         a = _notice(data, sid, t, st)

@@ -42,6 +42,13 @@ def as_str(v: Any) -> str:
 INT_LIMIT = 1 << 63
 
 
+def as_cost(v: Any) -> float | None:
+    """A cost in dollars (Claude Code's ``total_cost_usd``): a finite number, not below 0."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e12:
+        return float(v)
+    return None
+
+
 def as_int(v: Any) -> int | None:
     if type(v) is int:
         return v if -INT_LIMIT < v < INT_LIMIT else None

@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
-from viewer.core.detail import fmt_duration, fmt_wait
+from viewer.core.detail import fmt_cost, fmt_duration, fmt_wait
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.render import BADGE, StillWritten, fmt_clock, keep_end, safe_line
@@ -301,6 +301,9 @@ class SessionHeader(Widget):
             if line2.cell_len + 10 + len(counts) <= width:
                 line2.append("   tokens ", style="dim")
                 line2.append(counts)
+                cost = f" · {fmt_cost(r.cost_usd)}" if r.cost_usd is not None else ""  # (before the cache's count)
+                if cost and line2.cell_len + len(cost) <= width:
+                    line2.append(cost)
                 cached = f" · {tokens.cache_read:,} cache read"
                 if tokens.cache_read and line2.cell_len + len(cached) <= width:
                     line2.append(cached, style="dim")
