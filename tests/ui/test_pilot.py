@@ -9,6 +9,7 @@ import tempfile
 
 import orjson
 import pytest
+from textual import events
 
 from tests.conftest import REAL_CURSOR_DIR
 from tests.ui.conftest import REPO, make_app, make_replay_app, sample, screen_rows, settle
@@ -4401,3 +4402,23 @@ async def test_an_agents_reported_error_is_a_warning_and_a_run_without_init_name
         assert "Gemini CLI" in _plain(app, app.header).splitlines()[0], _plain(app, app.header)
         shown = await _transcript_from_top(app, pilot)
         assert "⚠ error: API Error: 429 Resource exhausted" in shown, shown
+
+
+async def test_keys_that_step_through_the_call_lines_in_one_burst_each_take_a_step():
+    """(From a daily-user trial.)  `] ] ]` typed fast in the transcript went one call on, not
+    three: each key stepped from the call the list had selected, which it had not yet."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.set_focus(app.transcript)
+        await pilot.press("g")
+        await settle(pilot)
+        app.post_message(events.Key("right_square_bracket", "]"))  # three keys, no frame between
+        app.post_message(events.Key("right_square_bracket", "]"))
+        app.post_message(events.Key("right_square_bracket", "]"))
+        await settle(pilot)
+        assert app.timeline.selected_index() == 2 and app.transcript.selected_tool == 2
+        for _ in range(2):
+            app.post_message(events.Key("left_square_bracket", "["))
+        await settle(pilot)
+        assert app.timeline.selected_index() == 0 and app.detail.tool.index == 0

@@ -369,6 +369,9 @@ class Transcript(BlockView):
         if not top <= self.block_top(bi) < bottom:
             self.follow = False
             self.scroll_to_block(bi, top=False)
+        # Marked now, not when the tool list has selected it: the next key of a burst steps on
+        # from here (three keys went one call on).
+        self.mark_selected(target)
         self.post_message(self.ToolClicked(target))
 
     def message_to_copy(self) -> tuple[str, str] | None:
