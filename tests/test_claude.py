@@ -119,6 +119,36 @@ def test_a_sub_agents_calls_are_its_tasks_when_the_task_comes_after_them(h):
     assert task.call_id == "t1" and s.subcalls_of(task) == [r1] and s.parent_of(r1) is task
 
 
+def test_text_mode_names_the_task_of_a_sub_agents_message_that_also_starts_a_call(capsys):
+    """(From a review.)  Text mode lets go of finished calls as the next one starts: a
+    sub-agent's words in the same message kept the number of a call that had moved, and were
+    said to be another call's ("sub-agent · ls -la")."""
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import Ingest
+
+    data = (init() + assistant(use("t0", "Task", description="Alpha task", prompt="a"), mid="m1")
+            + assistant(use("t1", "Task", description="Beta task", prompt="b"), mid="m1")
+            + results(res("t0", "alpha done"))
+            + assistant({"type": "text", "text": "Looking around now."}, use("s1", "Bash", command="ls -la"),
+                        mid="a1", parent="t1")
+            + results(res("s1", "files"), parent="t1") + results(res("t1", "beta done")) + result("ok"))
+    out, err = io.StringIO(), io.StringIO()
+    printer, ingest = TextPrinter(out, err), Ingest()
+    for rec in [*ingest.feed(data), *ingest.close()]:
+        printer.handle(rec)
+    printer.close()
+    assert "(sub-agent · Beta task, at line 5: Looking around now.)" in out.getvalue(), out.getvalue()
+
+
+def test_a_sub_agents_thought_is_under_its_task_not_the_agents(h):
+    data = (init() + assistant(use("t1", "Task", description="Find", prompt="p"), mid="m1")
+            + delta("Let me ", kind="thinking_delta", key="thinking")  # (the agent's own, still open)
+            + assistant({"type": "thinking", "thinking": "Its own thought", "signature": "x"}, mid="a1", parent="t1")
+            + results(res("t1", "done")) + result("ok"))
+    (s,) = h.model_of(data)[0].sessions
+    assert [(b.text, b.ref) for b in s.blocks if b.kind == "thinking"] == [("Let me ", -1), ("Its own thought", 0)]
+
+
 def test_a_sub_agents_partial_text_waits_for_its_whole_message(h):
     """With --include-partial-messages a sub-agent's deltas would run into the agent's own open
     text: they are counted, and its whole message is shown under its Task."""

@@ -616,8 +616,8 @@ def test_the_calls_a_call_ran_alongside_are_named_by_their_numbers(numbers, said
 
 
 @pytest.mark.parametrize("usd, said", [
-    (0, "$0"), (0.0004, "< $0.001"), (0.0694, "$0.0694"), (0.1184, "$0.118"), (0.99999, "$1.00"),
-    (12.3456, "$12.35"), (1234.5, "$1,234.50"),
+    (0, "$0"), (0.0004, "< $0.001"), (0.0694, "$0.0694"), (0.1184, "$0.118"), (0.5, "$0.500"), (0.99999, "$1.00"),
+    (12.3456, "$12.35"), (1234.5, "$1,234.50"), (float("nan"), ""), (-1, ""), (float("inf"), ""),
 ])
 def test_a_runs_cost_is_said_in_dollars_to_three_figures_below_one(usd, said):
     from viewer.core.detail import fmt_cost

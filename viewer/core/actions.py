@@ -61,6 +61,7 @@ class Thinking(Action):
     #: ``text`` is the whole thought (Claude Code's thinking part), not a delta: it replaces
     #: what deltas of it came before (``--include-partial-messages``) and ends it.
     whole: bool = False
+    parent_id: str = ""  # a sub-agent's (whole) thought: the id of the call it runs under
 
 
 @dataclass(slots=True)

@@ -39,7 +39,9 @@ SUB_ENTRIES = {"subagent": "Sub-agent", "subprompt": "Prompt to the sub-agent"}
 
 def fmt_cost(usd: float) -> str:
     """A run's cost: ``$0.0694``, ``$0.118``, ``$12.35`` (three figures below a dollar)."""
-    return f"${usd:,.2f}" if usd >= 0.9995 else f"${usd:.3g}" if usd >= 0.001 else "< $0.001" if usd else "$0"
+    if not 0 <= usd < 1e12:  # (not NaN, not negative, not infinite: no cost a run has)
+        return ""
+    return f"${usd:,.2f}" if usd >= 0.9995 else f"${usd:#.3g}" if usd >= 0.001 else "< $0.001" if usd else "$0"
 
 
 def fmt_wait(seconds: int) -> str:

@@ -325,6 +325,7 @@ class Session:
         self.forgotten_tools += len(self.tools) - len(keep)
         blocks = self.blocks
         self.texts_let_go.extend(b.text for b in blocks if b.kind == "assistant" and b.text)
+        renumbered = {t.index: i for i, t in enumerate(keep)}  # (old index: new)
         self.tools, self.blocks, self.tool_by_id = keep, [], {}
         for i, t in enumerate(keep):
             t.index = i
@@ -336,7 +337,11 @@ class Session:
                 self.blocks.append(b)
                 t.block = len(self.blocks) - 1
         if keep_ids:
-            self.blocks.extend(b for b in blocks if b.kind not in ("tool", "assistant") and id(b) in keep_ids)
+            for b in blocks:
+                if b.kind not in ("tool", "assistant") and id(b) in keep_ids:
+                    if b.ref >= 0:  # (a sub-agent's entry: under its call, renumbered)
+                        b.ref = renumbered.get(b.ref, -1)
+                    self.blocks.append(b)
         self.notices.clear()
         self._open_text_idx = self._open_thinking_idx = -1
         self._queries.clear()
@@ -424,6 +429,14 @@ class Session:
                 if len(out) == n:
                     break
         return out
+
+    def ref_of(self, call_id: str) -> int:
+        """The index of call ``call_id``, -1 if not read (a Block's ``ref``)."""
+        return self.tool_by_id.get(call_id, -1)
+
+    def called(self, b: Block) -> ToolCall | None:
+        """The call a block is about or under (a call's line, a sub-agent's entry), if read."""
+        return self.tools[b.ref] if 0 <= b.ref < len(self.tools) else None
 
     def parent_of(self, t: ToolCall) -> ToolCall | None:
         """The call ``t`` ran under, if it was read."""
@@ -891,7 +904,7 @@ class StreamModel:
         self._close_open(s)
         kind, ref = "prompt", -1
         if a.parent_id:  # the agent's prompt to a sub-agent, under the call it runs in
-            kind, ref = "subprompt", s.tool_by_id.get(a.parent_id, -1)
+            kind, ref = "subprompt", s.ref_of(a.parent_id)
         if a.unknown_parts:
             if a.text:
                 self._add_block(s, kind, ev.line, a.text, ref=ref)
@@ -939,8 +952,7 @@ class StreamModel:
             s.empty_deltas += 1
             return Delta(Change.NONE)
         self._close_open(s)
-        ref = s.tool_by_id.get(a.parent_id, -1)
-        return Delta(Change.TRANSCRIPT, block=self._add_block(s, "subagent", ev.line, a.text, ref=ref))
+        return Delta(Change.TRANSCRIPT, block=self._add_block(s, "subagent", ev.line, a.text, ref=s.ref_of(a.parent_id)))
 
     def _assistant_text(self, s: Session, a: A.AssistantText, ev: Event) -> Delta:
         if s._open_thinking is not None:
@@ -968,6 +980,10 @@ class StreamModel:
         return Delta(Change.TRANSCRIPT, block=s._open_text_idx)
 
     def _thinking(self, s: Session, a: A.Thinking, ev: Event) -> Delta:
+        if a.parent_id:  # a sub-agent's whole thought: apart from the agent's own, under its call
+            self._close_open(s)
+            text = a.text if self.keep_history else ""
+            return Delta(Change.THINKING, block=self._add_block(s, "thinking", ev.line, text, ref=s.ref_of(a.parent_id)))
         if a.whole:  # the whole thought: what its deltas wrote so far, if any, becomes it; it ends
             if s._open_thinking is None:
                 self._open_thinking_block(s, ev.line, a.text)

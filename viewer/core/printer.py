@@ -82,7 +82,8 @@ def _whose(s: Session, b) -> str:
     who = SUB_ENTRIES.get(b.kind, "").lower()
     if not who:
         return ""
-    task = s.tools[b.ref].target if 0 <= b.ref < len(s.tools) else ""
+    call = s.called(b)
+    task = call.target if call is not None else ""
     return f"{who} · {one_line(task, 80)}, " if task else f"{who} "
 
 

@@ -250,7 +250,7 @@ def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Actio
             else:
                 acts.append(A.AssistantText(sid, text, consolidated=True, parent_id=parent))
         elif pt in ("thinking", "redacted_thinking"):
-            acts.append(A.Thinking(sid, as_str(p.get("thinking")), done=True, whole=True))
+            acts.append(A.Thinking(sid, as_str(p.get("thinking")), done=True, whole=True, parent_id=parent))
         elif type(pt) is str and pt.endswith("_tool_result") and "tool_use_id" in p:
             # (a server tool's result, in the message that called it: web_search_tool_result)
             acts.append(A.ToolCompleted(sid, call_id=as_str(p.get("tool_use_id")),

@@ -542,28 +542,30 @@ class Transcript(BlockView):
             return line
         if kind in SUB_ENTRIES:  # a sub-agent's words, or the agent's prompt to it
             head = Text(SUB_MARK + SUB_ENTRIES[kind], style="bold")
-            if 0 <= b.ref < len(s.tools) and s.tools[b.ref].target:  # (its Task's description)
+            task = s.called(b)
+            if task is not None and task.target:  # (its Task's description)
                 head.append(" · ", style="dim")
-                head.append_text(safe_line(s.tools[b.ref].target, 200, style="cyan"))
+                head.append_text(safe_line(task.target, 200, style="cyan"))
             body = self._prose(b, b.text) if kind == "subagent" else prose(b.text, as_markdown=False)
             return Padding(Group(head, body), (0, 0, 1, 2))
         if kind == "prompt":
             head = Text("› You", style="bold blue")
             return Padding(Group(head, prose(b.text, as_markdown=False)), (0, 0, 1, 0))
         if kind == "thinking":
+            mark = SUB_MARK if b.ref >= 0 else ""  # (a sub-agent's thought, under its call)
             if not self.show_thinking:
                 words = len(b.text.split())
                 if b.open:
-                    label = "  ✻ Thinking…"
+                    label = f"  {mark}✻ Thinking…"
                 elif words:
                     cut = ", cut off" if b.cut else ""
-                    label = f"  ✻ Thought ({words:,} word{'' if words == 1 else 's'}{cut}, t to show)"
+                    label = f"  {mark}✻ Thought ({words:,} word{'' if words == 1 else 's'}{cut}, t to show)"
                 else:
-                    label = "  ✻ Thought (no text)"
+                    label = f"  {mark}✻ Thought (no text)"
                 return Text(label, style="italic dim", no_wrap=True, overflow="ellipsis")
             body = b.text.strip()  # the model writes its thinking in Markdown too
             text = self._prose(b, body, "italic dim") if body else Text("(no thinking text)", style="italic dim")
-            parts = [Text("✻ Thinking", style="italic dim"), text]
+            parts = [Text(f"{mark}✻ Thinking", style="italic dim"), text]
             if b.cut:
                 parts.append(Text("… (cut off: the stream ended here)", style="italic yellow"))
             return Padding(Group(*parts), (0, 0, 1, 2))
