@@ -35,6 +35,7 @@ from viewer.core.formats.common import (
     last_line,
     notice_text,
     output_lines,
+    part_count,
     plural,
     run_marker_for,
     short_name,
@@ -322,9 +323,7 @@ def _tokens(usage: Any) -> A.Tokens | None:
     if counts is None:
         return None
     tin, tout = counts
-    created = as_int(u.get("cache_creation_input_tokens")) or 0
-    cached = as_int(u.get("cache_read_input_tokens")) or 0
-    return A.Tokens(tin + max(created, 0), tout, max(cached, 0))
+    return A.Tokens(tin + part_count(u, "cache_creation_input_tokens"), tout, part_count(u, "cache_read_input_tokens"))
 
 
 def _result_message(data: dict[str, Any]) -> str:

@@ -33,6 +33,7 @@ from viewer.core.formats.common import (
     last_line,
     notice_text,
     output_lines,
+    part_count,
     plural,
     run_marker_for,
     short_name,
@@ -236,7 +237,7 @@ def _tokens(usage: Any) -> A.Tokens | None:
     if counts is None:
         return None
     tin, tout = counts
-    cached = min(max(as_int(u.get("cached_input_tokens")) or 0, 0), tin)
+    cached = part_count(u, "cached_input_tokens", tin)
     return A.Tokens(tin - cached, tout, cached)
 
 

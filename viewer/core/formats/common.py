@@ -308,6 +308,13 @@ def todo_summary(todos: Any, done: Callable[[dict[str, Any]], bool]) -> str:
     return f"{plural(len(items), 'todo')}, {sum(1 for t in items if done(t))} done" if items else ""
 
 
+def part_count(usage: dict[str, Any], key: str, most: int | None = None) -> int:
+    """A part of a usage object's tokens (those read from the cache, say): not below 0, 0 when
+    absent, and at most ``most`` (the input they are a part of) when given."""
+    n = max(as_int(usage.get(key)) or 0, 0)
+    return n if most is None else min(n, most)
+
+
 def token_counts(usage: Any, input_key: str, output_key: str) -> tuple[int, int] | None:
     """A usage object's input and output counts; None without both (or with a negative one)."""
     u = as_dict(usage)

@@ -28,6 +28,7 @@ from viewer.core.formats.common import (
     json_text,
     last_line,
     notice_text,
+    part_count,
     plural,
     run_marker_for,
     short_name,
@@ -180,7 +181,7 @@ def _tokens(stats: Any) -> A.Tokens | None:
     if counts is None:
         return None
     tin, tout = counts
-    cached = min(max(as_int(st.get("cached")) or 0, 0), tin)
+    cached = part_count(st, "cached", tin)
     fresh = as_int(st.get("input"))
     return A.Tokens(fresh if fresh is not None and 0 <= fresh <= tin else tin - cached, tout, cached)
 
