@@ -1302,7 +1302,7 @@ class AgentViewerApp(App[int]):
             else:
                 hay = self.transcript.shown_text(b)  # (not what a huge text leaves undrawn)
             hay = fold(hay)
-            if q in hay or (b.kind in ("assistant", "subagent", "thinking", "result") and q in _as_shown(hay)):
+            if q in hay or (self.transcript.as_markdown(b) and q in _as_shown(hay)):
                 hits.append(i)
         return hits
 

@@ -356,10 +356,10 @@ class Timeline(ScrollView, can_focus=True):
         return strip
 
     def _side_by_side(self, row: int, t: ToolCall) -> str:
-        """The bracket that joins calls that ran at the same time (ToolCall.group) on the rows
-        shown: "┌ ", "├ ", "└ " down the group's rows; "  " for a call that ran alone, or whose
-        peers a filter hides (the column is there from the first call: rows do not move when
-        the first calls side by side come)."""
+        """The bracket that joins calls started together (ToolCall.group) on the rows shown:
+        "┌ ", "├ ", "└ " down the group's rows; "  " for a call started alone, or whose peers a
+        filter hides (the column is there from the first call: rows do not move when the first
+        group comes)."""
         if not t.group:
             return "  "
         before, after = self.tool_at(row - 1) if row else None, self.tool_at(row + 1)

@@ -457,6 +457,10 @@ class Transcript(BlockView):
     _PROSE = {"assistant": (False, True), "subagent": (False, True), "thinking": (True, True),
               "prompt": (False, False), "subprompt": (False, False), "result": (False, True)}
 
+    def as_markdown(self, b: Block) -> bool:
+        """Whether a block's text is drawn as Markdown (search then finds it as drawn too)."""
+        return self._PROSE.get(b.kind, (False, False))[1]
+
     def shown_text(self, b: Block) -> str:
         """The text of a block as far as it is drawn: what search looks in, and what its height
         is estimated from (a huge text is drawn in part, see render.prose)."""
