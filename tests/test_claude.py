@@ -447,14 +447,14 @@ def test_text_mode_says_each_result_of_a_message_that_ends_several_calls(tmp_pat
 
     data = (init() + assistant(use("t1", "Bash", command="echo 1")) + assistant(use("t2", "Bash", command="echo 2"))
             + results(res("t2", "B"), res("t9", "?"), res("t1", "A", is_error=True))
-            + results({"type": "document", "source": {}}, res("t8", "zz")) + result())
+            + results({"type": "future_part", "x": 1}, res("t8", "zz")) + result())
     p = TextPrinter(out := io.StringIO(), io.StringIO())
     p.feed_lines(LineSplitter().feed(data))
     p.close()
     lines = [x for x in out.getvalue().splitlines() if x]
     assert lines[:3] == ["Ran terminal command echo 2", "Tool call",
                          "Ran terminal command echo 1 (failed: error; A)"], lines
-    assert lines[3].startswith("(unknown at line 5: user content document:") and lines[4] == "Tool call", lines
+    assert lines[3].startswith("(unknown at line 5: user content future_part:") and lines[4] == "Tool call", lines
 
 
 def test_a_file_of_a_claude_code_run_then_a_cursor_run_reads_each_in_its_format(h, tmp_path, capsys):
@@ -537,3 +537,32 @@ def test_a_results_errors_are_said_on_one_line_each(h):
     m, _, _ = h_model(init() + j(type="result", subtype="error_during_execution", is_error=True,
                                  errors=[{"message": "boom", "code": 5}, "second"]))
     assert m.sessions[0].result.text == '{"message": "boom", "code": 5}\nsecond'
+
+
+def test_an_image_in_the_prompt_or_a_result_is_named_not_taken_for_an_unknown_part(h):
+    """(From a Claude Code user's trial.)  A screenshot pasted into the prompt is a part of the
+    Messages API: the prompt names it by type and size; it is no unknown event (the header
+    warned of one), and its base64 is not shown.  A tool's image result reads alike."""
+    png = "iVBORw0KGgo" + "A" * 4085  # 4,096 characters of base64: 3,072 bytes
+    prompt = j(type="user", message={"role": "user", "content": [
+        {"type": "text", "text": "Why does this page look broken?"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
+        {"type": "document", "title": "spec.pdf", "source": {"type": "url", "url": "https://x.test/spec.pdf"}},
+    ]})
+    data = (init() + prompt + assistant(use("s1", "Read", file_path="/w/shot.png"))
+            + results(res("s1", [{"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                               "data": png}}])) + result())
+    m = h.model_of(data)[0]
+    (s,) = m.sessions
+    assert m.unknown_events == 0
+    ask = next(b for b in s.blocks if b.kind == "prompt")
+    assert ask.text == ("Why does this page look broken?\n(image, image/png, 3.0 KB)\n"
+                        "(document, spec.pdf, https://x.test/spec.pdf)")
+    assert png not in ask.text
+    (shot,) = s.tools
+    assert shot.status == "success"
+    shown = "\n".join(sec.body for sec in claude.tool_sections(
+        orjson.loads(assistant(use("s1", "Read", file_path="/w/shot.png"))),
+        orjson.loads(results(res("s1", [{"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                      "data": png}}]))), "s1"))
+    assert "(image, image/png, 3.0 KB)" in shown and png[:20] not in shown

@@ -265,6 +265,21 @@ async def test_the_header_says_what_a_claude_code_run_cost():
             assert line.endswith("tokens 5 in / 7 out" + said), line
 
 
+async def test_a_narrow_header_still_says_what_the_run_cost_when_its_token_counts_do_not_fit():
+    """(From a Claude Code user's trial.)  At 80 columns a run with a few calls lost its token
+    counts and its cost with them, with room left for the cost."""
+    from tests.test_claude import assistant, init, j
+
+    data = init() + assistant({"type": "text", "text": "ok"}) + j(type="result", subtype="success", is_error=False, result="ok", total_cost_usd=0.4213,
+                      usage={"input_tokens": 123_456_789, "output_tokens": 7_654_321})
+    for width, said in ((90, "no tool calls   tokens 123,456,789 in / 7,654,321 out · $0.421"),
+                        (50, "no tool calls   $0.421")):
+        app = make_app(data)
+        async with app.run_test(size=(width, 20)) as pilot:
+            await settle(pilot)
+            assert app.header.render_line(1).text.strip() == said
+
+
 async def test_a_failed_long_command_keeps_its_exit_code_too():
     """(From a review.)  The command gave way only when all that follows it took at most half
     the room: a failed call's error text is part of that, so its "· exit 2", what says most,

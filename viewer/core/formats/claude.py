@@ -33,6 +33,7 @@ from viewer.core.formats.common import (
     json_line,
     json_text,
     last_line,
+    media_text,
     notice_text,
     output_lines,
     part_count,
@@ -289,6 +290,8 @@ def _user(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
         elif pt == "tool_result":
             calls.append(A.ToolCompleted(sid, call_id=as_str(p.get("tool_use_id")),
                                          info=_completed_info(p, sidecar), timestamp_ms=ts))
+        elif pt in ("image", "document"):  # (attached to the prompt: named, not shown)
+            texts.append(media_text(p))
         else:
             unknown.append(describe_item(p))
     acts: list[A.Action] = calls

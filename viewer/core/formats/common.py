@@ -262,10 +262,31 @@ def iso_ms(v: Any) -> int | None:
     return int(dt.timestamp() * 1000)
 
 
+def media_text(part: dict[str, Any]) -> str:
+    """An image or a document of the Messages API (a prompt's attachment, a tool's result) named
+    by what it is, not shown: "(image, image/png, 12.4 KB)", "(document, report.pdf,
+    https://…)".  "" for a part of another type."""
+    kind = part.get("type")
+    if kind not in ("image", "document"):
+        return ""
+    src = as_dict(part.get("source"))
+    how = src.get("type")
+    bits = [kind, first_line(as_str(part.get("title")), 80), first_line(as_str(src.get("media_type")), 80)]
+    if how == "base64":
+        bits.append(human_bytes(len(as_str(src.get("data"))) * 3 // 4))
+    elif how == "url":
+        bits.append(first_line(as_str(src.get("url")), 200))
+    elif how == "file":
+        bits.append("file " + first_line(as_str(src.get("file_id")), 80))
+    elif how == "text":
+        bits.append(plural(line_count(as_str(src.get("data"))), "line"))
+    return f"({', '.join(b for b in bits if b)})"
+
+
 def content_text(content: Any) -> str:
     """A tool result's content as text (Claude Code's ``tool_result``, an MCP tool's result in
-    Codex): a string, or a list of parts (text parts joined, others named: an image is not
-    text)."""
+    Codex): a string, or a list of parts (text parts joined, an image named by its type and
+    size, others by their fields)."""
     if isinstance(content, str):
         return content
     out = []
@@ -274,7 +295,7 @@ def content_text(content: Any) -> str:
         if p.get("type") == "text":
             out.append(as_str(p.get("text")))
         elif p:
-            out.append(f"({describe_item(p)})")
+            out.append(media_text(p) or f"({describe_item(p)})")
     return "\n".join(out)
 
 

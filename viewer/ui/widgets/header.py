@@ -294,19 +294,20 @@ class SessionHeader(Widget):
             line2.append("   result text differs from transcript", style="yellow")
         r = s.result
         tokens = r.tokens if r is not None else None
-        if tokens is not None:
-            # Whole or not at all: a number cut by the line's end ("612,8…") read as another.
-            width = self.content_region.width
-            counts = f"{tokens.input:,} in / {tokens.output:,} out"
-            if line2.cell_len + 10 + len(counts) <= width:
-                line2.append("   tokens ", style="dim")
-                line2.append(counts)
-                cost = f" · {fmt_cost(r.cost_usd)}" if r.cost_usd is not None else ""  # (before the cache's count)
-                if cost and line2.cell_len + len(cost) <= width:
-                    line2.append(cost)
-                cached = f" · {tokens.cache_read:,} cache read"
-                if tokens.cache_read and line2.cell_len + len(cached) <= width:
-                    line2.append(cached, style="dim")
+        # Whole or not at all: a number cut by the line's end ("612,8…") read as another.
+        width = self.content_region.width
+        cost = fmt_cost(r.cost_usd) if r is not None and r.cost_usd is not None else ""
+        counts = f"{tokens.input:,} in / {tokens.output:,} out" if tokens is not None else ""
+        if counts and line2.cell_len + 10 + len(counts) <= width:
+            line2.append("   tokens ", style="dim")
+            line2.append(counts)
+            if cost and line2.cell_len + 3 + len(cost) <= width:  # (before the cache's count)
+                line2.append(f" · {cost}")
+            cached = f" · {tokens.cache_read:,} cache read"
+            if tokens.cache_read and line2.cell_len + len(cached) <= width:
+                line2.append(cached, style="dim")
+        elif cost and line2.cell_len + 3 + len(cost) <= width:  # (narrow: what the run cost, at least)
+            line2.append(f"   {cost}")
         sw = self.still_written
         if sw is not None and sw.run is s:  # first: the command is what matters, and is long
             # Shorter as the window narrows: it hid the counts and the warning after it.
