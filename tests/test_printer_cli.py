@@ -691,6 +691,24 @@ def test_text_mode_escapes_everything_from_the_stream(capsys, tmp_path, case):
         assert ch not in out and ch not in err
 
 
+def test_text_mode_keeps_an_emojis_joiners_and_its_picture_form(capsys, tmp_path):
+    """(From a trial.)  Text mode left out the joiners between emoji, as the TUI does to keep its
+    columns: a log has none, and a command it printed was not the one that ran."""
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467 \u26a0\ufe0f \U0001f44d\U0001f3fd"
+    command = f"python3 -c \"print('{family}')\""
+    p = tmp_path / "emoji.ndjson"
+    p.write_bytes(
+        j(type="system", subtype="init", session_id=SID)
+        + j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": f"Done {family}"}]})
+        + _tool_pair("shellToolCall", {"command": command}, {"success": {"exitCode": 0, "stdout": ""}})
+        + j(type="result", subtype="success", is_error=False, result=f"Done {family}", session_id=SID)
+    )
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0, err
+    assert f"Done {family}" in out and f"Ran terminal command {command}" in out, out
+    assert "\\u200d" not in out
+
+
 @pytest.mark.parametrize("fmt", ["json", "stream-json"])
 def test_json_modes_escape_what_a_terminal_would_act_on(capsys, tmp_path, fmt):
     """JSON escapes control characters below U+0020 only: a C1 control (U+009B is a CSI to

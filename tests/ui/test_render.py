@@ -90,10 +90,19 @@ def _between_emoji(text: str, i: int) -> bool:
 
 
 def _check_escapes(text: str) -> None:
-    expected = "".join(c if c in "\u200c\u200d" and _joins(text, i) else "" if _between_emoji(text, i)
-                       else _TABLE.get(ord(c), c) for i, c in enumerate(text))
-    assert clean(text) == expected
-    assert one_line(text) == expected.replace("\n", "⏎").replace("\t", " ")
+    def shown(i: int, c: str, grid: bool) -> str:
+        if c in "\u200c\u200d" and _joins(text, i):
+            return c
+        if _between_emoji(text, i):
+            return "" if grid else c
+        if grid and (c == "\ufe0f" or 0x1F3FB <= ord(c) <= 0x1F3FF):  # (widths terminals disagree on)
+            return ""
+        return _TABLE.get(ord(c), c)
+
+    for grid in (True, False):
+        expected = "".join(shown(i, c, grid) for i, c in enumerate(text))
+        assert clean(text, grid) == expected
+        assert one_line(text, grid=grid) == expected.replace("\n", "⏎").replace("\t", " ")
 
 
 @given(st.text())
@@ -118,7 +127,8 @@ def test_persian_and_hindi_keep_their_joiners_while_a_hidden_one_is_shown():
     assert clean("ad\u200dmin") == "ad\\u200dmin"  # hides a difference in a Latin word
     # Emoji show side by side (terminals disagree on a joined sequence's width), not "\\u200d".
     assert one_line("\U0001f468\u200d\U0001f4bb") == "\U0001f468\U0001f4bb"
-    assert clean("\U0001f3f3\ufe0f\u200d\U0001f308 done") == "\U0001f3f3\ufe0f\U0001f308 done"
+    assert clean("\U0001f3f3\ufe0f\u200d\U0001f308 done") == "\U0001f3f3\U0001f308 done"
+    assert clean("\U0001f3f3\ufe0f\u200d\U0001f308 done", grid=False) == "\U0001f3f3\ufe0f\u200d\U0001f308 done"
     assert clean("a\u200d\U0001f44d") == "a\\u200d\U0001f44d"  # not between two emoji
     for symbols in ("\u2500\u200d\u2500", "\u00a9\u200d\u00ae", "\U0001f1fa\u200d\U0001f1f8", "a\ufe0f\u200d\U0001f44d"):
         assert "\\u200d" in clean(symbols), symbols  # box drawing, ©®, regional indicators
@@ -127,6 +137,25 @@ def test_persian_and_hindi_keep_their_joiners_while_a_hidden_one_is_shown():
                  "\u3164\u200d\u3164"):  # Cyrillic, CJK, Vietnamese, fullwidth: nothing to join
         assert "\\u200d" in clean(word) and "\\u200d" in one_line(word), word
     assert one_line(persian, 3) == persian[:3] + "…"  # decided on the whole text, not the cut
+
+
+def test_emoji_whose_width_terminals_disagree_on_take_the_cells_every_terminal_gives_them():
+    """(From a trial in tmux.)  ⚠️ and ✔️ (a symbol, then U+FE0F) are two cells to Rich and to
+    some terminals, one to tmux and xterm; a skin tone is none to Rich, two to most terminals.
+    Rows came out a cell too long or short, leaving stray borders.  On the TUI's grid the symbol
+    is drawn without them (one cell everywhere); a log (``--print``) keeps the text whole."""
+    import unicodedata
+
+    from rich.cells import cell_len
+
+    said = "⚠\ufe0f 2 warnings \u2714\ufe0f ok \U0001f469\U0001f3fd\u200d\U0001f4bb 1\ufe0f\u20e3"
+    for shown in (clean(said), one_line(said)):
+        assert shown == "⚠ 2 warnings \u2714 ok \U0001f469\U0001f4bb 1\u20e3"
+        # Each character's own width (what tmux and xterm draw) is what Rich counts.
+        per_char = sum(0 if unicodedata.combining(c) or unicodedata.category(c) == "Me"
+                       else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in shown)
+        assert cell_len(shown) == per_char
+    assert clean(said, grid=False) == said and one_line(said, grid=False) == said
 
 
 def test_hidden_characters_are_shown_escaped():

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 import orjson
 
+from viewer.core import sanitize
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import SUB_ENTRIES, call_target, fmt_duration, fmt_wait, sub_mark
 from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
-from viewer.core.sanitize import clean, json_safe, one_line, uncoloured
+from viewer.core.sanitize import json_safe, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
 
 if TYPE_CHECKING:  # (imported when a file is big enough for workers: 15 ms of every start)
@@ -26,6 +27,16 @@ if TYPE_CHECKING:  # (imported when a file is big enough for workers: 15 ms of e
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
+
+
+# A log is no grid of cells: an emoji keeps its joiners, its U+FE0F and its skin tone (see
+# sanitize._GRID_ONLY); what a terminal would act on is escaped as in the TUI.
+def clean(text: str) -> str:
+    return sanitize.clean(text, grid=False)
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    return sanitize.one_line(text, limit, grid=False)
 
 
 PROG = "agent-viewer"

@@ -38,6 +38,19 @@ _ONE_LINE[9] = " "
 
 _NEEDS_ESCAPE = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]")
 
+#: On a grid of cells (the TUI), what terminals disagree on the width of is left out: U+FE0F,
+#: which asks for an emoji's picture (⚠️, ✔️: two cells to Rich and to some terminals, one to
+#: tmux and xterm), and the skin tones (none to Rich, two more to most terminals).  Without them
+#: the symbol takes the cells every terminal gives it.  A log (``--print``) keeps them.
+_VS16 = "\ufe0f"
+_TONES = "\U0001f3fb-\U0001f3ff"
+_GRID_ONLY = re.compile(f"[{_VS16}{_TONES}]")
+_NEEDS_GRID = re.compile(_NEEDS_ESCAPE.pattern[:-1] + _VS16 + _TONES + "]")
+_ONE_LINE_GRID = {**_ONE_LINE, 0xFE0F: None, **{c: None for c in range(0x1F3FB, 0x1F400)}}
+#: The same two tables for a text whose joiners are decided apart (see one_line).
+_ONE_LINE_BUT_JOINERS = {c: v for c, v in _ONE_LINE.items() if c not in (0x200C, 0x200D)}
+_ONE_LINE_GRID_BUT_JOINERS = {c: v for c, v in _ONE_LINE_GRID.items() if c not in (0x200C, 0x200D)}
+
 #: The zero-width non-joiner and joiner (U+200C, U+200D) are part of how the Arabic scripts
 #: (Persian, Urdu), Syriac and the scripts of India and South-East Asia are written: between two
 #: letters or marks of those scripts they stay as they are.  Between two emoji the joiner is
@@ -45,7 +58,6 @@ _NEEDS_ESCAPE = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]
 #: where they change nothing shown and so hide a difference) they are escaped like the others.
 _ZWNJ, _ZWJ = "\u200c", "\u200d"
 _JOINERS = re.compile("[\u200c\u200d]")
-_ONE_LINE_BUT_JOINERS = {c: v for c, v in _ONE_LINE.items() if c not in (0x200C, 0x200D)}
 _JOINING_SCRIPTS = (
     (0x0600, 0x08FF),  # Arabic, Syriac, Thaana, N'Ko, Samaritan, Mandaic, Arabic Extended
     (0x0900, 0x0DFF),  # Devanagari to Sinhala
@@ -73,11 +85,12 @@ def _emoji(c: str) -> bool:
     return ("\U0001f300" <= c <= "\U0001faff" or "\u2600" <= c <= "\u27bf") and unicodedata.category(c) == "So"
 
 
-def _joiner(text: str, i: int) -> str:
+def _joiner(text: str, i: int, grid: bool = True) -> str:
     """How the joiner at ``text[i]`` is shown: as it is inside a word of a script written with
-    joiners; left out between two emoji (they show side by side: terminals disagree on the width
-    of a joined sequence, so the screen's columns would shift); escaped anywhere else.  The emoji
-    before it may end in a skin tone or U+FE0F (the white flag, U+FE0F, the joiner, the rainbow)."""
+    joiners; between two emoji, left out on a ``grid`` (they show side by side: terminals
+    disagree on the width of a joined sequence, so the screen's columns would shift) and kept in
+    a log; escaped anywhere else.  The emoji before it may end in a skin tone or U+FE0F (the
+    white flag, U+FE0F, the joiner, the rainbow)."""
     c = text[i]
     if _joins_letters(text, i):
         return c
@@ -86,7 +99,7 @@ def _joiner(text: str, i: int) -> str:
         if text[j] == "\ufe0f" or "\U0001f3fb" <= text[j] <= "\U0001f3ff":
             j -= 1
         if j >= 0 and _emoji(text[j]):
-            return ""
+            return "" if grid else c
     return _TABLE[ord(c)]
 
 
@@ -94,16 +107,26 @@ def _escape(m: re.Match[str]) -> str:
     c = m.group()
     if c == _ZWNJ or c == _ZWJ:
         return _joiner(m.string, m.start())
+    if _GRID_ONLY.match(c):
+        return ""
     return _TABLE[ord(c)]
 
 
-def clean(text: str) -> str:
-    """Escape control and invisible characters; keep newlines and tabs."""
+def _escape_for_log(m: re.Match[str]) -> str:
+    c = m.group()
+    if c == _ZWNJ or c == _ZWJ:
+        return _joiner(m.string, m.start(), grid=False)
+    return _TABLE[ord(c)]
+
+
+def clean(text: str, grid: bool = True) -> str:
+    """Escape control and invisible characters; keep newlines and tabs.  ``grid``: for the
+    TUI's cells, also leave out what terminals give different widths (see _GRID_ONLY)."""
     # str.translate with a dict costs ~150 ns a character on non-ASCII text; finding the
     # (usually zero) characters to escape is 30x faster, so only rewrite around them.
-    if _NEEDS_ESCAPE.search(text) is None:
-        return text
-    return _NEEDS_ESCAPE.sub(_escape, text)
+    if grid:
+        return text if _NEEDS_GRID.search(text) is None else _NEEDS_GRID.sub(_escape, text)
+    return text if _NEEDS_ESCAPE.search(text) is None else _NEEDS_ESCAPE.sub(_escape_for_log, text)
 
 
 #: A terminal's colour and style codes (SGR: ``ESC [ 31 m``).
@@ -117,18 +140,19 @@ def uncoloured(text: str) -> str:
     return SGR.sub("", text) if "\x1b[" in text else text
 
 
-def one_line(text: str, limit: int | None = None) -> str:
+def one_line(text: str, limit: int | None = None, grid: bool = True) -> str:
     """Like :func:`clean`, and show newlines as ⏎ so the text stays on one line."""
     if _ZWNJ in text or _ZWJ in text:
         # Which joiners stay is decided on the whole text (a cut must not change it); their
         # escapes are ASCII, which translate leaves as they are.
-        shown = {m.start(): _joiner(text, m.start()) for m in _JOINERS.finditer(text)}
+        shown = {m.start(): _joiner(text, m.start(), grid) for m in _JOINERS.finditer(text)}
         if limit is not None and len(text) > limit:
             text = text[:limit] + "…"
-        return _JOINERS.sub(lambda m: shown[m.start()], text).translate(_ONE_LINE_BUT_JOINERS)
+        joined = _JOINERS.sub(lambda m: shown[m.start()], text)
+        return joined.translate(_ONE_LINE_GRID_BUT_JOINERS if grid else _ONE_LINE_BUT_JOINERS)
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
-    return text.translate(_ONE_LINE)
+    return text.translate(_ONE_LINE_GRID if grid else _ONE_LINE)
 
 
 #: In JSON text (UTF-8), the characters of the table that JSON itself leaves as they are
