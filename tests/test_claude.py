@@ -174,8 +174,35 @@ def test_text_mode_prints_a_sub_agents_words_as_its_own(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "(prompt to the sub-agent · Find uses, at line 3: Find every use of X)" in out
     assert "(sub-agent · Find uses, at line 4: Looking in **both** files.)" in out
-    assert "\n↳ Read file /a\n↳ Read file /b\n" in out and "\nRan subagent Find uses\n" in out
+    assert "\n↳ Read file /a (under Find uses)\n↳ Read file /b (under Find uses)\n" in out
+    assert "\nRan subagent Find uses\n" in out
     assert out.rstrip().endswith("The sub-agent found two uses.")
+
+
+#: Two sub-agents at once, their messages interleaved (from a Claude Code user's trial).
+TWO_SUB_AGENTS = (
+    init() + assistant(use("ta", "Task", description="Audit coupons", prompt="a"),
+                       use("tb", "Task", description="Audit tax", prompt="b"), mid="m1")
+    + assistant({"type": "thinking", "thinking": "tax.py has it"}, mid="m2", parent="tb")
+    + assistant(use("r1", "Read", file_path="/w/tax.py"), mid="m2", parent="tb")
+    + assistant(use("g1", "Grep", pattern="coupon", path="/w"), mid="m3", parent="ta")
+    + results(res("r1", "x"), parent="tb") + results(res("g1", "y"), parent="ta")
+    + results(res("tb", "tax ok")) + results(res("ta", "coupons ok"))
+    + assistant({"type": "text", "text": "Both audits are done."}, mid="m4") + result("Both audits are done."))
+
+
+def test_text_mode_names_the_task_of_each_sub_agents_call(tmp_path, capsys):
+    """(From a Claude Code user's trial.)  With two sub-agents at once their calls read "↳ Read
+    file …" alike; each now says whose it is."""
+    from viewer.cli import main
+
+    p = tmp_path / "two.ndjson"
+    p.write_bytes(TWO_SUB_AGENTS)
+    with pytest.raises(SystemExit) as end:
+        main(["--print", str(p)])
+    assert end.value.code == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "↳ Read file tax.py (under Audit tax)" in out and "↳ Grepped coupon in . (under Audit coupons)" in out, out
 
 
 def test_the_delta_of_an_event_of_several_actions_names_each_call(h):

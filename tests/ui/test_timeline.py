@@ -796,8 +796,8 @@ async def test_a_sub_agents_calls_and_words_are_shown_under_its_task():
         push(feed, *lines[5:])
         await settle(pilot)
         rows = [app.timeline.render_line(y).text for y in range(3)]
-        assert rows[0].startswith("✓  1   Task   Find uses")
-        assert rows[1].startswith("✓  2 ┌ ↳ Read /a") and rows[2].startswith("✓  3 └ ↳ Read /b")
+        assert rows[0].startswith("✓  1   Task    Find uses")
+        assert rows[1].startswith("✓  2 ┌ ↳1 Read /a") and rows[2].startswith("✓  3 └ ↳1 Read /b")
         assert re.search(r"sub-agent\s*ran calls 2 and 3\b", screen_rows(app))
         await pilot.press("down")
         await settle(pilot)
@@ -807,14 +807,36 @@ async def test_a_sub_agents_calls_and_words_are_shown_under_its_task():
         plain = ["".join(seg.text for seg in app.console.render(r, app.console.options.update_width(80)))
                  for r in shown]
         assert [x.rstrip() for x in plain[0].splitlines()[:2]] == [
-            "  ↳ Sub-agent · Find uses", "  Looking in both files."]  # (its Markdown drawn)
+            "  ↳1 Sub-agent · Find uses", "  Looking in both files."]  # (its Markdown drawn)
         (asked,) = [b for b in s.blocks if b.kind == "subprompt"]
         asked = "".join(seg.text for seg in app.console.render(app.transcript._render(s, asked, 80),
                                                               app.console.options.update_width(80)))
         assert [x.rstrip() for x in asked.splitlines()[:2]] == [
-            "  ↳ Prompt to the sub-agent · Find uses", "  Find every use of X"]
+            "  ↳1 Prompt to the sub-agent · Find uses", "  Find every use of X"]
         marks = [app.transcript._render(s, s.blocks[t.block]).plain for t in s.tools]
-        assert [m[:12] for m in marks] == ["  ✓ Ran suba", "▶ ↳ ✓ Read f", "  ↳ ✓ Read f"], marks
+        assert [m[:12] for m in marks] == ["  ✓ Ran suba", "▶ ↳1 ✓ Read ", "  ↳1 ✓ Read "], marks
+
+
+async def test_two_sub_agents_at_once_are_told_apart_by_their_tasks_numbers():
+    """(From a Claude Code user's trial.)  Two sub-agents running at once: their calls and
+    thoughts all read "↳ Read", "↳ ✻ Thinking", in the list and the transcript.  Each mark now
+    names the call it runs under by its number in the list, as the detail says "under call 2"."""
+    from tests.test_claude import TWO_SUB_AGENTS
+
+    app = make_app(TWO_SUB_AGENTS)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        rows = [app.timeline.render_line(y).text for y in range(4)]
+        assert [r[:21] for r in rows] == ["✓  1 ┌ Task    Audit ", "✓  2 └ Task    Audit ",
+                                          "✓  3   ↳2 Read tax.py", "✓  4   ↳1 Grep coupon"], rows
+        s = app.session
+        app.transcript.show_thinking = True
+        lines = [app.transcript._render(s, b, 80) for b in s.blocks]
+        plain = [" ".join("".join(seg.text for seg in app.console.render(r, app.console.options.update_width(80)))
+                          .split()) for r in lines]
+        assert "↳2 ✻ Thinking tax.py has it" in plain, plain
+        assert any(x.startswith("↳2 ✓ Read file tax.py") for x in plain), plain
+        assert any(x.startswith("▶ ↳1 ✓ Grepped coupon in .") for x in plain), plain
 
 
 async def test_a_sub_agents_call_names_its_task_once_the_task_is_read():
@@ -827,9 +849,13 @@ async def test_a_sub_agents_call_names_its_task_once_the_task_is_read():
         push(feed, init(), assistant(use("r1", "Read", file_path="/a"), mid="m2", parent="t1"))
         await settle(pilot)
         assert re.search(r"under\s*a call not read", screen_rows(app))
+        assert app.timeline.render_line(0).text[1:].startswith("  1   ↳ Read  /a")  # (running; room for its Task's number)
         app.timeline.follow = False  # (r1 stays on show)
         push(feed, results(res("r1", "a"), parent="t1"))
         await settle(pilot)
         push(feed, results(res("t1", "found")))  # (only the Task's result: r1 is as it was)
         await settle(pilot)
         assert app.detail.tool.index == 0 and re.search(r"under\s*call 2\b", screen_rows(app))
+        # The list's and the transcript's marks name it too (their drawings were kept before).
+        assert app.timeline.render_line(0).text.startswith("✓  1   ↳2 Read /a")
+        assert re.search(r"↳2 ✓ Read file\s*/a", screen_rows(app))

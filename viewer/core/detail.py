@@ -28,9 +28,19 @@ class Section:
 SUB_MARK = "↳ "
 
 
-def sub_mark(t) -> str:
-    """SUB_MARK for a sub-agent's call, "" for the agent's own."""
-    return SUB_MARK if t.parent else ""
+def under_mark(ref: int) -> str:
+    """The mark of an entry under the call of index ``ref``, which names that call by its
+    number in the tool list ("↳5 "): two sub-agents may run at once.  -1: that call was not
+    read (yet): the mark alone."""
+    return f"↳{ref + 1} " if ref >= 0 else SUB_MARK
+
+
+def sub_mark(t, session) -> str:
+    """The mark of a sub-agent's call (see under_mark), "" for the agent's own."""
+    if not t.parent:
+        return ""
+    ref = session.tool_by_id.get(t.parent)
+    return under_mark(-1 if ref is None else ref)
 
 
 #: The transcript's entries of a sub-agent (Block kinds), by what they are called.

@@ -16,7 +16,7 @@ import orjson
 from viewer.core import sanitize
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
-from viewer.core.detail import SUB_ENTRIES, call_target, fmt_duration, fmt_wait, sub_mark
+from viewer.core.detail import SUB_ENTRIES, SUB_MARK, call_target, fmt_duration, fmt_wait
 from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import json_safe, uncoloured
@@ -54,10 +54,10 @@ def describe_malformed(m: Malformed) -> str:
     return f"line {m.line}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
 
-def tool_line(t: ToolCall, target: str) -> str:
+def tool_line(t: ToolCall, target: str, under: str = "") -> str:
     """Call ``t`` in one line, as the panes say it: what it did, on what (``target``, as
-    :func:`~viewer.core.detail.call_target` shows it), and how it went (its summary, exit code,
-    time)."""
+    :func:`~viewer.core.detail.call_target` shows it), how it went (its summary, exit code,
+    time), and the Task whose sub-agent made it (``under``: two may run at once)."""
     text = t.heading  # ("Shell make test (unfinished)", not "Ran terminal command")
     if target:
         text += f" {one_line(target, 160)}"
@@ -78,6 +78,8 @@ def tool_line(t: ToolCall, target: str) -> str:
         notes.append(t.detail)
     if t.status in ("success", "failed") and t.duration_ms is not None:  # and the time, failed or not
         notes.append(fmt_duration(t.duration_ms))
+    if under:
+        notes.append(f"under {under}")
     if notes:
         text += f" ({'; '.join(notes)})"
     return one_line(text, 400)  # labels, outcomes and signals come from the stream too
@@ -340,7 +342,11 @@ class TextPrinter(Printer):
         if s.index not in self._dir_said and s.init is not None and target != t.target:
             self._dir_said.add(s.index)
             self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
-        self._say(sub_mark(t) + tool_line(t, target))
+        if t.parent:  # a sub-agent's call
+            task = s.parent_of(t)
+            self._say(SUB_MARK + tool_line(t, target, one_line(task.target, 80) if task is not None else ""))
+        else:
+            self._say(tool_line(t, target))
 
     def _finish(self, s: Session) -> None:
         texts = s.final_texts()

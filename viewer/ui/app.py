@@ -658,6 +658,9 @@ class AgentViewerApp(App[int]):
         if tools:  # a tool call's marker in the transcript changes with it
             calls = s.tools
             marks = {calls[i].block for i in tools} - {-1}
+            for i in tools:  # (a Task read after its sub-agent's calls: their marks name it now)
+                if calls[i].call_id in s.subcalls and calls[i].status != "running":
+                    marks.update(c.block for c in s.subcalls_of(calls[i]) if c.index < i and c.block >= 0)
             blocks = marks | blocks if blocks else marks
         if flags & (Change.TRANSCRIPT | Change.THINKING | Change.RESULT) or blocks:
             # tools None: any call may have changed (the run ended), and its marker with it

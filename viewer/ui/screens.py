@@ -36,7 +36,7 @@ HELP_ROWS = [
     ("< >", "previous / next session (a search on: the nearest with a match)"),
     ("h", "stream health: malformed lines, unknown events"),
     ("┌ ├ └  (tool list)", "calls the agent started together, before any ended (the detail names the others)"),
-    ("↳", "a sub-agent's call or words (tool list, transcript), under the call it runs in (Claude Code's Task)"),
+    ("↳5", "a sub-agent's call or words (tool list, transcript), under call 5, where it runs (Claude Code's Task)"),
     ("Finding", ""),
     ("/", "search the transcript and the tool calls' summaries (in the detail pane: that call, full screen)"),
     ("n N", "next / previous block with a match (Esc clears the search)"),

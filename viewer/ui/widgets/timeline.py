@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from viewer.core.detail import call_target, fmt_duration, fmt_wait, sub_mark
+from viewer.core.detail import SUB_MARK, call_target, fmt_duration, fmt_wait, sub_mark, under_mark
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
@@ -348,7 +348,8 @@ class Timeline(ScrollView, can_focus=True):
         frame = (self.frame, self.running_for(t)) if t.status == "running" else 0
         side = self._side_by_side(row, t)
         key = (t.index, t.status, t.target, t.detail, t.short, t.duration_ms, t.error_text, frame, selected,
-               width, self.search, self.has_focus, id(self.session), self._column_widths(), side)
+               width, self.search, self.has_focus, id(self.session), self._column_widths(), side,
+               sub_mark(t, self.session))  # (its Task's number: read after it, when joined mid-way)
         strip = self._cache.get(key)
         if strip is None:
             strip = self._render_row(t, width, selected, side)
@@ -376,7 +377,10 @@ class Timeline(ScrollView, can_focus=True):
             return NUMBER_MIN, LABEL_MIN
         tools = s.tools
         for t in tools[self._scanned:]:
-            self._label_w = max(self._label_w, min(cell_len(sub_mark(t) + t.short), LABEL_MAX))
+            mark = sub_mark(t, s)
+            if mark == SUB_MARK:  # (its Task not read yet: when it is, it is numbered after these)
+                mark = under_mark(len(tools))
+            self._label_w = max(self._label_w, min(cell_len(mark + t.short), LABEL_MAX))
         self._scanned = len(tools)
         return max(NUMBER_MIN, len(str(len(tools)))), self._label_w
 
@@ -402,7 +406,7 @@ class Timeline(ScrollView, can_focus=True):
             dur = f"{fmt_wait(secs)}…" if secs else ""
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
-        kind = sub_mark(t) + one_line(t.short)
+        kind = sub_mark(t, self.session) + one_line(t.short)
         if cell_len(kind) > label_w:  # (an unknown kind's long name; wide characters count two)
             kind = set_cell_size(kind, label_w - 1) + "…"
         label = set_cell_size(kind, label_w) + " "

@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from viewer.core.actions import failure_subtype
-from viewer.core.detail import SUB_ENTRIES, SUB_MARK, call_target, fmt_duration, sub_mark
+from viewer.core.detail import SUB_ENTRIES, call_target, fmt_duration, sub_mark, under_mark
 from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session, ToolCall
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
@@ -313,7 +313,7 @@ class Transcript(BlockView):
             if kind == "tool" and 0 <= b.ref < n_tools:
                 t = tools[b.ref]
                 append((b.version, t.status, t.heading, t.target, t.detail, t.duration_ms, t.error_text,
-                        frame if t.status == "running" else 0, hl, b.ref == sel))
+                        frame if t.status == "running" else 0, hl, b.ref == sel, t.parent and sub_mark(t, s)))
             elif kind == "thinking":
                 append((b.version, b.open, hl, thinking))
             elif kind == "end":
@@ -518,7 +518,7 @@ class Transcript(BlockView):
                 line.append("▶ ", style=self.get_component_rich_style("transcript--selected"))
             else:  # (only the mark: the whole line in the accent read 1.5:1 on a light theme)
                 line.append("  ")
-            line.append(sub_mark(t), style="dim")
+            line.append(sub_mark(t, s), style="dim")
             line.append(glyph, style=style)
             # A call that has not run (yet, or ever) is named by its kind ("Shell"): its label
             # says what it did, in the past tense ("Ran terminal command").
@@ -545,7 +545,7 @@ class Transcript(BlockView):
             line.overflow = "ellipsis"
             return line
         if kind in SUB_ENTRIES:  # a sub-agent's words, or the agent's prompt to it
-            head = Text(SUB_MARK + SUB_ENTRIES[kind], style="bold")
+            head = Text(under_mark(b.ref) + SUB_ENTRIES[kind], style="bold")
             task = s.called(b)
             if task is not None and task.target:  # (its Task's description)
                 head.append(" · ", style="dim")
@@ -556,7 +556,7 @@ class Transcript(BlockView):
             head = Text("› You", style="bold blue")
             return Padding(Group(head, prose(b.text, as_markdown=False)), (0, 0, 1, 0))
         if kind == "thinking":
-            mark = SUB_MARK if b.ref >= 0 else ""  # (a sub-agent's thought, under its call)
+            mark = under_mark(b.ref) if b.ref >= 0 else ""  # (a sub-agent's thought, under its call)
             if not self.show_thinking:
                 words = len(b.text.split())
                 if b.open:
