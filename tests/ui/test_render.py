@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 
 import orjson
 import pytest
@@ -652,3 +653,97 @@ def test_a_runs_cost_is_said_in_dollars_to_three_figures_below_one(usd, said):
     from viewer.core.detail import fmt_cost
 
     assert fmt_cost(usd) == said
+
+
+def _drawn_rows(renderable, width: int = 80) -> list[str]:
+    from rich.console import Console
+
+    console = Console(width=width, file=open(os.devnull, "w"), color_system=None)
+    return ["".join(seg.text for seg in row).rstrip()
+            for row in console.render_lines(renderable, console.options.update_width(width), pad=False)]
+
+
+def _column(rows: list[str], word: str) -> int:
+    """The cell a word starts at, on the row that holds it."""
+    from rich.cells import cell_len
+
+    row = next(r for r in rows if word in r)
+    return cell_len(row[: row.index(word)])
+
+
+TSV = "item\tprice\tnote\napple\t100\tfresh\nりんご\t120\t青森産\n苹果汁\t80\t果汁100%\n"
+
+
+@pytest.mark.parametrize("kind", ["file", "diff", "command output", "code in a message", "plain text"])
+def test_tab_separated_columns_line_up_after_wide_characters_in_every_kind_of_text(kind):
+    """(From a tester's trial.)  A Read of a .tsv with りんご in it showed 120 a column left
+    of 100: Rich's Syntax expands tabs every 4 characters, not cells.  A command's output
+    (every 8 cells, as a terminal) lined up; a file, a diff and code in a message now stop
+    at the same columns as it."""
+    from viewer.ui.render import _Wrapped, code, diff, markdown, terminal_text
+
+    body = {
+        "file": lambda: code(TSV, "prices.tsv"),
+        "diff": lambda: diff("--- a/p.tsv\n+++ b/p.tsv\n@@ -1,4 +1,4 @@\n" + "".join(f" {line}\n" for line in TSV.splitlines())),
+        "command output": lambda: terminal_text(TSV),
+        "code in a message": lambda: markdown(f"Prices:\n\n```\n{TSV}```\n"),
+        "plain text": lambda: _Wrapped(TSV),
+    }[kind]()
+    rows = _drawn_rows(body)
+    line_start = _column(rows, "item") - (kind == "diff")  # (a diff's line begins with its " ")
+    assert _column(rows, "price") - line_start == 8  # (a stop every 8 cells, as a terminal's)
+    assert _column(rows, "100") == _column(rows, "120") == _column(rows, "80") == _column(rows, "price")
+    assert _column(rows, "fresh") == _column(rows, "青森産") == _column(rows, "果汁100") == _column(rows, "note")
+
+
+def test_a_cut_command_has_no_space_before_its_ellipsis():
+    """(From a tester's trial.)  Where a wide character did not fit, the cut made it a space:
+    ``echo '全部 …`` read as part of the command.  The "…" follows what is kept."""
+    from rich.cells import cell_len
+
+    from viewer.ui.render import fit_before
+
+    target = "echo '全部完成了' && make"
+    for room in range(8, 20):
+        cut = fit_before(target, 0, room)
+        assert cut.endswith("…") and target.startswith(cut[:-1]) and cell_len(cut) <= room, (room, cut)
+    assert fit_before(target, 8, 20) == "echo '全部…"  # (完 would straddle the 12th cell: " · exit 1" after it)
+
+
+_NFD_NAME = unicodedata.normalize("NFD", "/Users/dev/app/docs/résumé_notes.txt")  # (as macOS writes it)
+_MARKED = [_NFD_NAME, "नमस्ते दुनिया/विकास.txt", "e\u0301" * 20, "x/⚠\ufe0f⚠\ufe0f⚠\ufe0f⚠\ufe0f/y"]
+
+
+def _no_mark_cut_off(kept: str, whole: str, at_start: bool) -> None:
+    """``kept`` (the end of ``whole``, or its start) neither starts with a mark (it would sit
+    on the "…", or on nothing) nor leaves one off after it."""
+    if kept:
+        assert unicodedata.category(kept[0])[0] != "M", kept
+    if not at_start:
+        assert kept == whole or unicodedata.category(whole[len(kept)])[0] != "M", kept
+
+
+@pytest.mark.parametrize("text", _MARKED)
+def test_a_cut_never_parts_a_letter_from_its_marks(text):
+    """(From a tester's trial.)  A path cut at its start (``…sumé.txt``) could be cut between
+    an e and its accent (a name in NFD): the accent sat on the "…".  No cut leaves a mark
+    without its letter, at its start or at its end, whatever the width."""
+    from rich.cells import cell_len
+
+    from viewer.ui.render import fit_before, keep_end, safe_line
+
+    for cells in range(2, cell_len(text) + 2):
+        kept = keep_end(text, cells)
+        assert cell_len(kept) <= cells and text.endswith(kept.removeprefix("…"))
+        if kept != text:
+            _no_mark_cut_off(kept[1:], text, at_start=True)
+        cut = fit_before(text.replace("/", " "), 0, cells)  # (a command: cut at its end)
+        assert cell_len(cut) <= cells
+        if cut.endswith("…") and cut != text.replace("/", " "):
+            _no_mark_cut_off(cut[:-1], text.replace("/", " "), at_start=False)
+    whole = one_line(text)  # (as the grid shows it: ⚠️ without its U+FE0F)
+    for limit in range(1, len(text)):
+        shown = safe_line(text, limit).plain
+        _no_mark_cut_off(shown[:-1], whole, at_start=False)
+    if text is _NFD_NAME:  # the tester's case: "…" then the accent, of the é cut off
+        assert keep_end(text, 15) == "…" + unicodedata.normalize("NFD", "sumé_notes.txt")

@@ -159,6 +159,21 @@ async def test_a_kind_of_wide_characters_keeps_the_lists_columns():
         assert len({cell_len(row[: row.index("a.txt")]) for row in rows}) == 1, rows  # one column
 
 
+async def test_a_long_kind_of_wide_characters_is_cut_with_no_space_before_its_ellipsis():
+    """A kind's name past the column's 16 cells was cut with its last wide character made a
+    space before the "…" ("データベース検 …"); the space that fills the column comes after it."""
+    args = {"path": "/home/u/proj/a.txt"}
+    key = "データベース検索ツールToolCall"
+    data = b"".join([*HEAD, start("c1", key, args), done("c1", key, args, {"success": {}}), RESULT])
+    app = make_app(data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        tl = app.timeline
+        row = tl.render_line(0).text
+        assert "データベース検…  a.txt" in row, row
+        assert cell_len(row) == tl.scrollable_content_region.width
+
+
 async def test_a_kinds_name_is_shown_as_it_is_in_the_filter_and_the_palette():
     """The kind filter's line on the border was Textual markup with the kind's name escaped,
     and the escape lets ``[$error]`` through: "only: Deploy", the rest taken for a style.

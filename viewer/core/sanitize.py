@@ -140,6 +140,22 @@ def uncoloured(text: str) -> str:
     return SGR.sub("", text) if "\x1b[" in text else text
 
 
+def joined(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is drawn with the character before it, so that no cut may come
+    before it: a combining mark (any category M: an accent, a vowel sign, a variation
+    selector), a zero-width joiner, or what follows one."""
+    c = text[i]
+    return unicodedata.category(c)[0] == "M" or c == _ZWJ or (i > 0 and text[i - 1] == _ZWJ)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` (longer than ``limit``) cut to at most ``limit`` characters and "…": before a
+    letter whose marks would be cut off (``resume`` for ``résumé`` in NFD)."""
+    while limit > 0 and joined(text, limit):
+        limit -= 1
+    return text[:limit] + "…"
+
+
 def one_line(text: str, limit: int | None = None, grid: bool = True) -> str:
     """Like :func:`clean`, and show newlines as ⏎ so the text stays on one line."""
     if _ZWNJ in text or _ZWJ in text:
@@ -147,11 +163,11 @@ def one_line(text: str, limit: int | None = None, grid: bool = True) -> str:
         # escapes are ASCII, which translate leaves as they are.
         shown = {m.start(): _joiner(text, m.start(), grid) for m in _JOINERS.finditer(text)}
         if limit is not None and len(text) > limit:
-            text = text[:limit] + "…"
-        joined = _JOINERS.sub(lambda m: shown[m.start()], text)
-        return joined.translate(_ONE_LINE_GRID_BUT_JOINERS if grid else _ONE_LINE_BUT_JOINERS)
+            text = _cut(text, limit)
+        out = _JOINERS.sub(lambda m: shown[m.start()], text)
+        return out.translate(_ONE_LINE_GRID_BUT_JOINERS if grid else _ONE_LINE_BUT_JOINERS)
     if limit is not None and len(text) > limit:
-        text = text[:limit] + "…"
+        text = _cut(text, limit)
     return text.translate(_ONE_LINE_GRID if grid else _ONE_LINE)
 
 

@@ -20,7 +20,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
-from rich.cells import cell_len, chop_cells, set_cell_size
+from rich.cells import cell_len, chop_cells
 from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
@@ -32,7 +32,7 @@ from rich.theme import Theme
 from textual.strip import Strip
 
 from viewer.core.model import Session
-from viewer.core.sanitize import SGR, clean, one_line
+from viewer.core.sanitize import SGR, clean, joined, one_line
 
 #: The detail view renders a body in chunks of at most this many lines and characters, so
 #: only the chunks on screen are highlighted and wrapped (a 10 MB file opens at once).
@@ -43,6 +43,10 @@ CHUNK_CHARS = 2_048
 LONG_LINE = 16_384
 #: Longest body the detail view shows at all; the rest is summarised.
 MAX_DETAIL_CHARS = 32 << 20
+#: Tabs stop every this many columns, as a terminal's do, in all stream text: a command's
+#: output (Rich's Text: every 8 cells), a file, a diff, code in a message (Rich's Syntax:
+#: every 4 characters, its default, not a choice) alike.
+TAB_SIZE = 8
 #: Pygments styles for code, in a dark and in a light theme (palette: Theme): monokai's plain
 #: text is near white, unreadable on a light pane; every colour of xcode's is readable there.
 CODE_THEMES = {True: "monokai", False: "xcode"}
@@ -102,7 +106,7 @@ def fit_before(target: str, rest: int, cells: int, more: bool = False) -> str:
         return target
     if pathlike(target):  # (its end, the file's name, says most)
         return keep_end(target, room)
-    return set_cell_size(target, room - 1) + "…"
+    return cut_end(target, room)
 
 
 def pathlike(target: str) -> bool:
@@ -112,18 +116,71 @@ def pathlike(target: str) -> bool:
 
 
 def keep_end(text: str, cells: int) -> str:
-    """``text`` cut from the left to ``cells`` columns, "…" first (wide characters count two)."""
+    """``text`` cut from the left to ``cells`` columns, "…" first (wide characters count two).
+    A letter keeps its marks: a cut between them left the accent of a name in NFD (as macOS
+    writes them) on the "…"."""
     if cell_len(text) <= cells:
         return text
-    out: list[str] = []
     room = cells - 1
-    for ch in reversed(text):
-        w = cell_len(ch)
+    if text.isascii():
+        return "…" + text[len(text) - max(0, room):]
+    start = len(text)
+    while start > 0:
+        i = start - 1
+        while i > 0 and joined(text, i):
+            i -= 1
+        w = cell_len(text[i:start])
         if w > room:
             break
-        out.append(ch)
         room -= w
-    return "…" + "".join(reversed(out))
+        start = i
+    return "…" + text[start:]
+
+
+def cut_end(text: str, cells: int) -> str:
+    """``text`` cut at its end to at most ``cells`` columns, "…" last.  A wide character that
+    does not fit is left out, not made a space (``echo '全部 …`` read as part of the command),
+    and a letter keeps its marks."""
+    if cell_len(text) <= cells:
+        return text
+    room = max(0, cells - 1)
+    if text.isascii():
+        return text[:room] + "…"
+    end, n = 0, len(text)
+    while end < n:
+        i = end + 1
+        while i < n and joined(text, i):
+            i += 1
+        w = cell_len(text[end:i])
+        if w > room:
+            break
+        room -= w
+        end = i
+    return text[:end] + "…"
+
+
+def expand_tabs(text: str, size: int = TAB_SIZE) -> str:
+    """``text`` with each tab made the spaces to the next stop, every ``size`` columns counted
+    in cells, as the terminal draws them.  (``str.expandtabs`` counts characters: in a file's
+    table, a column after ``りんご`` came out one cell left of the one after ``apple``.)"""
+    if "\t" not in text:
+        return text
+    if text.isascii():
+        return text.expandtabs(size)
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        if "\t" not in line or line.isascii():
+            lines[k] = line.expandtabs(size)
+            continue
+        pieces = line.split("\t")
+        column = 0
+        for p, piece in enumerate(pieces[:-1]):
+            column += cell_len(piece)
+            pad = size - column % size
+            pieces[p] = piece + " " * pad
+            column += pad
+        lines[k] = "".join(pieces)
+    return "\n".join(lines)
 
 
 def fmt_clock(seconds: float) -> str:
@@ -251,6 +308,8 @@ def _clean_tokens(tokens) -> None:
     for tok in tokens:
         if tok.content:
             tok.content = clean(tok.content)
+            if tok.type in ("fence", "code_block"):  # (Rich's Syntax would count characters)
+                tok.content = expand_tabs(tok.content)
         if tok.attrs:
             tok.attrs = {k: clean(v) if isinstance(v, str) else v for k, v in tok.attrs.items()}
         if tok.children:
@@ -379,7 +438,7 @@ class _Wrapped:
         if len(lines) > 1 and not lines[-1]:
             lines.pop()  # (a last newline ends the last line: no empty one after it)
         for line in lines:
-            line = line.expandtabs(8) if "\t" in line else line
+            line = expand_tabs(line) if "\t" in line else line
             if line.isascii():
                 pieces = [line[i : i + width] for i in range(0, len(line), width)] or [""]
             else:
@@ -536,8 +595,9 @@ def code(
     """Highlighted source; ``last_line`` is the last line number of the whole body when this
     is one chunk of it."""
     syntax = _Code(
-        clean(body), lexer or lexer_for(name, body), theme=CODE_THEME, line_numbers=line_numbers,
-        word_wrap=True, background_color="default", start_line=start_line,
+        expand_tabs(clean(body)), lexer or lexer_for(name, body), theme=CODE_THEME,
+        line_numbers=line_numbers, word_wrap=True, background_color="default", start_line=start_line,
+        tab_size=TAB_SIZE,
     )
     syntax.last_line = last_line
     return syntax
@@ -575,15 +635,16 @@ class _HangingLines:
 
 def json_text(body: str) -> _HangingLines:
     """Indented JSON, highlighted; wrapped lines keep their indentation."""
-    syntax = Syntax("", "json", theme=CODE_THEME, background_color="default")
-    text = syntax.highlight(clean(body))
+    syntax = Syntax("", "json", theme=CODE_THEME, background_color="default", tab_size=TAB_SIZE)
+    text = syntax.highlight(expand_tabs(clean(body)))
     if text.plain.endswith("\n") and not body.endswith("\n"):
         text.right_crop(1)  # (Syntax ends it with a newline: a blank row after every chunk of JSON)
     return _HangingLines(text)
 
 
 def diff(body: str) -> Syntax:
-    return Syntax(clean(body), "diff", theme=DIFF_THEME, word_wrap=True, background_color="default")
+    return Syntax(expand_tabs(clean(body)), "diff", theme=DIFF_THEME, word_wrap=True, background_color="default",
+                  tab_size=TAB_SIZE)
 
 
 def fold(text: str) -> str:

@@ -22,7 +22,7 @@ from viewer.core.detail import SUB_MARK, call_target, fmt_duration, fmt_wait, su
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import fit_before, keep_end, pathlike, status_glyph
+from viewer.ui.render import cut_end, fit_before, keep_end, pathlike, status_glyph
 from viewer.ui.widgets.scroll import set_virtual_size
 
 #: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
@@ -408,7 +408,7 @@ class Timeline(ScrollView, can_focus=True):
         num = f"{t.index + 1:>{num_w}} "
         kind = sub_mark(t, self.session) + one_line(t.short)
         if cell_len(kind) > label_w:  # (an unknown kind's long name; wide characters count two)
-            kind = set_cell_size(kind, label_w - 1) + "…"
+            kind = cut_end(kind, label_w)  # (then padded: after its "…")
         label = set_cell_size(kind, label_w) + " "
         # A finished call with no time to show lends its column to the summary (a running one
         # keeps it: its time appears after a second, and the row must not move then).
