@@ -276,7 +276,7 @@ def test_progress_events_are_counted_not_shown_and_others_are_shown(h):
     (s,) = m.sessions
     assert m.events == 9 and sum(m.event_types.values()) == 9
     texts = [(b.kind, b.text) for b in s.blocks]
-    assert [k for k, _ in texts] == ["notice", "notice", "unknown"], texts
+    assert [k for k, _ in texts] == ["notice", "alert", "unknown"], texts
     assert "stderr=lint failed" in texts[0][1] and "status=rejected" in texts[1][1]
     assert "uuid" not in texts[0][1]
     assert m.unknown_types == 1 and m.other_agent == ""
@@ -593,3 +593,30 @@ def test_an_image_in_the_prompt_or_a_result_is_named_not_taken_for_an_unknown_pa
         orjson.loads(results(res("s1", [{"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                                                       "data": png}}]))), "s1"))
     assert "(image, image/png, 3.0 KB)" in shown and png[:20] not in shown
+
+
+def test_an_api_error_message_is_shown_as_an_error_once_not_as_the_agents_answer(h, tmp_path, capsys):
+    """(From a Claude Code user's trial.)  On a rate limit or an overloaded API, Claude Code
+    writes its own message (model "<synthetic>", an "error" field), then a result of the same
+    words: the message read as the agent's answer, and the failed result said it again."""
+    from viewer.cli import main
+
+    said = 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    synthetic = j(type="assistant", error="rate_limit", message={
+        "id": "msg_9", "model": "<synthetic>", "role": "assistant", "content": [{"type": "text", "text": said}]})
+    data = (init() + assistant({"type": "text", "text": "Checking."})
+            + j(type="rate_limit_event", rate_limit_info={"status": "rejected", "rateLimitType": "five_hour"})
+            + synthetic + result(said, is_error=True))
+    (s,) = h.model_of(data)[0].sessions
+    assert [b.kind for b in s.blocks] == ["assistant", "alert", "alert", "result"]
+    assert s.blocks[2].text == f"API error/rate_limit: {said}"
+    assert s.final_texts() == ["Checking."]
+    assert s.state == "failed"
+    p = tmp_path / "limit.ndjson"
+    p.write_bytes(data)
+    with pytest.raises(SystemExit) as end:
+        main(["--print", str(p)])
+    out, err = capsys.readouterr()
+    assert end.value.code == 1
+    assert out.count("API Error: 529") == 1 and f"(at line 4: API error/rate_limit: {said})" in out
+    assert err.strip() == f"agent-viewer: the run failed: {said}"

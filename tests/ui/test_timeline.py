@@ -295,6 +295,25 @@ async def test_a_narrow_header_still_says_what_the_run_cost_when_its_token_count
             assert app.header.render_line(1).text.strip() == said
 
 
+async def test_an_api_errors_words_are_shown_once_above_the_failed_result():
+    """(From a Claude Code user's trial.)  Claude Code's message of an API error, then its
+    failed result of the same words: the transcript showed them twice; a failed result whose
+    words are not above it still shows them."""
+    from tests.test_claude import assistant, init, j, result
+
+    said = "API Error: 529 Overloaded"
+    synthetic = j(type="assistant", error="rate_limit", message={
+        "id": "m9", "model": "<synthetic>", "role": "assistant", "content": [{"type": "text", "text": said}]})
+    for data, times in ((init() + assistant({"type": "text", "text": "Checking."}) + synthetic
+                         + result(said, is_error=True), 1),
+                        (init() + assistant({"type": "text", "text": "Checking."}) + result(said, is_error=True), 1)):
+        app = make_app(data)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            rows = screen_rows(app)
+            assert rows.count("API Error: 529") == times and "✗ Run failed" in rows, rows
+
+
 async def test_a_failed_long_command_keeps_its_exit_code_too():
     """(From a review.)  The command gave way only when all that follows it took at most half
     the room: a failed call's error text is part of that, so its "· exit 2", what says most,

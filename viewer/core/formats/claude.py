@@ -239,6 +239,12 @@ def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Actio
     message = as_dict(data.get("message"))
     content = message.get("content")
     parent = as_str(data.get("parent_tool_use_id"))  # (a sub-agent's message: its Task's id)
+    if type(data.get("error")) is str or message.get("model") == "<synthetic>":
+        # Claude Code's own message of an API error (a rate limit, a login that failed), not
+        # the model's words: shown as the error it is, not taken for the agent's answer.
+        said = content if isinstance(content, str) else "\n".join(
+            as_str(p.get("text")) for p in as_list(content) if type(p) is dict and p.get("type") == "text")
+        return A.Notice(sid, "API error", as_str(data.get("error")), said or notice_text(message), alert=True)
     if isinstance(content, str):
         return A.AssistantText(sid, content, consolidated=True, parent_id=parent)
     acts: list[A.Action] = []
@@ -361,7 +367,9 @@ def interpret(ev: Event) -> A.Action:
         )
         a = _notice(data, sid, t, st, quiet=quiet)
     elif t == "rate_limit_event":
-        a = _notice(data, sid, t, st, quiet=as_dict(data.get("rate_limit_info")).get("status") == "allowed")
+        status = as_dict(data.get("rate_limit_info")).get("status")
+        a = _notice(data, sid, t, st, quiet=status == "allowed")
+        a.alert = status == "rejected"  # (the run waits, or fails: a warning, not dim progress)
     elif t == "result":
         a = A.Result(
             sid,
