@@ -444,10 +444,14 @@ class Timeline(ScrollView, can_focus=True):
             if room >= 2:
                 target = keep_end(target, room)
         elif tail:
-            # Room for the summary's first part (a failed call's exit code, not its error too:
-            # that is cut, after it).
+            # Room for the summary's first part (a failed call's exit code); a command cut for
+            # it leaves out its error too (that was cut to a bare "· …", the command cut shorter
+            # for it: the detail says the error).
             keep = cell_len(f" · {rest[0]}") if target else cell_len(tail)
-            target = fit_before(one_line(target, 400), keep, summary_width, more=bool(target) and len(rest) > 1)
+            whole = one_line(target, 400)
+            target = fit_before(whole, keep, summary_width)
+            if target != whole and len(rest) > 1:
+                tail = f" · {rest[0]}"
         elif len(target) > 400:
             target = one_line(target, 400)
         summary = target + tail
