@@ -1672,7 +1672,7 @@ def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(caps
                   + j(type="result", subtype="success", is_error=False, result="All tests pass.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
     assert out.splitlines() == ["Ran terminal command pytest (exit 0)", "", "Two tests fail, fixing them next.",
-                                "", "--- session 2 ---", "All tests pass."], out
+                                "", "--- session 2 (resumed) ---", "All tests pass."], out
     assert code == 0
 
 

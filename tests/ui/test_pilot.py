@@ -2756,7 +2756,7 @@ async def test_the_header_says_only_the_counts_that_are_not_zero_and_warnings_be
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         line2 = _plain(app, app.header).splitlines()[1]
-        assert "session 2/2 (< >)" in line2, line2
+        assert "session 2/2 resumed (< >)" in line2, line2
 
 
 async def test_the_health_screen_says_the_file_started_over_and_how_lines_are_counted():

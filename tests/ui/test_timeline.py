@@ -314,6 +314,30 @@ async def test_an_api_errors_words_are_shown_once_above_the_failed_result():
             assert rows.count("API Error: 529") == times and "✗ Run failed" in rows, rows
 
 
+async def test_a_resumed_run_is_said_to_be_resumed_in_the_header_and_in_text_mode(tmp_path, capsys):
+    """(From a Claude Code user's trial.)  ``claude --resume`` writes a new init of the same
+    session: the header called it "session 2/2" as if it were another session."""
+    from tests.test_claude import assistant, init, result
+    from viewer.cli import main
+
+    def run(sid: str) -> bytes:
+        return (init() + assistant({"type": "text", "text": "ok"}) + result("ok")).replace(
+            b"db770ce2-618e-4385-94de-98d5ef2f9613", sid.encode())
+
+    for data, said in ((run("s-1") + run("s-1"), "session 2/2 resumed (< >)"),
+                       (run("s-1") + run("s-2"), "session 2/2 (< >)")):
+        app = make_app(data)
+        async with app.run_test(size=(140, 30)) as pilot:
+            await settle(pilot)
+            assert f"no tool calls   {said}   tokens" in app.header.render_line(1).text
+        p = tmp_path / "runs.ndjson"
+        p.write_bytes(data)
+        with pytest.raises(SystemExit):
+            main(["--print", str(p)])
+        heading = "--- session 2 (resumed) ---" if "resumed" in said else "--- session 2 ---"
+        assert heading in capsys.readouterr().out.splitlines()
+
+
 async def test_a_failed_long_command_keeps_its_exit_code_too():
     """(From a review.)  The command gave way only when all that follows it took at most half
     the room: a failed call's error text is part of that, so its "· exit 2", what says most,

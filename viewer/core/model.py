@@ -552,6 +552,11 @@ class StreamModel:
         """The format run ``s``'s events are read in (its calls' details, their targets)."""
         return s.format if s is not None and s.format is not None else self.format
 
+    def resumed(self, s: Session) -> bool:
+        """Run ``s`` goes on with the session of the run before it (``--resume``: a new init
+        of the same session id), rather than being another session."""
+        return s.index > 0 and bool(s.session_id) and self.sessions[s.index - 1].session_id == s.session_id
+
     # -- routing -----------------------------------------------------------------
     @property
     def current(self) -> Session | None:

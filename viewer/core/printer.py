@@ -316,7 +316,7 @@ class TextPrinter(Printer):
         whether it was written."""
         if s.index != self._headed and len(self.model.sessions) > 1:
             self._headed = s.index
-            self._say(f"--- session {s.index + 1} ---")
+            self._say(f"--- session {s.index + 1}{' (resumed)' if self.model.resumed(s) else ''} ---")
             return True
         return False
 

@@ -441,8 +441,10 @@ class AgentViewerApp(App[int]):
 
     def pump(self) -> None:
         """Take what arrived, apply it within a time budget, refresh what changed."""
-        if self.return_code is not None:
-            return  # closing (after an error, a pump already under way would apply on: 13k records)
+        if self.return_code is not None or not self.is_running:
+            # closing (after an error, a pump already under way would apply on: 13k records; a
+            # timer's pump while the screens close found none: ScreenStackError, seen in a test)
+            return
         if self._first_paint_at is not None:
             if self.header.drawn is None and time.perf_counter() - self._first_paint_at < FIRST_PAINT_WAIT:
                 return  # the first screen is painted before a load goes on (see below)

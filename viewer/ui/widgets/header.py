@@ -284,7 +284,8 @@ class SessionHeader(Widget):
             line2.append(f"{' · '.join(p for p in parts if p)} (h)", style="yellow")
         warned_to = line2.cell_len  # (the line up to its counts and warning: what must show)
         if len(m.sessions) > 1:
-            line2.append(f"   session {s.index + 1}/{len(m.sessions)} (< >)", style="bold cyan")
+            resumed = " resumed" if m.resumed(s) else ""
+            line2.append(f"   session {s.index + 1}/{len(m.sessions)}{resumed} (< >)", style="bold cyan")
         if self.progress is not None:
             pct = "" if self.percent_loaded is None else f" {self.percent_loaded}%"
             line2.append(f"   loading{pct}", style="cyan")
