@@ -3,8 +3,12 @@ output is searched where it is, not only the transcript and the calls' summaries
 
 from __future__ import annotations
 
+import unicodedata
+
 import orjson
 import pytest
+from rich.cells import cell_len
+from textual import events
 
 from tests.ui.conftest import make_app, screen_rows, settle
 from viewer.ui.render import CURRENT_MATCH_STYLE, MATCH_STYLE
@@ -64,6 +68,14 @@ async def _open_first_call(app, pilot):
 
 async def _search(pilot, query: str) -> None:
     await pilot.press("slash", *query, "enter")
+    await pilot.pause()
+
+
+async def _search_pasted(pilot, query: str) -> None:
+    await pilot.press("slash")
+    pilot.app.screen.query_one("#zoom-search").post_message(events.Paste(query))
+    await pilot.pause()
+    await pilot.press("enter")
     await pilot.pause()
 
 
@@ -531,3 +543,66 @@ async def test_a_search_that_colour_codes_fill_to_the_cap_says_it_is_capped():
         await settle(pilot)
         in_output = [at for body, at in view.hits if body == out]
         assert len(in_output) == visible or view.hits_capped
+
+
+def _current_places(view) -> list[tuple[int, int]]:
+    """Where the match gone to last is on screen: (row, column) of each of its runs of cells."""
+    places = []
+    for y in range(view.size.height):
+        x, was = 0, False
+        for seg in view.render_line(y):
+            now = seg.style is not None and seg.style.bgcolor == CURRENT_MATCH_STYLE.bgcolor
+            if now and not was:
+                places.append((y, x))
+            was = now
+            x += cell_len(seg.text)
+    return places
+
+
+async def test_two_matches_on_the_title_row_are_both_counted_and_gone_to():
+    """(From a tester.)  /合计 in a command that said it twice: 8 matches were marked, the
+    border said "1 of 7", and n never went to the second on the title row (a row of the call's
+    heading and facts counted once, whatever it held)."""
+    app = make_app(_shell_call("python -m pytest -q tests/测试_合计.py -k '含税合计'", "1 failed: test_含税合计\n",
+                               exit_code=1))
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "合计")
+        marked = _marked_words(view)
+        assert marked == ["合计"] * 6, marked  # the title and the command (twice each), the message, the output
+        assert len(view.hits) == 6 and "'合计': 1 of 6, n N" in str(view.border_subtitle)
+        places = []
+        for k in range(6):
+            places += _current_places(view)
+            assert len(places) == k + 1, places
+            await pilot.press("n")
+            await pilot.pause()
+        assert len(set(places)) == 6 and places[0][0] == places[1][0], places  # each once; two on the title's row
+        assert "'合计': 1 of 6 (from the top), n N" in str(view.border_subtitle)
+
+
+@pytest.mark.parametrize("pad", [0, 120], ids=["short lines", f"a body over {LAZY_FROM // 1024} KB"])
+async def test_a_word_is_found_however_its_accents_are_written(pad, monkeypatch):
+    """(From a tester.)  "café" written as e and a combining accent (U+0301, as macOS writes file
+    names) was not found by /café, with é one letter, nor the other way round: text the same
+    under canonical equivalence is found, counted, gone to and marked, its accent with it (a
+    big body too, made ready for searches a piece at a time)."""
+    from viewer.ui.widgets import detail
+
+    monkeypatch.setattr(detail, "FOLD_PIECE", 4096)
+    nfd, nfc = "cafe\u0301", "caf\u00e9"
+    words = {40: f"{nfd} au lait", 1_500: f"un {nfc}", 2_950: f"Re\u0301sume\u0301 {nfd.upper()}"}
+    content = "\n".join(f"v{i} = {i}  # line {i} " + words.get(i, "") + " y" * pad for i in range(1, 3_001))
+    app = make_app(_one_call("readToolCall", {"path": "/p/a.txt"}, {"success": {"content": content}}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        for query in (nfc, nfd.upper()):
+            await _search_pasted(pilot, query)  # (a combining mark is not a key: it comes pasted)
+            assert len(view.hits) == 3, (query, view.hits)
+            for k, (line, word) in enumerate(((40, nfd), (1_500, nfc), (2_950, nfd.upper()))):
+                assert f"'{unicodedata.normalize('NFC', query)}': {k + 1} of 3" in str(view.border_subtitle)
+                assert any(f"# line {line} " in row for row in _current(view)), (query, line, _rows(view))
+                # (its accent with it: drawn composed, the same to see)
+                assert _marked_words(view) == [unicodedata.normalize("NFC", word)], (query, _marked_words(view))
+                await pilot.press("n")
+                await pilot.pause()

@@ -990,6 +990,40 @@ async def test_search_finds_text_as_shown_not_as_its_markdown():
         assert app._search_hits == []
 
 
+async def test_search_finds_a_word_however_its_accents_are_written():
+    """(From a tester.)  /café found the prompt's "Café" (é one letter) but not the answer's
+    "café" written as e and a combining accent (U+0301, as macOS writes file names), nor
+    "naïve" alike: text the same under canonical equivalence is found, written either way in
+    the query or the text, and marked with its accent."""
+    sid = "s"
+    events = [
+        {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
+        {"type": "user", "session_id": sid, "message": {"role": "user", "content": [
+            {"type": "text", "text": "Café na\u00efve, please"}]}},
+        {"type": "assistant", "session_id": sid, "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Combining: cafe\u0301 nai\u0308ve"}]}},
+        {"type": "result", "subtype": "success", "is_error": False, "result": "", "session_id": sid},
+    ]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        s = app.session
+        for query in ("café", "cafe\u0301", "NAÏVE", "nai\u0308ve"):
+            app.run_search(query)
+            await pilot.pause()
+            assert len(app._search_hits) == 2, query  # the prompt and the answer
+        app.run_search("café")
+        await pilot.press("n")
+        await pilot.pause()
+        assert s.blocks[app._search_hits[app._search_pos]].kind == "assistant"
+        tr = app.transcript
+        marked = [
+            seg.text for strip in tr._render_strips(app._search_hits[app._search_pos], tr._width) for seg in strip
+            if seg.style and seg.style.bgcolor and seg.style.bgcolor == MATCH_STYLE.bgcolor
+        ]
+        assert marked == ["caf\u00e9"]  # the accent with its letter (drawn composed: the same to see)
+
+
 async def test_a_load_waiting_for_data_does_not_spin(tmp_path):
     """A "saved file" that is a FIFO (agent-viewer <(producer)): while the reader waits for
     data the app pumps at its frame rate, not in a busy loop."""

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from viewer.core.sanitize import _TABLE, clean, json_safe, one_line
-from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, LONG_LINE, chunk_lines
+from viewer.ui.render import CHUNK_CHARS, CHUNK_LINES, LONG_LINE, chunk_lines, fold
 
 LINE = st.one_of(
     st.text(alphabet="ab\t", max_size=12),
@@ -90,7 +90,7 @@ def _between_emoji(text: str, i: int) -> bool:
     return j >= 0 and emoji(text[j])
 
 
-def _check_escapes(text: str) -> None:
+def _check_escapes(raw: str) -> None:
     def shown(i: int, c: str, grid: bool) -> str:
         if c in "\u200c\u200d" and _joins(text, i):
             return c
@@ -101,9 +101,10 @@ def _check_escapes(text: str) -> None:
         return _TABLE.get(ord(c), c)
 
     for grid in (True, False):
+        text = unicodedata.normalize("NFC", raw) if grid else raw  # (the grid draws text composed)
         expected = "".join(shown(i, c, grid) for i, c in enumerate(text))
-        assert clean(text, grid) == expected
-        assert one_line(text, grid=grid) == expected.replace("\n", "⏎").replace("\t", " ")
+        assert clean(raw, grid) == expected
+        assert one_line(raw, grid=grid) == expected.replace("\n", "⏎").replace("\t", " ")
 
 
 @given(st.text())
@@ -578,13 +579,26 @@ def test_settle_points_are_where_a_block_begins_that_cannot_join_the_one_before(
 @given(st.text(alphabet=st.sampled_from("aBßİıﬁΣςσ \u0307xYZ"), max_size=40))
 def test_fold_lowers_a_character_for_a_character(text):
     """The search's case folding keeps every offset: a match's place in it is its place in the
-    text (İ lowers to two characters, ß and ﬁ casefold to two)."""
+    text (İ lowers to two characters, ß and ﬁ casefold to two), composed as the TUI draws it."""
     from viewer.ui.render import fold
 
+    text = unicodedata.normalize("NFC", text)
     folded = fold(text)
     assert len(folded) == len(text)
     # (lower case as str.lower gives it, in context: a final Σ is ς; İ is kept as it is)
     assert folded == "\u0130".join(part.lower() for part in text.split("\u0130"))
+
+
+def test_text_is_drawn_and_searched_composed_however_its_accents_are_written():
+    """(From a tester.)  "café" written as e and a combining accent (as macOS writes file
+    names) was not found by /café with é one letter: the TUI draws text composed (NFC, the same
+    to see), and a search composes its query and what it looks in.  A log keeps the text."""
+    nfd = "Re\u0301sume\u0301 cafe\u0301 \u1100\u1161"  # (Hangul jamo compose too)
+    nfc = unicodedata.normalize("NFC", nfd)
+    assert nfc != nfd and clean(nfd) == nfc and one_line(nfd) == nfc
+    assert clean(nfd, grid=False) == nfd and one_line(nfd, grid=False) == nfd
+    assert fold(nfd) == fold(nfc) == nfc.lower() and fold("CAFE\u0301") == "caf\u00e9"
+    assert fold("ASCII Only") == "ascii only"
 
 
 def test_a_calls_lines_are_those_of_its_file_after_a_second_restart_and_in_a_saved_copy():

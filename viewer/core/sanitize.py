@@ -119,12 +119,24 @@ def _escape_for_log(m: re.Match[str]) -> str:
     return _TABLE[ord(c)]
 
 
+def composed(text: str) -> str:
+    """``text`` in its composed form (NFC): an "é" written as "e" and a combining accent (as
+    macOS writes file names) is the one letter "é", drawn the same.  What the TUI draws is in
+    this form, so that a search (which composes its query) finds and marks a word however its
+    accents were written.  (1.5 ms a MB to check, when not ASCII.)"""
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text
+    return unicodedata.normalize("NFC", text)
+
+
 def clean(text: str, grid: bool = True) -> str:
     """Escape control and invisible characters; keep newlines and tabs.  ``grid``: for the
-    TUI's cells, also leave out what terminals give different widths (see _GRID_ONLY)."""
+    TUI's cells, also compose it (see composed) and leave out what terminals give different
+    widths (see _GRID_ONLY)."""
     # str.translate with a dict costs ~150 ns a character on non-ASCII text; finding the
     # (usually zero) characters to escape is 30x faster, so only rewrite around them.
     if grid:
+        text = composed(text)
         return text if _NEEDS_GRID.search(text) is None else _NEEDS_GRID.sub(_escape, text)
     return text if _NEEDS_ESCAPE.search(text) is None else _NEEDS_ESCAPE.sub(_escape_for_log, text)
 
@@ -158,6 +170,8 @@ def _cut(text: str, limit: int) -> str:
 
 def one_line(text: str, limit: int | None = None, grid: bool = True) -> str:
     """Like :func:`clean`, and show newlines as ⏎ so the text stays on one line."""
+    if grid:
+        text = composed(text)
     if _ZWNJ in text or _ZWJ in text:
         # Which joiners stay is decided on the whole text (a cut must not change it); their
         # escapes are ASCII, which translate leaves as they are.

@@ -32,7 +32,7 @@ from rich.theme import Theme
 from textual.strip import Strip
 
 from viewer.core.model import Session
-from viewer.core.sanitize import SGR, clean, joined, one_line
+from viewer.core.sanitize import SGR, clean, composed, joined, one_line
 
 #: The detail view renders a body in chunks of at most this many lines and characters, so
 #: only the chunks on screen are highlighted and wrapped (a 10 MB file opens at once).
@@ -648,9 +648,14 @@ def diff(body: str) -> Syntax:
 
 
 def fold(text: str) -> str:
-    """``text`` in lower case, a character for a character, so that an offset in it is one in
-    ``text`` (``str.lower`` makes İ two characters, ``casefold`` ß two, ﬁ two: a line with one
-    was never marked, and the offsets of matches after it were off)."""
+    """``text`` as a search compares it: composed (see sanitize.composed: an accent written
+    either way) and in lower case, a character for a character, so that an offset in it is one
+    in ``text`` when that is composed already, as all the TUI draws is (``str.lower`` makes İ
+    two characters, ``casefold`` ß two, ﬁ two: a line with one was never marked, and the
+    offsets of matches after it were off)."""
+    if text.isascii():
+        return text.lower()
+    text = composed(text)
     if "\u0130" in text:  # (İ: the one such letter; found in one pass, not lowered twice)
         low = "\u0130".join(part.lower() for part in text.split("\u0130"))
     else:

@@ -18,7 +18,7 @@ from textual.strip import Strip
 
 from viewer.core.detail import Section, fmt_duration, fmt_wait
 from viewer.core.model import Session, ToolCall
-from viewer.core.sanitize import SGR, one_line
+from viewer.core.sanitize import SGR, composed, one_line
 from viewer.ui.render import (
     CURRENT_MATCH_STYLE,
     MATCH_STYLE,
@@ -256,7 +256,7 @@ class DetailView(BlockView):
     @staticmethod
     def _section(sec: Section) -> list[RenderableType | _Chunk]:
         """A title, then the body in chunks (each drawn only when on screen), then a note."""
-        body, note = truncate_body(sec.body)
+        body, note = truncate_body(composed(sec.body))  # (composed as it is drawn: searched so)
         parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
         kind, lang = sec.kind, sec.lang
@@ -473,9 +473,10 @@ class DetailView(BlockView):
                         if full:
                             return hits + [(block.body, at) for at in found][:MAX_HITS], True
                     hits.extend((block.body, at) for at in found)
-            else:  # a heading, the facts, a note: small, searched as drawn
-                hits.extend((block, k) for k, strip in enumerate(self._render_strips(i, width))
-                            if q in fold(strip.text))
+            else:  # a heading, the facts, a note: small, searched as drawn, each match on a row
+                # (two on the title's row were marked, and counted as one: n never went to the second)
+                for k, strip in enumerate(self._render_strips(i, width)):
+                    hits.extend([(block, k)] * fold(strip.text).count(q))
             if len(hits) > MAX_HITS:
                 return hits[:MAX_HITS], True
         return hits, False
@@ -572,7 +573,7 @@ class DetailView(BlockView):
                     # Its row in that line, as the line is drawn up to the end of the word it is
                     # in: a word is wrapped whole (drawn up to the match, its start fitted the
                     # row above).
-                    word = _WORD_END.match(body, at + len(self.highlight_query), block.end).end()
+                    word = _WORD_END.match(body, at + len(fold(self.highlight_query)), block.end).end()
                     rows += len(self.strips_of(block.part(line, word).renderable(), width)) - 1
                     self._rows[(id(block), at, width)] = rows
                 return i, rows
