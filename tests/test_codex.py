@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from tests.conftest import REAL_CURSOR_DIR
+from tests.conftest import REAL_CURSOR_DIR, SAMPLES_DIR
 from tests.test_printer_cli import run_main
 from viewer.core.formats import codex, detect
 
@@ -132,7 +132,7 @@ def test_a_todo_list_updated_as_it_runs_is_one_call_showing_its_latest_list(h):
     assert (t.target, t.status, t.duplicates) == ("2 todos, 1 done", "success", 0)
     assert m.sessions[0].status_counts["running"] == 0
     assert dict(sections(t, m))["Todos"] == "[x] Read the failing test\n[ ] Fix totals"
-    assert event_at(data, t.end_ref)["type"] == "item.updated" and t.start_ref is None
+    assert event_at(data, t.end_ref)["type"] == "item.updated"
     done = data + item("completed", id="item_0", type="todo_list", items=[{**x, "completed": True} for x in todos])
     m = model(h, done + DONE)
     (t,) = m.sessions[0].tools
@@ -141,6 +141,40 @@ def test_a_todo_list_updated_as_it_runs_is_one_call_showing_its_latest_list(h):
     noid = START + b"".join(item(e, type="todo_list", items=x) for e, x in (("started", todos), ("updated", ticked)))
     m, _, _ = h.model_of(noid, end=False)
     assert [t.target for t in m.sessions[0].tools] == ["2 todos, 1 done"]
+
+
+def test_a_todo_lists_start_is_its_item_started_though_it_is_done_as_written(h):
+    """(From a review: its detail read "(no start) → line 15".)  A to-do list is done as it is
+    written, so its item.started is no ToolStarted; but it is where the list began: the detail
+    view's events row and raw view have it, and no update nor its completion moves it.  It has
+    no duration for all that (a plan is not a process)."""
+    from rich.console import Console
+
+    from viewer.ui.widgets.detail import DetailView
+
+    todos = [{"text": "Read the failing test", "completed": False}, {"text": "Fix totals", "completed": False}]
+    ticked = [{**todos[0], "completed": True}, todos[1]]
+    data = (START + item("started", id="item_0", type="todo_list", items=todos)
+            + item("started", id="item_1", type="command_execution", command="ls", status="in_progress")
+            + item("updated", id="item_0", type="todo_list", items=ticked)
+            + item("completed", id="item_1", type="command_execution", command="ls", exit_code=0, status="completed")
+            + item("completed", id="item_0", type="todo_list", items=[{**x, "completed": True} for x in todos])
+            + DONE)
+    m = model(h, data)
+    s = m.sessions[0]
+    t = s.tools[0]
+    assert (t.start_line, t.end_line, t.status, t.duplicates) == (3, 7, "success", 0)
+    assert event_at(data, t.start_ref)["type"] == "item.started"
+    assert event_at(data, t.end_ref)["type"] == "item.completed"
+    assert t.duration_ms is None
+    console = Console(width=160)
+    with console.capture() as c:
+        console.print(DetailView._facts(t, s))
+    assert " ".join(next(x for x in c.get().splitlines() if "events" in x).split()) == "events line 3 → line 7"
+    # (The sample's list too: started at line 4, completed at line 15.)
+    sample = model(h, (SAMPLES_DIR / "codex_run.ndjson").read_bytes())
+    (todo,) = [x for x in sample.sessions[0].tools if x.kind_key == "todo_list"]
+    assert (todo.start_line, todo.end_line) == (4, 15)
 
 
 def test_a_threads_next_turn_is_its_next_run(h, capsys, tmp_path):

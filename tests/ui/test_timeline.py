@@ -465,6 +465,25 @@ async def test_the_header_says_a_results_duration_as_a_duration():
         assert app.header.render_line(0).text.startswith(" ✓ SUCCEEDED  in 21.5 s  Auto")
 
 
+async def test_a_run_with_no_time_has_no_gap_too_wide_in_the_header_nor_the_full_screen_title():
+    """(From a review.)  A Codex run has no times, so no clock after its badge: the header read
+    "✓ SUCCEEDED   Codex" (the clock's gap left, three spaces where fields are two apart) and
+    the full-screen detail's title "✓ SUCCEEDED  ───" (a space too many at its end)."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("codex_run.ndjson"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.header.elapsed(app.session) == ""
+        assert app.header.render_line(0).text.startswith(" ✓ SUCCEEDED  Codex  session "), \
+            app.header.render_line(0).text
+        app.set_focus(app.timeline)
+        await pilot.press("enter")
+        await pilot.pause()
+        top = app.screen._compositor.render_strips()[0].text  # the border, with its title
+        assert "Detail  ✓ SUCCEEDED ───" in top, top  # (screen_rows drops a space of no colour)
+
+
 async def test_the_detail_shows_a_running_calls_start_again():
     """(From a code review.)  The same start again, with new arguments, changed the list's
     row but not the detail: it kept "sleep 100" and no "duplicates" until the call ended."""

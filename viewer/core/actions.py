@@ -99,6 +99,9 @@ class ToolCompleted(Action):
     #: The call as it is now (Codex's to-do list, ticked off as the turn goes on), not the same
     #: completion again: what it says, and its event, replace what came before.
     update: bool = False
+    #: Its event is the call's start as well (Codex's to-do list, done as it is written: its
+    #: ``item.started``): where the call began, for the detail view's events and raw view.
+    start: bool = False
 
 
 @dataclass(slots=True)

@@ -1200,6 +1200,8 @@ class StreamModel:
             if t.end_ref is not None and not a.update:
                 t.duplicates += 1  # the same completion again
                 flags |= Change.HEALTH
+        if a.start and t.start_ref is None:  # (begun done: where it began, not when: no duration)
+            t.start_line, t.start_ref = ev.line, make_ref(ev.offset, ev.length)
         self._fill(t, a.info)
         if a.info is not None:
             s.set_status(t, a.info.status)

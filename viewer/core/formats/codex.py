@@ -213,7 +213,8 @@ def _item(data: dict[str, Any], et: str) -> A.Action:
     if not t:  # (no item, or one of no type: shown by its fields)
         return A.Notice(None, et, "", notice_text(data), known=False)
     if t == "todo_list":  # (a plan, not a process: done as it is written, then ticked off)
-        return A.ToolCompleted(None, call_id=iid, info=_info(t, item, True), update=True)
+        return A.ToolCompleted(None, call_id=iid, info=_info(t, item, True), update=True,
+                               start=et == "item.started")
     if et == "item.updated":  # (no other item is updated in the builds seen; its completion says all)
         return _notice(data, et, quiet=True)
     info = _info(t, item, done)

@@ -213,18 +213,25 @@ class SessionHeader(Widget):
         state = self.state_of(s)
         label, style = self.badge(s)
         line1.append(f" {label} ", style=style)
+        # The badge's own last space is the first of the gap after it, as before the clock:
+        # with no clock (Codex's runs have no times) "✓ SUCCEEDED  Codex", not three spaces.
+        after_badge = line1.cell_len
+
+        def gap() -> str:
+            return " " if line1.cell_len == after_badge else "  "
+
         el = self.elapsed(s)
         if el:
             line1.append(f" {el}", style="bold")
         if self.note:
-            line1.append(f"  {self.note}", style="cyan")
+            line1.append(f"{gap()}{self.note}", style="cyan")
         quiet = self.quiet_for(s)
         if quiet:
             busy = self._running_call(s)
             if busy:  # the silence has a reason the user can see: a long command, say
-                line1.append(f"  {busy} running, no event for {quiet}", style="cyan")
+                line1.append(f"{gap()}{busy} running, no event for {quiet}", style="cyan")
             else:  # an agent that thinks long, or one that died
-                line1.append(f"  no event for {quiet}", style="yellow")
+                line1.append(f"{gap()}no event for {quiet}", style="yellow")
         init = s.init
         fields: list[tuple[str, str]] = []
         agent = m.format_of(s).AGENT if m is not None else ""
@@ -247,7 +254,7 @@ class SessionHeader(Widget):
             while spare and sum(2 + cell_len(p) + safe_line(v, 80).cell_len for p, v in fields) + want > avail:
                 fields.remove(spare.pop(0))
         for prefix, value in fields:
-            line1.append("  ")
+            line1.append(gap())
             if prefix:
                 line1.append(prefix, style="dim")
             line1.append_text(safe_line(value, 80, style="bold" if not prefix else ""))
