@@ -342,11 +342,9 @@ class TextPrinter(Printer):
         if s.index not in self._dir_said and s.init is not None and target != t.target:
             self._dir_said.add(s.index)
             self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
-        if t.parent:  # a sub-agent's call
-            task = s.parent_of(t)
-            self._say(SUB_MARK + tool_line(t, target, one_line(task.target, 80) if task is not None else ""))
-        else:
-            self._say(tool_line(t, target))
+        task = s.parent_of(t) if t.parent else None  # (a sub-agent's call: its Task, if read)
+        under = one_line(task.target, 80) if task is not None else ""
+        self._say((SUB_MARK if t.parent else "") + tool_line(t, target, under))
 
     def _finish(self, s: Session) -> None:
         texts = s.final_texts()
