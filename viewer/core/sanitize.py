@@ -170,6 +170,10 @@ def _cut(text: str, limit: int) -> str:
 
 def one_line(text: str, limit: int | None = None, grid: bool = True) -> str:
     """Like :func:`clean`, and show newlines as ⏎ so the text stays on one line."""
+    if limit is not None and len(text) > limit + 2:
+        # (What is past the cut, but the neighbours of its last characters, changes nothing
+        # shown: a line of a 10 MB result was composed and searched whole for its first 200.)
+        text = text[: limit + 2]
     if grid:
         text = composed(text)
     if _ZWNJ in text or _ZWJ in text:

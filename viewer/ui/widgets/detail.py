@@ -20,6 +20,7 @@ from viewer.core.detail import Section, fmt_duration, fmt_wait
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import SGR, composed, one_line
 from viewer.ui.render import (
+    COMPOSE_MAX,
     CURRENT_MATCH_STYLE,
     MATCH_STYLE,
     chunk_lines,
@@ -256,7 +257,8 @@ class DetailView(BlockView):
     @staticmethod
     def _section(sec: Section) -> list[RenderableType | _Chunk]:
         """A title, then the body in chunks (each drawn only when on screen), then a note."""
-        body, note = truncate_body(composed(sec.body))  # (composed as it is drawn: searched so)
+        # (composed as it is drawn, and searched so; but a big one: see COMPOSE_MAX)
+        body, note = truncate_body(composed(sec.body) if len(sec.body) < COMPOSE_MAX else sec.body)
         parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
         kind, lang = sec.kind, sec.lang
@@ -404,7 +406,7 @@ class DetailView(BlockView):
         pieces = self._fold_entry(body)
         done = sum(map(len, pieces))
         if done < len(body) or not pieces:
-            pieces.append(fold(body[done:]))
+            pieces.append(fold(body[done:], len(body) < COMPOSE_MAX))
         if len(pieces) > 1:
             pieces[:] = ["".join(pieces)]
         return pieces[0]
@@ -419,7 +421,7 @@ class DetailView(BlockView):
                 pieces = self._fold_entry(block.body)
                 done = sum(map(len, pieces))
                 if done < len(block.body):
-                    pieces.append(fold(block.body[done : done + FOLD_PIECE]))
+                    pieces.append(fold(block.body[done : done + FOLD_PIECE], False))  # (bigger than COMPOSE_MAX)
                     self._fold_pending = True
                     self.set_timer(FOLD_IDLE, self._fold_a_piece)
                     return
