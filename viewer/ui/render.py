@@ -91,16 +91,10 @@ def status_glyph(status: str, frame: int = 0) -> tuple[str, str]:
     return STATUS_GLYPHS.get(status, ("?", "yellow"))
 
 
-#: Cells kept after the part of a summary that must show, for the "…" of a rest cut off.
-CUT_ROOM = 4
-
-
-def fit_before(target: str, rest: int, cells: int, more: bool = False) -> str:
+def fit_before(target: str, rest: int, cells: int) -> str:
     """``target`` cut at its end ("…") so that ``rest`` cells after it fit in ``cells``, when
     they take at most half: a call's summary after a long command ("· exit 1", its time) is
-    what says how it went, and was the part cut off.  ``more``: more follows those cells (a
-    failed call's error), to be cut itself: room is kept for its "…"."""
-    rest += CUT_ROOM if more else 0
+    what says how it went, and was the part cut off."""
     room = cells - rest
     if cell_len(target) <= room or rest > cells // 2 or room < 2:
         return target

@@ -533,13 +533,17 @@ class Transcript(BlockView):
                 rest.append(f" · {dur}", style="dim")
             keep = rest.cell_len  # (the exit code and time; an error after them may be cut)
             error = t.status in ("failed", "rejected") and bool(t.error_text)
-            if error:
-                rest.append(" · ", style="dim")
-                rest.append_text(safe_line(t.error_text, 200, style="red"))
             if t.target:
                 line.append(" ")
                 target = one_line(call_target(t, s, self.target_forms), 300)
-                line.append(fit_before(target, keep, width - line.cell_len, more=error), style="cyan")
+                shown = fit_before(target, keep, width - line.cell_len)
+                line.append(shown, style="cyan")
+                # A command cut for its exit code leaves its error to the detail, as in the list
+                # (it was cut to a bare "· …", the command cut shorter for it).
+                error = error and shown == target
+            if error:
+                rest.append(" · ", style="dim")
+                rest.append_text(safe_line(t.error_text, 200, style="red"))
             line.append_text(rest)
             line.no_wrap = True
             line.overflow = "ellipsis"
