@@ -599,6 +599,8 @@ def test_text_is_drawn_and_searched_composed_however_its_accents_are_written():
     assert clean(nfd, grid=False) == nfd and one_line(nfd, grid=False) == nfd
     assert fold(nfd) == fold(nfc) == nfc.lower() and fold("CAFE\u0301") == "caf\u00e9"
     assert fold("ASCII Only") == "ascii only"
+    # A long text cut to a limit says it was cut, though composing made what is kept shorter.
+    assert one_line("e\u0301" * 300, 200).endswith("…") and one_line("e\u0301" * 3, 4) == "\u00e9" * 3
 
 
 def test_a_calls_lines_are_those_of_its_file_after_a_second_restart_and_in_a_saved_copy():

@@ -163,28 +163,36 @@ def joined(text: str, i: int) -> bool:
 def _cut(text: str, limit: int) -> str:
     """``text`` (longer than ``limit``) cut to at most ``limit`` characters and "…": before a
     letter whose marks would be cut off (``resume`` for ``résumé`` in NFD)."""
-    while limit > 0 and joined(text, limit):
+    while 0 < limit < len(text) and joined(text, limit):
         limit -= 1
     return text[:limit] + "…"
 
 
 def one_line(text: str, limit: int | None = None, grid: bool = True) -> str:
     """Like :func:`clean`, and show newlines as ⏎ so the text stays on one line."""
+    longer = False
     if limit is not None and len(text) > limit + 2:
         # (What is past the cut, but the neighbours of its last characters, changes nothing
-        # shown: a line of a 10 MB result was composed and searched whole for its first 200.)
-        text = text[: limit + 2]
+        # shown: a line of a 10 MB result was composed and searched whole for its first 200.
+        # A letter keeps its marks; composed, what is kept may be shorter than the limit: it
+        # is cut still.)
+        end = limit + 2
+        while end < len(text) and joined(text, end):
+            end += 1
+        longer = end < len(text)
+        text = text[:end]
     if grid:
         text = composed(text)
+    cut = limit is not None and (longer or len(text) > limit)
     if _ZWNJ in text or _ZWJ in text:
         # Which joiners stay is decided on the whole text (a cut must not change it); their
         # escapes are ASCII, which translate leaves as they are.
         shown = {m.start(): _joiner(text, m.start(), grid) for m in _JOINERS.finditer(text)}
-        if limit is not None and len(text) > limit:
+        if cut:
             text = _cut(text, limit)
         out = _JOINERS.sub(lambda m: shown[m.start()], text)
         return out.translate(_ONE_LINE_GRID_BUT_JOINERS if grid else _ONE_LINE_BUT_JOINERS)
-    if limit is not None and len(text) > limit:
+    if cut:
         text = _cut(text, limit)
     return text.translate(_ONE_LINE_GRID if grid else _ONE_LINE)
 
