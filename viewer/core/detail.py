@@ -37,10 +37,7 @@ def under_mark(ref: int) -> str:
 
 def sub_mark(t, session) -> str:
     """The mark of a sub-agent's call (see under_mark), "" for the agent's own."""
-    if not t.parent:
-        return ""
-    ref = session.tool_by_id.get(t.parent)
-    return under_mark(-1 if ref is None else ref)
+    return under_mark(session.ref_of(t.parent)) if t.parent else ""
 
 
 #: The transcript's entries of a sub-agent (Block kinds), by what they are called.

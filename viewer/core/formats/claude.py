@@ -242,8 +242,7 @@ def _assistant(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Actio
     if type(data.get("error")) is str or message.get("model") == "<synthetic>":
         # Claude Code's own message of an API error (a rate limit, a login that failed), not
         # the model's words: shown as the error it is, not taken for the agent's answer.
-        said = content if isinstance(content, str) else "\n".join(
-            as_str(p.get("text")) for p in as_list(content) if type(p) is dict and p.get("type") == "text")
+        said = content_text(content)
         return A.Notice(sid, "API error", as_str(data.get("error")), said or notice_text(message), alert=True)
     if isinstance(content, str):
         return A.AssistantText(sid, content, consolidated=True, parent_id=parent)
