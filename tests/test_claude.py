@@ -176,7 +176,8 @@ def test_text_mode_prints_a_sub_agents_words_as_its_own(tmp_path, capsys):
     assert "(sub-agent · Find uses, at line 4: Looking in **both** files.)" in out
     assert "\n↳ Read file /a (under Find uses)\n↳ Read file /b (under Find uses)\n" in out
     assert "\nRan subagent Find uses\n" in out
-    assert out.rstrip().endswith("The sub-agent found two uses.")
+    assert out.rstrip().endswith("The sub-agent found two uses.\n\n✓ succeeded in 40 ms · 3 tool calls · "
+                                 "12 in / 7 out tokens")
 
 
 #: Two sub-agents at once, their messages interleaved (from a Claude Code user's trial).
@@ -620,3 +621,33 @@ def test_an_api_error_message_is_shown_as_an_error_once_not_as_the_agents_answer
     assert end.value.code == 1
     assert out.count("API Error: 529") == 1 and f"(at line 4: API error/rate_limit: {said})" in out
     assert err.strip() == f"agent-viewer: the run failed: {said}"
+
+
+def test_a_tasks_start_is_its_calls_and_its_end_is_said_in_its_own_words(h, capsys, tmp_path):
+    """system/task_started repeats its Task's start (counted, not shown); task_notification
+    is shown by its summary, not by its fields, and a failed task is a warning."""
+    from tests.test_printer_cli import run_main
+
+    task = {"task_id": "t1", "tool_use_id": "toolu_T1"}
+    data = (init() + assistant(use("toolu_T1", "Task", description="Audit tax", prompt="Look.",
+                                   subagent_type="Explore"))
+            + j(type="system", subtype="task_started", description="Audit tax", subagent_type="Explore", **task)
+            + results(res("toolu_T1", "Tax is fine."))
+            + j(type="system", subtype="task_notification", status="completed", summary="Audit tax done", **task)
+            + j(type="system", subtype="task_notification", task_id="t2", tool_use_id="toolu_B2", status="failed",
+                summary='Background command "npm run dev" failed with exit code 1')
+            + j(type="system", subtype="task_notification", task_id="t3", tool_use_id="toolu_B3", status="killed",
+                summary='Background command "tail -f log" stopped'))
+    m, _, _ = h.model_of(data, end=False)
+    (s,) = m.sessions
+    notes = [(b.kind, b.text) for b in s.blocks if b.kind in ("notice", "alert")]
+    said = "system/task_notification: "
+    assert notes == [("notice", f"{said}Audit tax done"),
+                     ("alert", f'{said}Background command "npm run dev" failed with exit code 1'),
+                     ("alert", f'{said}Background command "tail -f log" stopped (killed)')]
+    assert m.events == 7 and not any("task_started" in b.text for b in s.blocks)
+    f = tmp_path / "run.ndjson"
+    f.write_bytes(data)
+    code, out, err = run_main(capsys, "--print", "--output-format", "text", str(f))
+    assert "task_started" not in out and "task_id=" not in out
+    assert "system/task_notification: Audit tax done)" in out

@@ -457,7 +457,7 @@ def test_print_follow_reads_a_result_written_without_its_newline(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
-    assert out.decode().splitlines()[-1] == "m0"  # (the result's text is the agent's: said once)
+    assert out.decode().splitlines()[-3:] == ["m0", "", "✓ succeeded"]  # (the result's text is the agent's: said once)
 
 
 def test_a_settled_lines_end_in_crlf_or_after_spaces_is_no_blank_line():

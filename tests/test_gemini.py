@@ -171,3 +171,33 @@ def test_odd_gemini_shapes_are_read_not_dropped(h, capsys, tmp_path):
     p.write_bytes(data)
     out = run_main(capsys, "--print", str(p))[1]
     assert "(failed: file_not_found; no /w/x" in out, out
+
+
+@pytest.mark.parametrize(("output", "detail", "error", "printed"), [
+    ("Command exited with code: 2", "exit 2", "", "(exit 2; 2.0 s)"),
+    ("Command terminated by signal: SIGKILL", "", "Command terminated by signal: SIGKILL",
+     "(failed: error; Command terminated by signal: SIGKILL; 2.0 s)")])
+def test_a_command_that_failed_silently_is_failed_though_its_result_says_success(h, output, detail, error, printed,
+                                                                                 capsys, tmp_path):
+    # Gemini CLI's tool_result says "success" for any command that ran; with no output, its
+    # output is the only word of the failure.
+    data = (INIT + use("run_shell_command_4_0", "run_shell_command", command="test -f build/app")
+            + res("run_shell_command_4_0", status="success", output=output) + RESULT)
+    m = model(h, data)
+    (t,) = m.sessions[0].tools
+    assert (t.status, t.detail, t.error_text) == ("failed", detail, error)
+    got = sections(t, m)
+    assert (got["Output"], got["Error"]) == ("(no output)", output)
+    f = tmp_path / "run.ndjson"
+    f.write_bytes(data)
+    code, out, err = run_main(capsys, "--print", "--output-format", "text", str(f))
+    (line,) = [x for x in out.splitlines() if "test -f build/app" in x]
+    assert line.endswith(f"test -f build/app {printed}")
+
+
+def test_a_commands_output_that_only_quotes_the_words_is_not_a_failure(h):
+    data = (INIT + use("run_shell_command_5_0", "run_shell_command", command="grep -r exited logs/")
+            + res("run_shell_command_5_0", status="success", output="log.txt: Command exited with code: 2")
+            + use("read_file_6_0", "read_file", file_path="/w/notes.txt")
+            + res("read_file_6_0", status="success", output="Command exited with code: 2") + RESULT)
+    assert [t.status for t in model(h, data).sessions[0].tools] == ["success", "success"]

@@ -862,7 +862,8 @@ def test_every_print_mode_reads_a_claude_code_stream_in_its_format(capsys, fmt):
     assert "looks like" not in err, err
     if fmt == "text":
         assert out.startswith("Ran terminal command ls (4 lines"), out
-        assert out.rstrip().endswith("`stream2.raw.jsonl`."), out
+        answer, summary = out.rstrip().rsplit("\n\n", 1)
+        assert answer.endswith("`stream2.raw.jsonl`.") and summary.startswith("✓ succeeded in "), out
     elif fmt == "json":
         last = path.read_bytes().splitlines()[-1]
         assert list(orjson.loads(out)) == list(orjson.loads(last)), out  # (its own key order: not Cursor's)

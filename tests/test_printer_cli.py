@@ -391,7 +391,7 @@ def test_reads_stdin(h, real_dir, args):
     six = next(i for i, x in enumerate(out) if is_tool_line(x, "Ran terminal command sleep 6"))
     assert four < six
     assert out[four].endswith("(exit 0; 4.2 s)")  # a CI log says how each command went and how long
-    assert out[-1] == "done"
+    assert out[-3:] == ["done", "", "✓ succeeded in 13.0 s · 2 tool calls"]  # and how the run went
 
 
 def test_streams_output_before_stdin_closes(h):
@@ -432,7 +432,7 @@ def test_streams_output_before_stdin_closes(h):
     full = (got + out).decode()
     assert proc.returncode == 0, err
     assert "Ran terminal command make test" in full
-    assert full.rstrip().endswith("Tests fail.")
+    assert full.rstrip().endswith("Tests fail.\n\n✓ succeeded · 2 tool calls (1 failed)")
     assert time.monotonic() - start < 5
 
 
@@ -897,7 +897,7 @@ def test_text_mode_lets_go_of_text_it_will_not_print():
     assert p.finish() == 0
     printed = out.getvalue().splitlines()
     assert printed[:4] == ["step 0 " * 100, "", "Ran terminal command echo 0 (exit 0)", ""]
-    assert printed[-1] == "All done." and len(printed) == 300 * 4 + 1
+    assert printed[-3:] == ["All done.", "", "✓ succeeded in 299 ms · 300 tool calls"] and len(printed) == 300 * 4 + 3
     kept = sum(len(b.text) for s in p.model.sessions for b in s.blocks)
     kept += sum(len(t) for s in p.model.sessions for t in s.texts_let_go)
     assert kept < 100, f"{kept} characters of text kept"
@@ -948,7 +948,7 @@ def test_text_mode_prints_the_result_text_of_a_run_without_assistant_text(capsys
     path = tmp_path / "only-result.ndjson"
     path.write_bytes(j(type="result", subtype="success", is_error=False, result="hi there", session_id="s"))
     code, out, err = run_main(capsys, "--print", str(path))
-    assert code == 0 and out.strip() == "hi there", (out, err)
+    assert code == 0 and out.strip() == "hi there\n\n✓ succeeded", (out, err)
 
 
 def test_print_follow_waits_for_a_file_that_is_not_there_yet(tmp_path):
@@ -982,7 +982,8 @@ def test_text_mode_does_not_reprint_the_narration_of_a_run_that_ended_on_a_tool_
         + j(type="result", subtype="success", is_error=False, result="Looking around.", session_id=SID)
     )
     code, out, err = run_main(capsys, "--print", str(path))
-    assert code == 0 and out.splitlines() == ["Looking around.", "", "Ran terminal command ls (exit 0)"], out
+    assert code == 0 and out.splitlines() == ["Looking around.", "", "Ran terminal command ls (exit 0)", "",
+                                              "✓ succeeded · 1 tool call"], out
 
 
 def test_json_follow_writes_each_result_as_it_comes(tmp_path):
@@ -1097,11 +1098,11 @@ def test_text_mode_starts_with_its_first_line_and_sets_the_text_off_by_one_blank
     p = tmp_path / "run.ndjson"
     p.write_bytes(_run("\n\nPONG"))
     code, out, err = run_main(capsys, str(p))
-    assert out == "PONG\n", out
+    assert out == "PONG\n\n✓ succeeded in 1 ms\n", out
     p.write_bytes(_run("\n\nPONG").replace(b'{"type":"assistant"', _tool_pair(
         "shellToolCall", {"command": "ls"}, {"success": {"exitCode": 0}}) + b'{"type":"assistant"', 1))
     code, out, err = run_main(capsys, str(p))
-    assert out.splitlines() == ["Ran terminal command ls (exit 0)", "", "PONG"], out
+    assert out.splitlines() == ["Ran terminal command ls (exit 0)", "", "PONG", "", "✓ succeeded in 1 ms · 1 tool call"], out
 
 
 def test_json_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
@@ -1460,7 +1461,8 @@ def test_text_mode_prints_a_call_once_when_its_start_comes_after_its_completion(
     p.write_bytes(j(type="system", subtype="init", session_id=SID) + done + started
                   + j(type="result", subtype="success", is_error=False, result="done", session_id=SID))
     code, out, err = run_main(capsys, str(p))
-    assert code == 0 and out.splitlines() == ["Ran terminal command ls (exit 0)", "", "done"], out
+    assert code == 0 and out.splitlines() == ["Ran terminal command ls (exit 0)", "", "done", "",
+                                              "✓ succeeded · 1 tool call"], out
 
 
 def test_interleaved_runs_give_one_exit_status_in_every_mode(capsys, tmp_path):
@@ -1579,8 +1581,8 @@ def test_text_mode_heads_only_what_it_prints_and_prints_every_runs_last_words(ca
         + say("a", "A done")
         + j(type="result", subtype="success", is_error=False, result="A done", session_id="a"))
     code, out, err = run_main(capsys, str(p))
-    assert out.splitlines() == ["Ran terminal command make a (exit 0)", "", "A done", "",
-                                "--- session 2 ---", "B was here"], out
+    assert out.splitlines() == ["Ran terminal command make a (exit 0)", "", "A done", "", "✓ succeeded · 1 tool call",
+                                "", "--- session 2 ---", "B was here"], out
     assert code == 0 and "session 2 of 2: the run ended without a result" in err
 
 
@@ -1672,7 +1674,7 @@ def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(caps
                   + j(type="result", subtype="success", is_error=False, result="All tests pass.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
     assert out.splitlines() == ["Ran terminal command pytest (exit 0)", "", "Two tests fail, fixing them next.",
-                                "", "--- session 2 (resumed) ---", "All tests pass."], out
+                                "", "--- session 2 (resumed) ---", "All tests pass.", "", "✓ succeeded"], out
     assert code == 0
 
 
@@ -1786,8 +1788,8 @@ def test_text_mode_does_not_print_an_answer_again_when_a_call_comes_after_the_re
                   + say("Answer two.")
                   + j(type="result", subtype="success", is_error=False, result="Answer two.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
-    assert out.splitlines() == ["Answer one.", "", "Checking once more.", "", "Ran terminal command ls (exit 0)",
-                                "", "Answer two."], out
+    assert out.splitlines() == ["Answer one.", "", "✓ succeeded", "", "Checking once more.", "",
+                                "Ran terminal command ls (exit 0)", "", "Answer two.", "", "✓ succeeded · 1 tool call"], out
     assert code == 0
 
 
@@ -1850,3 +1852,16 @@ def test_text_mode_says_whose_stream_it_is_again_after_a_followed_file_started_o
     p.feed_lines(LineSplitter().feed(PARTLY_READ))
     notes = [x for x in err.getvalue().splitlines() if "note: this looks like a Claude Code stream" in x]
     assert len(notes) == 2, err.getvalue()
+
+
+@pytest.mark.parametrize(("sample", "code", "summary"), [
+    ("failed_run.ndjson", 1, "✗ failed in 1m42s · 4 tool calls (2 failed, 1 rejected)"),
+    ("claude_code_run.ndjson", 0, "✓ succeeded in 13.2 s · 8 tool calls (1 failed) · 2,905 in / 672 out tokens · $0.118"),
+    ("demo_session.ndjson", 0, "✓ succeeded in 1m06s · 18 tool calls (1 failed) · 38,412 in / 4,987 out tokens"),
+])
+def test_text_mode_ends_a_run_with_how_it_went_as_the_header_says_it(capsys, sample, code, summary):
+    """A CI log said how each call went but not the run: whether it succeeded, how long it took,
+    its calls that failed (text mode lets finished calls go: counted all the same), its tokens
+    and what it cost."""
+    got, out, err = run_main(capsys, "--print", str(SAMPLES_DIR / sample))
+    assert got == code and out.splitlines()[-2:] == ["", summary], out

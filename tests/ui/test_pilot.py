@@ -551,6 +551,7 @@ async def test_a_saved_file_before_its_first_event_says_loading_not_waiting(tmp_
         await settle(pilot)
         header = _plain(app, app.header)
         assert "LOADING" in header and "100%" in header and "waiting" not in header, header
+        assert "… LOADING  100%" in app.header.render_line(0).text  # (two spaces after the badge, not three)
     live = make_app(b"", live=True, eof=False)
     async with live.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -3352,7 +3353,8 @@ async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too()
         app.replay.index.read()
         await settle(pilot)
         assert "NO EVENTS" in app.header.render_line(0).text
-        assert "the input was empty" in app.header.render_line(0).text  # (from a trial: not "without an event")
+        # (from a trial: not "without an event"; two spaces after the badge, as after any badge)
+        assert "◌ NO EVENTS  the input was empty" in app.header.render_line(0).text
         assert "the input held no run" in _plain(app, app.detail)
 
 

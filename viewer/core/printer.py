@@ -16,8 +16,9 @@ import orjson
 from viewer.core import sanitize
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
-from viewer.core.detail import SUB_ENTRIES, SUB_MARK, call_target, fmt_duration, fmt_wait
+from viewer.core.detail import SUB_ENTRIES, SUB_MARK, call_target, fmt_cost, fmt_duration, fmt_wait
 from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
+from viewer.core.formats.common import plural
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import json_safe, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
@@ -83,6 +84,29 @@ def tool_line(t: ToolCall, target: str, under: str = "") -> str:
     if notes:
         text += f" ({'; '.join(notes)})"
     return one_line(text, 400)  # labels, outcomes and signals come from the stream too
+
+
+def run_summary(s: Session) -> str:
+    """How a run that has its result went, as the TUI's header says it: "✓ succeeded in 1m05s ·
+    12 tool calls (1 failed) · 14,200 in / 900 out tokens · $0.23"."""
+    r = s.result
+    assert r is not None
+    said = "✗ failed" if r.failed else "✓ succeeded"
+    took = r.duration_ms
+    if took is None and s.first_ms is not None and s.last_ms is not None and s.last_ms > s.first_ms:
+        took = s.last_ms - s.first_ms  # (no duration in the result: its events' times)
+    if took is not None and fmt_duration(took):
+        said += f" in {fmt_duration(took)}"
+    parts = [said]
+    if s.tool_count:  # (text mode lets finished calls go: counted all the same)
+        c = s.status_counts
+        bad = [f"{c[k]:,} {k}" for k in ("failed", "rejected", "unfinished") if c[k]]
+        parts.append(plural(s.tool_count, "tool call") + (f" ({', '.join(bad)})" if bad else ""))
+    if r.tokens is not None:
+        parts.append(f"{r.tokens.input:,} in / {r.tokens.output:,} out tokens")
+    if r.cost_usd is not None and fmt_cost(r.cost_usd):
+        parts.append(fmt_cost(r.cost_usd))
+    return " · ".join(parts)
 
 
 #: Entries text mode prints as a note in brackets, as the transcript shows them.
@@ -258,6 +282,9 @@ class TextPrinter(Printer):
                     self._say_call(s, t)
             if d.flags & Change.RESULT:
                 self._finish(s)
+                self._gap = self._said  # (apart from the lines before it, as the agent's text is)
+                self._say(run_summary(s))
+                self._gap = True
                 why = session_problem(s) if self.each_result else ""
                 if why:
                     self.out.flush()

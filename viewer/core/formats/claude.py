@@ -57,8 +57,11 @@ SYSTEM_SUBTYPES = frozenset((
     "hook_started", "hook_response", "thinking_tokens", "status", "permission_denied", "compact_boundary",
     "task_started", "task_progress", "task_updated", "api_retry",
 ))  # (not task_notification: Cursor writes it too)
-#: ... of which these are progress, counted but not shown (a run writes hundreds).
-QUIET_SYSTEM = frozenset(("hook_started", "thinking_tokens", "status", "task_progress"))
+#: ... of which these are progress, counted but not shown (a run writes hundreds); a task's
+#: start repeats its call's (a sub-agent's Task, a command run in the background).
+QUIET_SYSTEM = frozenset(("hook_started", "thinking_tokens", "status", "task_progress", "task_started"))
+#: A task's end that is a warning (a sub-agent or a background command that failed).
+_TASK_FAILED = frozenset(("failed", "error", "killed"))
 #: Message parts only Claude Code's messages hold (Cursor's hold text).
 PARTS = frozenset(("tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"))
 #: The partial stream's events that only frame the deltas.
@@ -359,6 +362,13 @@ def interpret(ev: Event) -> A.Action:
         a = A.Init(sid, model=as_str(data.get("model")), cwd=as_str(data.get("cwd")),
                    api_key_source=_key_source(data.get("apiKeySource")),
                    permission_mode=as_str(data.get("permissionMode")))
+    elif t == "system" and st == "task_notification" and as_str(data.get("summary")):
+        # A task's end, in its own words ("Background command "npm run dev" completed (exit
+        # code 0)"), not by its fields.
+        status, said = as_str(data.get("status")), as_str(data.get("summary"))
+        if status not in ("completed", "") and status not in said.lower():
+            said += f" ({status})"
+        a = A.Notice(sid, t, st, said, alert=status in _TASK_FAILED)
     elif t == "system":
         quiet = st in QUIET_SYSTEM or (
             st == "hook_response" and as_int(data.get("exit_code")) in (0, None)

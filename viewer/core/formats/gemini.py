@@ -10,6 +10,7 @@ carries an ISO ``timestamp``; only the init carries the session id.  See
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from viewer.core import actions as A
@@ -150,7 +151,27 @@ def _error(data: dict[str, Any]) -> str:
     return as_str(err.get("message")) or as_str(err.get("type"))
 
 
+#: What run_shell_command says of a command that failed with no output (with output, only
+#: the output comes: its tool_result says "success" with nothing of its exit code).
+_SHELL_FAILED = re.compile(r"Command (?:exited with code: (-?\d+)|terminated by signal: \S+|failed: .*)")
+
+
+def _shell_failure(data: dict[str, Any]) -> tuple[str, str] | None:
+    """A failed command's detail and error ("exit 2", "" / "", "Command terminated by signal:
+    SIGKILL"), or None: its output is only what Gemini CLI says of a failed command that
+    printed nothing."""
+    output = as_str(data.get("output")).strip()
+    found = _SHELL_FAILED.fullmatch(output)
+    if found is None or not as_str(data.get("tool_id")).startswith("run_shell_command"):
+        return None
+    code = found.group(1)
+    return (f"exit {code}", "") if code else ("", output)
+
+
 def _completed_info(data: dict[str, Any]) -> A.ToolInfo:
+    shell = _shell_failure(data)
+    if shell is not None:
+        return A.ToolInfo("", "", "", shell[0], "error", "failed", has_args=False, error_text=shell[1])
     if data.get("status") == "error" or as_dict(data.get("error")):
         error = _error(data)
         kind = as_str(as_dict(data.get("error")).get("type"))
@@ -270,7 +291,8 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     args = as_dict(use.get("parameters"))
     path = first_arg(*_PATH)(args)
     output = as_str(result.get("output")) if result is not None else ""
-    failed = result is not None and (result.get("status") == "error" or bool(as_dict(result.get("error"))))
+    failed = result is not None and (result.get("status") == "error" or bool(as_dict(result.get("error")))
+                                     or _shell_failure(result) is not None)
     out: list[Section] = []
     add = out.append
     shown = False  # the output is in a section already
@@ -278,8 +300,9 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         add(Section("Command", as_str(args.get("command")), "code", "bash"))
         if as_str(args.get("description")):
             add(Section("Description", as_str(args.get("description"))))
-        if result is not None:
-            add(Section("Output", output or "(no output)", "terminal"))
+        if result is not None:  # (a failed command's "Command exited with code: 2" is its error)
+            add(Section("Output", "(no output)" if _shell_failure(result) is not None else output or "(no output)",
+                        "terminal"))
             shown = True
     elif name == "write_file":
         add(Section(path or "File text", as_str(args.get("content")), "code", path))

@@ -172,10 +172,11 @@ class SessionHeader(Widget):
         if self.demo:
             line1.append(" DEMO ", style=f"bold white on {BADGE['magenta']}")
         if m is None or s is None:
+            # (A badge's own last space is the first of the two after it, as below.)
             if m is not None and m.ended:
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
-                line1.append("  the input ended without a single JSON event" if m.malformed_lines
-                             else "  the input was empty (not one line of text)")
+                line1.append(" the input ended without a single JSON event" if m.malformed_lines
+                             else " the input was empty (not one line of text)")
                 if self.extra:  # e.g. a replayed file that changed since it was read
                     line1.append(f"  ({one_line(self.extra, 200)})", style="cyan")
                 if m.malformed_lines:
@@ -187,20 +188,20 @@ class SessionHeader(Widget):
                 line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
                 if self.going_to:
                     where = f"event {int(self.going_to):,}" if self.going_to.isdigit() else one_line(self.going_to, 40)
-                    line1.append(f"  going to {where} once the file is read that far"
+                    line1.append(f" going to {where} once the file is read that far"
                                  " (a move or Space gives it up)", style="cyan")
                 else:
                     paused = "PAUSED" in self.live_label
-                    line1.append("  at the start of the run" + (" (Space plays, → steps)" if paused else ""),
+                    line1.append(" at the start of the run" + (" (Space plays, → steps)" if paused else ""),
                                  style="dim")
             elif self.progress is not None and not self.live_source:  # a saved file, before its first event
                 line1.append(" … LOADING ", style=STATE_STYLES["loading"][1])
                 if self.percent_loaded is not None:
-                    line1.append(f"  {self.percent_loaded}%", style="cyan")
+                    line1.append(f" {self.percent_loaded}%", style="cyan")
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
-                    line1.append(f"  {one_line(self.extra, 200)}", style="cyan")
+                    line1.append(f" {one_line(self.extra, 200)}", style="cyan")
                 elif self.source and self.started_at is not None:  # (else it looked stuck)
                     waited = int(self.clock() - self.started_at)
                     line1.append(f" on {one_line(self.source, 200)}", style="cyan")
