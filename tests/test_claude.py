@@ -651,3 +651,38 @@ def test_a_tasks_start_is_its_calls_and_its_end_is_said_in_its_own_words(h, caps
     code, out, err = run_main(capsys, "--print", "--output-format", "text", str(f))
     assert "task_started" not in out and "task_id=" not in out
     assert "system/task_notification: Audit tax done)" in out
+
+
+def _stream_event(event: dict) -> bytes:
+    return j(type="stream_event", event=event, parent_tool_use_id=None)
+
+
+def test_a_call_whose_arguments_stream_in_is_shown_as_they_are_written(h):
+    """(Partial messages.)  A call's arguments stream in before its message comes whole: a big
+    Write's for a minute, when nothing moved.  The call is listed from its block's start,
+    "writing its arguments…"; its message is its start (one call, not two), and then it reads
+    as any call does."""
+    from tests.test_codex import event_at
+
+    start = _stream_event({"type": "content_block_start", "index": 1,
+                           "content_block": {"type": "tool_use", "id": "toolu_W", "name": "Bash", "input": {}}})
+    deltas = b"".join(_stream_event({"type": "content_block_delta", "index": 1,
+                                     "delta": {"type": "input_json_delta", "partial_json": part}})
+                      for part in ('{"command": ', '"make test"}'))
+    whole = assistant(use("toolu_W", "Bash", command="make test"))
+    data = init() + start + deltas
+    m, _, _ = h.model_of(data, end=False)
+    (t,) = m.sessions[0].tools
+    assert (t.status, t.short, t.target, t.detail) == ("running", "Bash", "", "writing its arguments…")
+    (status,) = claude.tool_sections(event_at(data, t.start_ref), None, t.call_id)
+    assert "still writing this call's arguments" in status.body
+    m, _, _ = h.model_of(data, end=True)
+    assert [(t.status, t.detail) for t in m.sessions[0].tools] == [("unfinished", "writing its arguments…")]
+
+    data += whole + results(res("toolu_W", "ok"))
+    m, _, _ = h.model_of(data)
+    s = m.sessions[0]
+    (t,) = s.tools
+    assert (t.status, t.target, t.detail, t.duplicates, t.start_line) == ("success", "make test", "", 0, 5)
+    assert claude.copy_text(event_at(data, t.start_ref), event_at(data, t.end_ref), t.call_id) == "make test"
+    assert [b.kind for b in s.blocks].count("tool") == 1

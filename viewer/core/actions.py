@@ -88,6 +88,9 @@ class ToolStarted(Action):
     timestamp_ms: int | None = None
     turn_id: str = ""
     parent_id: str = ""  # a sub-agent's call: the id of the call it runs under
+    #: Its arguments are still being written (Claude Code's partial messages: a call shown as
+    #: its input streams in): the next start with its id is its start, not the same again.
+    early: bool = False
 
 
 @dataclass(slots=True)

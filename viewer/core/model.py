@@ -145,6 +145,8 @@ class ToolCall:
     group: int = 0
     #: A sub-agent's call: the id of the call it runs under (Claude Code's Task); "" if none.
     parent: str = ""
+    #: Shown while its arguments are written (ToolStarted.early): its start is still to come.
+    early: bool = False
 
     def __copy__(self) -> ToolCall:
         # Every call of a run is copied at each replay checkpoint: field by field is about
@@ -1138,6 +1140,15 @@ class StreamModel:
             return Delta(Change.NONE)
         if idx is not None and s.tools[idx].status == "running":
             t = s.own_tool(idx)
+            if t.early and not a.early:
+                # Its arguments, whole: its start (the call was shown as they were written, since
+                # the arrival it keeps).  Its event is this one; what the first said goes.
+                t.early, t.detail = False, ""
+                t.start_line, t.start_ref = ev.line, make_ref(ev.offset, ev.length)
+                t.start_ts = a.timestamp_ms if a.timestamp_ms is not None else t.start_ts
+                t.turn_id = self._share(a.turn_id) or t.turn_id
+                self._fill(t, a.info)
+                return Delta(Change.TOOLS | Change.HEADER, tool=idx)
             t.duplicates += 1  # the same start again (e.g. stderr mirrored into stdout)
             self._fill(t, a.info)
             return Delta(Change.TOOLS | Change.HEALTH, tool=idx)
@@ -1161,6 +1172,7 @@ class StreamModel:
         t.start_arrival = ev.arrival
         t.start_line = ev.line
         t.start_ref = make_ref(ev.offset, ev.length)
+        t.early = a.early
         self._fill(t, a.info)
         if a.parent_id:  # a sub-agent's call
             t.parent = self._share(a.parent_id)

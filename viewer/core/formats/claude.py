@@ -310,11 +310,23 @@ def _user(data: dict[str, Any], sid: str | None, ts: int | None) -> A.Action:
     return acts[0] if len(acts) == 1 else A.Batch(sid, actions=acts)
 
 
+#: What a call whose arguments are still being written says of itself (in the list, the transcript).
+WRITING = "writing its arguments…"
+
+
 def _stream(data: dict[str, Any], sid: str | None) -> A.Action:
     """A ``stream_event`` (``--include-partial-messages``): a text or thinking delta, or the
     frame around them (quiet)."""
     e = as_dict(data.get("event"))
     et = as_str(e.get("type"))
+    block = as_dict(e.get("content_block"))
+    if et == "content_block_start" and block.get("type") == "tool_use" and not data.get("parent_tool_use_id"):
+        # A call whose arguments stream in (a big Write's take a while): shown now, its whole
+        # message (and its start) follows.
+        name = as_str(block.get("name"))
+        label, short, _ = _kind(name)
+        info = A.ToolInfo(name or "unknown", label, "", WRITING, "", "running", has_args=False, short=short)
+        return A.ToolStarted(sid, call_id=as_str(block.get("id")), info=info, early=True)
     if et == "content_block_delta":
         d = as_dict(e.get("delta"))
         dt = d.get("type")
@@ -475,6 +487,9 @@ def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None, 
 def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | None,
                   call_id: str = "") -> list[Section]:
     """Sections for a tool call's detail view from its two events (either may be None)."""
+    if as_dict(started).get("type") == "stream_event" and completed is None:
+        return [Section("Status", "The agent is still writing this call's arguments: they are shown once its "
+                                  "message is complete.")]
     use, result, sidecar = _parts(started, completed, call_id)
     name = as_str(use.get("name"))
     args = as_dict(use.get("input"))
