@@ -304,7 +304,7 @@ def test_the_detail_of_a_call_shows_its_own_arguments_and_result():
     assert _sections(started, done, "t1") == [("/w/a.py", "code", "x = 1\ny = 2")]  # (no line numbers)
     assert _sections(started, done, "t2") == [("Command", "code", "ls -l"), ("Description", "text", "List"),
                                               ("Output", "terminal", "total 0")]
-    assert _sections(started, None, "t2")[-1] == ("Status", "text", "No result has been read for this call.")
+    assert _sections(started, None, "t2")[-1] == ("Status", "text", claude.NO_RESULT)
 
 
 def test_the_detail_of_an_edit_is_a_diff_and_a_commands_output_is_its_own():

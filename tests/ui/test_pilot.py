@@ -436,6 +436,9 @@ async def test_replay_controls_step_seek_and_speed():
         assert "loading" not in _plain(app, app.header)  # (a replay's file is not "loading")
         # Home and End are the replay's: the help does not also offer them for paging.
         assert [key for key, _ in app.screen.rows if "Home" in key] == ["Home End"]
+        # ] and [ too (from a replay trial: the help offered them for the transcript's call lines
+        # as well, but in a replay they seek, from any pane).
+        assert [key for key, _ in app.screen.rows if key.startswith("]")] == ["] }"]
 
 
 async def test_transcript_stays_where_the_user_scrolls_while_the_run_streams():
@@ -4458,3 +4461,50 @@ async def test_keys_that_step_through_the_call_lines_in_one_burst_each_take_a_st
             app.post_message(events.Key("left_square_bracket", "["))
         await settle(pilot)
         assert app.timeline.selected_index() == 0 and app.detail.tool.index == 0
+
+
+async def test_an_open_health_screen_follows_a_replay_as_it_moves_on_and_back():
+    """(From a replay trial.)  Opened at the start and played on, the health screen said "0
+    events · 0 malformed lines" under a header that said the run had ended with one: it was
+    drawn once, from the model of the moment (a replay's changes as it seeks)."""
+    from viewer.ui.screens import HealthScreen
+
+    app = make_replay_app(sample("truncated_run.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HealthScreen)
+        assert "0 events · 0 malformed lines" in screen_rows(app)
+        app.action_seek_end()
+        await pilot.pause(HealthScreen.CHECK_EVERY + 0.2)
+        await pilot.pause()
+        rows = screen_rows(app)
+        assert f"{app.model.events:,} events (on" in rows and "1 malformed line" in rows, rows
+        assert app.model.events > 0 and "Every line parsed" not in rows
+        app.action_seek_start()
+        await pilot.pause(HealthScreen.CHECK_EVERY + 0.2)
+        await pilot.pause()
+        assert "0 events · 0 malformed lines" in screen_rows(app)
+
+
+async def test_a_search_found_only_in_hidden_thinking_still_names_the_other_sessions_matches():
+    """(From a replay trial.)  "No match for 'columns' (it is in the hidden thinking: t shows
+    it)": session 1's two matches were left unsaid, as they are when nothing here matches."""
+    def run(sid: str, said: str, thought: str) -> list[dict]:
+        return [{"type": "system", "subtype": "init", "session_id": sid, "model": "m"},
+                {"type": "thinking", "subtype": "delta", "session_id": sid, "text": thought},
+                {"type": "thinking", "subtype": "completed", "session_id": sid},
+                {"type": "assistant", "session_id": sid, "message": {"role": "assistant", "content": [
+                    {"type": "text", "text": said}]}},
+                {"type": "result", "subtype": "success", "is_error": False, "result": said, "session_id": sid}]
+    events = run("s1", "The columns line up now.", "Hmm.") + run("s2", "Done.", "The columns may move.")
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        assert app.session.index == 1
+        app.run_search("columns")
+        await pilot.pause()
+        said = " ".join(n.message for n in app._notifications)
+        assert "session 1 has" in said and "< goes there" in said, said
+        assert "it is in the hidden thinking: t shows it" in said, said

@@ -938,12 +938,17 @@ class AgentViewerApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_health(self) -> None:
+        self.push_screen(HealthScreen(self._health_state))
+
+    def _health_state(self) -> tuple[StreamModel, int, str]:
+        """What the health screen shows: the model, the blank lines read, and whether the file
+        is still being read."""
         loading = ""
         if self.header.progress is not None:  # a saved file still loading
             pct = self.header.percent_loaded
             loading = "" if pct is None else f" ({pct}% read)"
             loading = f"The file is still being read{loading}: this is what was read so far."
-        self.push_screen(HealthScreen(self.model, self.feed.ingest.decoder.blank_lines, loading))
+        return self.model, self.feed.ingest.decoder.blank_lines, loading
 
     def action_toggle_thinking(self) -> None:
         t = self.transcript
@@ -1235,9 +1240,9 @@ class AgentViewerApp(App[int]):
             in_thinking = not self.transcript.show_thinking and any(
                 b.kind == "thinking" and q in _as_shown(fold(shown(b))) for b in s.blocks
             )
-            hint = " (it is in the hidden thinking: t shows it)" if in_thinking else ""
-            if not hint and self._search_elsewhere:
-                hint = f" in this session{self._search_elsewhere}"
+            hint = " in this session" + self._search_elsewhere if self._search_elsewhere else ""
+            if in_thinking:  # (and the other sessions' matches too: they were left unsaid)
+                hint += " (it is in the hidden thinking: t shows it)"
             # (a long query is shortened: 3,200 characters covered the screen; and said once
             # while it shows: n pressed again stacked the same notice)
             self.notify_once(f"No match for {one_line(query, 60)!r}{hint}", timeout=3 if hint else 2,

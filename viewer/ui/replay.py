@@ -96,7 +96,7 @@ REPLAY_HELP = [
     ("+ -", "faster / slower (0.25× to 64×)"),
     (". →  ←", "one event forward / back (over the full-screen detail, back steps wait for Esc)"),
     ("Shift+→  Shift+←", "ten seconds of play time on / back"),
-    ("] }", "next tool call / next error"),
+    ("] }", "next tool call / next error (a seek, from any pane)"),
     ("[ {", "previous tool call / previous error"),
     ("Home End", "start / end of the run, End following again (in the full-screen detail: its top and bottom)"),
     ("click the bar", "seek (any move pauses the replay; Space plays on from there)"),
@@ -197,7 +197,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_help(self) -> None:
         self.clear_notifications()
-        self.push_screen(HelpScreen(REPLAY_HELP, page_keys="PgUp PgDn  g G"))
+        self.push_screen(HelpScreen(REPLAY_HELP, page_keys="PgUp PgDn  g G", call_keys=False))
 
     def pump(self) -> None:
         self._ticks += 1

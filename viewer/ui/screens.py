@@ -24,7 +24,7 @@ HELP_ROWS = [
     ("Tab / Shift+Tab", "next / previous pane"),
     ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
     (PAGE_KEYS := "PgUp PgDn  Home End  g G", "page, first, last"),
-    ("] [  (transcript)", "next / previous call line: the tool list and the detail go to it (marked ▶)"),
+    (CALL_KEYS := "] [  (transcript)", "next / previous call line: the tool list and the detail go to it (marked ▶)"),
     ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON, ] [: next, previous call, "
               "/: search it, n N: next, previous match)"),
     ("Seeing", ""),
@@ -95,12 +95,14 @@ class HelpScreen(_ScrollingModal):
     """
 
     def __init__(self, extra_rows: list[tuple[str, str]] | None = None,
-                 page_keys: str = PAGE_KEYS) -> None:
+                 page_keys: str = PAGE_KEYS, call_keys: bool = True) -> None:
         """``extra_rows`` come first; ``page_keys`` are the keys that page the lists (a
-        replay takes Home and End for itself)."""
+        replay takes Home and End for itself); ``call_keys``: ] and [ go from call line to call
+        line in the transcript (a replay takes them: its extra rows say what they do)."""
         super().__init__()
         self.rows = (extra_rows or []) + [
-            (page_keys if key == PAGE_KEYS else key, what) for key, what in HELP_ROWS]
+            (page_keys if key == PAGE_KEYS else key, what) for key, what in HELP_ROWS
+            if call_keys or key != CALL_KEYS]
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
@@ -131,12 +133,36 @@ class HealthScreen(_ScrollingModal):
     }
     """
 
-    def __init__(self, model: StreamModel, blank_lines: int = 0, loading: str = "") -> None:
-        """``loading``: what to say when the file is still being read (this is a snapshot)."""
+    #: How often an open health screen looks whether the input has moved on (a live run, a
+    #: replay playing or seeking, a file still loading): it is drawn anew if it has.
+    CHECK_EVERY = 0.5
+
+    def __init__(self, state: Callable[[], tuple[StreamModel, int, str]]) -> None:
+        """``state``: the model on show (a replay's changes as it seeks), the blank lines read,
+        and what to say when the file is still being read ("" when it is not)."""
         super().__init__()
-        self.model = model
-        self.blank_lines = blank_lines
-        self.loading = loading
+        self.state = state
+        self.model, self.blank_lines, self.loading = state()
+        self._drawn = self._signature()
+
+    def _signature(self) -> tuple:
+        m = self.model
+        return (id(m), m.events, m.malformed_lines, m.unknown_events, m.lines_in_events, len(m.restarts),
+                self.blank_lines, self.loading)
+
+    def on_mount(self) -> None:
+        self.set_interval(self.CHECK_EVERY, self._check)
+
+    def _check(self) -> None:
+        """(From a replay trial: opened at the start and played on, it said "0 events" under a
+        header that said 91.)"""
+        self.model, self.blank_lines, self.loading = self.state()
+        if self._signature() == self._drawn:
+            return
+        self._drawn = self._signature()
+        y = self.query_one(VerticalScroll).scroll_y
+        self.refresh(recompose=True)
+        self.call_after_refresh(lambda: self.query_one(VerticalScroll).scroll_to(y=y, animate=False, immediate=True))
 
     def compose(self) -> ComposeResult:
         m = self.model

@@ -18,6 +18,7 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
+    NO_RESULT,
     as_cost,
     as_dict,
     as_int,
@@ -548,7 +549,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     if name in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
         text = _NUMBERED.sub("", text)  # (its "cat -n" of the edited part: the diff has the lines)
     if result is None:
-        add(Section("Status", "No result has been read for this call."))
+        add(Section("Status", NO_RESULT))
     elif failed:
         if not shown:
             add(Section("Error", text or "(no details)"))

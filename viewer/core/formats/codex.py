@@ -22,6 +22,7 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
+    NO_RESULT,
     as_dict,
     as_int,
     as_list,
@@ -392,7 +393,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     else:
         add(Section("Item", json_text(item), "json"))
     if not done:
-        add(Section("Status", "No result has been read for this call."))
+        add(Section("Status", NO_RESULT))
     elif status == "declined":
         add(Section("Status", "Declined: the command was not run."))
     return out

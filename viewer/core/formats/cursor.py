@@ -19,6 +19,7 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
+    NO_RESULT,
     as_dict,
     as_int,
     as_list,
@@ -815,7 +816,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     if outcome and outcome not in SUCCESS_OUTCOMES:
         add(Section(f"Outcome: {outcome}", json_text(res) if res else "(no details)", "json"))
     elif completed is None:
-        add(Section("Status", "No completion event has been read for this call."))
+        add(Section("Status", NO_RESULT))
     elif not outcome:
         add(Section("Outcome", "The completion event carries no result."))
     return out
