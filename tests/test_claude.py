@@ -177,7 +177,7 @@ def test_text_mode_prints_a_sub_agents_words_as_its_own(tmp_path, capsys):
     assert "\n↳ Read file /a (under Find uses)\n↳ Read file /b (under Find uses)\n" in out
     assert "\nRan subagent Find uses\n" in out
     assert out.rstrip().endswith("The sub-agent found two uses.\n\n✓ succeeded in 40 ms · 3 tool calls · "
-                                 "12 in / 7 out tokens")
+                                 "12 in / 7 out tokens · 500 cache read")
 
 
 #: Two sub-agents at once, their messages interleaved (from a Claude Code user's trial).

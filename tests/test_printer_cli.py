@@ -128,6 +128,8 @@ def test_text_mode_rejected_and_truncated(capsys, real_dir):
     code, out, err = run_main(capsys, "--print", str(real_dir / "agentic-automation__head.ndjson"))
     assert code != 0
     tool_lines = [x for x in out.splitlines() if "unfinished" in x]
+    assert out.splitlines()[-1] == "◌ ended without a result · 2 tool calls (2 unfinished)"
+    tool_lines = tool_lines[:-1]
     assert len(tool_lines) == 2
     assert tool_lines[0].startswith("Read specs/001-github-agent-automation/tasks.md")
     assert tool_lines[1].startswith("List specs/001-github-agent-automation")
@@ -157,11 +159,13 @@ def test_text_mode_says_what_the_agent_said_before_each_call(capsys, tmp_path):
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 1 and "the run ended without a result" in err
     assert out.splitlines() == ["First I look around.", "", "Ran terminal command ls (exit 0)", "",
-                                "Now the **slow** tests.", "", "Shell make test (unfinished)"], out
+                                "Now the **slow** tests.", "", "Shell make test (unfinished)", "",
+                                "◌ ended without a result · 2 tool calls (1 unfinished)"], out
     # Cut off after text that follows its last call: that text, as before, with no label.
     p.write_bytes(head + say("All done, writing the summary"))
     code, out, err = run_main(capsys, "--print", str(p))
-    assert code == 1 and out.splitlines()[-1] == "All done, writing the summary", out
+    assert code == 1 and out.splitlines()[-3:] == ["All done, writing the summary", "",
+                                                   "◌ ended without a result · 1 tool call"], out
     assert "(its last message" not in out
 
 
@@ -937,8 +941,8 @@ def test_text_mode_lets_go_of_finished_calls_but_not_of_running_ones():
     assert p.finish() == 1  # no result event
     printed = out.getvalue().splitlines()
     assert printed[: len(want)] == want
-    assert printed[len(want):] == ["Shell echo 10 (unfinished)",
-                                   "Shell echo 11 (unfinished)", "", "Done."]
+    assert printed[len(want):] == ["Shell echo 10 (unfinished)", "Shell echo 11 (unfinished)", "", "Done.", "",
+                                   "◌ ended without a result · 600 tool calls (2 unfinished)"]
     s = p.model.sessions[0]
     assert s.tool_count == 600 and s.done_tools == 598 and s.status_counts["unfinished"] == 2
     assert len(s.tools) <= 4 and len(s.blocks) <= 6, (len(s.tools), len(s.blocks))
@@ -1582,7 +1586,7 @@ def test_text_mode_heads_only_what_it_prints_and_prints_every_runs_last_words(ca
         + j(type="result", subtype="success", is_error=False, result="A done", session_id="a"))
     code, out, err = run_main(capsys, str(p))
     assert out.splitlines() == ["Ran terminal command make a (exit 0)", "", "A done", "", "✓ succeeded · 1 tool call",
-                                "", "--- session 2 ---", "B was here"], out
+                                "", "--- session 2 ---", "B was here", "", "◌ ended without a result"], out
     assert code == 0 and "session 2 of 2: the run ended without a result" in err
 
 
@@ -1674,6 +1678,7 @@ def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(caps
                   + j(type="result", subtype="success", is_error=False, result="All tests pass.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
     assert out.splitlines() == ["Ran terminal command pytest (exit 0)", "", "Two tests fail, fixing them next.",
+                                "", "◌ ended without a result · 1 tool call",
                                 "", "--- session 2 (resumed) ---", "All tests pass.", "", "✓ succeeded"], out
     assert code == 0
 
@@ -1855,9 +1860,18 @@ def test_text_mode_says_whose_stream_it_is_again_after_a_followed_file_started_o
 
 
 @pytest.mark.parametrize(("sample", "code", "summary"), [
-    ("failed_run.ndjson", 1, "✗ failed in 1m42s · 4 tool calls (2 failed, 1 rejected)"),
-    ("claude_code_run.ndjson", 0, "✓ succeeded in 13.2 s · 8 tool calls (1 failed) · 2,905 in / 672 out tokens · $0.118"),
-    ("demo_session.ndjson", 0, "✓ succeeded in 1m06s · 18 tool calls (1 failed) · 38,412 in / 4,987 out tokens"),
+    # (why a run failed, too: stderr says it, but a log sent to a file kept only stdout)
+    ("failed_run.ndjson", 1, "✗ failed in 1m42s · 4 tool calls (2 failed, 1 rejected) · ConnectError: [unavailable] "
+                             "upstream connect error or disconnect/reset before headers. reset reason: connection "
+                             "termination"),
+    ("claude_code_run.ndjson", 0, "✓ succeeded in 13.2 s · 8 tool calls (1 failed) · 2,905 in / 672 out tokens · "
+                                  "127,428 cache read · $0.118"),
+    ("demo_session.ndjson", 0, "✓ succeeded in 1m06s · 18 tool calls (1 failed) · 38,412 in / 4,987 out tokens · "
+                               "612,864 cache read"),
+    # (a run cut off said so only on stderr)
+    ("truncated_run.ndjson", 1, "◌ ended without a result · 2 tool calls (1 unfinished)"),
+    # (Codex's to-do list, ticked off three times, was counted as four calls: text mode let it go)
+    ("codex_run.ndjson", 0, "✓ succeeded · 5 tool calls (1 failed) · 6,226 in / 1,874 out tokens · 41,984 cache read"),
 ])
 def test_text_mode_ends_a_run_with_how_it_went_as_the_header_says_it(capsys, sample, code, summary):
     """A CI log said how each call went but not the run: whether it succeeded, how long it took,

@@ -274,6 +274,9 @@ class Session:
         self.before_restart = False
         #: Ids of calls let go of (see forget_finished) that had no start yet.
         self.started_late: set[str] = set()
+        #: Ids of calls that are updated once done (Codex's to-do list, ticked off): kept when
+        #: finished calls are let go of, or each update was a call more.
+        self.updated: set[str] = set()
         self.status_counts: Counter[str] = Counter()  # tool calls per status
         self.empty_deltas = 0
         self._open_text: Block | None = None
@@ -315,7 +318,7 @@ class Session:
         starts: no text block is open then).  Running calls are renumbered.  ``keep_ids``:
         the ``id()`` of calls and of blocks other than text to keep all the same (what an
         event of several actions touched before: see StreamModel._batch)."""
-        keep = [t for t in self.tools if not t.done or (keep_ids and id(t) in keep_ids)]
+        keep = [t for t in self.tools if not t.done or t.call_id in self.updated or (keep_ids and id(t) in keep_ids)]
         # (A call whose completion came before its start: its start, when it comes, is no new
         # call; its id is kept, a few thousand at most.)
         if len(self.started_late) > 4096:
@@ -400,6 +403,7 @@ class Session:
         self._copied, c._copied = set(), set()
         c.tool_by_id = dict(self.tool_by_id)
         c.started_late = set(self.started_late)
+        c.updated = set(self.updated)
         c.notices = list(self.notices)
         c.status_counts = Counter(self.status_counts)
         c._queries = dict(self._queries)
@@ -444,6 +448,16 @@ class Session:
         """The call ``t`` ran under, if it was read."""
         i = self.tool_by_id.get(t.parent) if t.parent else None
         return self.tools[i] if i is not None else None
+
+    def alerted(self, text: str) -> bool:
+        """Whether the run's last entries before its result show ``text`` as an error already
+        (Claude Code's message of an API error, then its result of the same words)."""
+        for b in reversed(self.blocks):
+            if b.kind == "alert":
+                return b.text.endswith(text)
+            if b.kind not in ("result", "end", "notice"):
+                return False
+        return False
 
     def final_texts(self) -> list[str]:
         """The assistant's texts after the last tool call (what a text-mode run prints last)."""
@@ -1212,6 +1226,8 @@ class StreamModel:
             if t.end_ref is not None and not a.update:
                 t.duplicates += 1  # the same completion again
                 flags |= Change.HEALTH
+        if a.update and t.call_id:
+            s.updated.add(t.call_id)
         if a.start and t.start_ref is None:  # (begun done: where it began, not when: no duration)
             t.start_line, t.start_ref = ev.line, make_ref(ev.offset, ev.length)
         self._fill(t, a.info)

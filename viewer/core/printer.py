@@ -87,13 +87,14 @@ def tool_line(t: ToolCall, target: str, under: str = "") -> str:
 
 
 def run_summary(s: Session) -> str:
-    """How a run that has its result went, as the TUI's header says it: "✓ succeeded in 1m05s ·
-    12 tool calls (1 failed) · 14,200 in / 900 out tokens · $0.23"."""
+    """How a run went, as the TUI's header says it: "✓ succeeded in 1m05s · 12 tool calls (1
+    failed) · 14,200 in / 900 out tokens · 41,984 cache read · $0.23"; "✗ failed in 57.4 s · …
+    · ConnectError: …" (why, as stderr says it: a log sent to a file keeps it); "◌ ended without
+    a result · 2 tool calls (1 unfinished)"."""
     r = s.result
-    assert r is not None
-    said = "✗ failed" if r.failed else "✓ succeeded"
-    took = r.duration_ms
-    if took is None and s.first_ms is not None and s.last_ms is not None and s.last_ms > s.first_ms:
+    said = "◌ ended without a result" if r is None else "✗ failed" if r.failed else "✓ succeeded"
+    took = r.duration_ms if r is not None else None
+    if r is not None and took is None and s.first_ms is not None and s.last_ms is not None and s.last_ms > s.first_ms:
         took = s.last_ms - s.first_ms  # (no duration in the result: its events' times)
     if took is not None and fmt_duration(took):
         said += f" in {fmt_duration(took)}"
@@ -102,10 +103,16 @@ def run_summary(s: Session) -> str:
         c = s.status_counts
         bad = [f"{c[k]:,} {k}" for k in ("failed", "rejected", "unfinished") if c[k]]
         parts.append(plural(s.tool_count, "tool call") + (f" ({', '.join(bad)})" if bad else ""))
-    if r.tokens is not None:
+    if r is not None and r.tokens is not None:
         parts.append(f"{r.tokens.input:,} in / {r.tokens.output:,} out tokens")
-    if r.cost_usd is not None and fmt_cost(r.cost_usd):
+        if r.tokens.cache_read:
+            parts.append(f"{r.tokens.cache_read:,} cache read")
+    if r is not None and r.cost_usd is not None and fmt_cost(r.cost_usd):
         parts.append(fmt_cost(r.cost_usd))
+    if r is not None and r.failed:  # (not again after the same words said as an error: Claude Code's API error)
+        why = s.result_text or failure_subtype(r.subtype) or "error"
+        if not s.alerted(why):
+            parts.append(one_line(why, 300))
     return " · ".join(parts)
 
 
@@ -282,9 +289,7 @@ class TextPrinter(Printer):
                     self._say_call(s, t)
             if d.flags & Change.RESULT:
                 self._finish(s)
-                self._gap = self._said  # (apart from the lines before it, as the agent's text is)
-                self._say(run_summary(s))
-                self._gap = True
+                self._say_summary(s)
                 why = session_problem(s) if self.each_result else ""
                 if why:
                     self.out.flush()
@@ -361,6 +366,8 @@ class TextPrinter(Printer):
                     self._say_call(s, t)
             if s.result is None:
                 self._finish(s)
+                if s.events:
+                    self._say_summary(s)
 
     def _say_call(self, s: Session, t: ToolCall) -> None:
         """Call ``t``'s line; before the first of run ``s`` whose path is shown relative to the
@@ -372,6 +379,13 @@ class TextPrinter(Printer):
         task = s.parent_of(t) if t.parent else None  # (a sub-agent's call: its Task, if read)
         under = one_line(task.target, 80) if task is not None else ""
         self._say((SUB_MARK if t.parent else "") + tool_line(t, target, under))
+
+    def _say_summary(self, s: Session) -> None:
+        """How run ``s`` went (run_summary), apart from the lines around it as the agent's text is."""
+        self._heading(s)
+        self._gap = self._said
+        self._say(run_summary(s))
+        self._gap = True
 
     def _finish(self, s: Session) -> None:
         texts = s.final_texts()

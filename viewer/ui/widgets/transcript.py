@@ -642,7 +642,7 @@ class Transcript(BlockView):
         if s.state == "failed":
             why = failure_subtype(r.subtype) or "error"
             head = Text(f"✗ Run failed ({one_line(why, 80)})", style="bold red")
-            if r.text and not _alerted(s, r.text):
+            if r.text and not s.alerted(r.text):
                 return Group(head, prose(r.text, style="red", as_markdown=False))
             return head
         parts = ["✓ Run succeeded"]
@@ -653,17 +653,6 @@ class Transcript(BlockView):
             return Group(line, Text("Its result also says (not in the transcript):", style="dim"),
                          prose(text))
         return line
-
-
-def _alerted(s: Session, text: str) -> bool:
-    """Whether the run's last entries before its result show ``text`` as an error already
-    (Claude Code's message of an API error, then its result of the same words)."""
-    for b in reversed(s.blocks):
-        if b.kind == "alert":
-            return b.text.endswith(text)
-        if b.kind not in ("result", "end", "notice"):
-            return False
-    return False
 
 
 #: The blocks ``y`` copies in the transcript, and what each is called when it does.
