@@ -1879,3 +1879,19 @@ def test_text_mode_ends_a_run_with_how_it_went_as_the_header_says_it(capsys, sam
     and what it cost."""
     got, out, err = run_main(capsys, "--print", str(SAMPLES_DIR / sample))
     assert got == code and out.splitlines()[-2:] == ["", summary], out
+
+
+def test_text_mode_names_a_silent_runs_file_as_its_call_lines_do():
+    """(From a CI-user trial.)  "(no event for 30 s; running: Read /home/dev/notes-app/README.md)",
+    then "Read file README.md": the silence line named the file by its whole path."""
+    from viewer.core.printer import QUIET_FIRST, TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    p = TextPrinter(out := io.StringIO(), io.StringIO())
+    p.feed_lines(LineSplitter().feed(
+        j(type="system", subtype="init", session_id=SID, cwd="/home/dev/notes-app")
+        + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+            tool_call={"readToolCall": {"args": {"path": "/home/dev/notes-app/README.md"}}})))
+    p.idle(p._heard + QUIET_FIRST)
+    assert out.getvalue().splitlines() == ["(paths are under the run's directory, /home/dev/notes-app)",
+                                           "(no event for 30 s; running: Read README.md)"]

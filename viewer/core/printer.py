@@ -336,7 +336,9 @@ class TextPrinter(Printer):
         what = ""
         if running:
             t = running[-1]
-            what = f"; running: {t.heading}" + (f" {one_line(t.target, 80)}" if t.target else "")
+            self._heading(s)
+            target = self._target(s, t)  # (as its line will say it)
+            what = f"; running: {t.heading}" + (f" {one_line(target, 80)}" if target else "")
             if len(running) > 1:
                 what += f" and {len(running) - 1} more"
         self._heading(s)
@@ -369,13 +371,19 @@ class TextPrinter(Printer):
                 if s.events:
                     self._say_summary(s)
 
-    def _say_call(self, s: Session, t: ToolCall) -> None:
-        """Call ``t``'s line; before the first of run ``s`` whose path is shown relative to the
-        run's directory, that directory (a log has no header that says it)."""
+    def _target(self, s: Session, t: ToolCall) -> str:
+        """Call ``t``'s target as its line says it; before the first of run ``s`` shown relative
+        to the run's directory, that directory is said."""
         target = call_target(t, s, self.model.format_of(s).TARGET_FORMS)
         if s.index not in self._dir_said and s.init is not None and target != t.target:
             self._dir_said.add(s.index)
             self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
+        return target
+
+    def _say_call(self, s: Session, t: ToolCall) -> None:
+        """Call ``t``'s line; before the first of run ``s`` whose path is shown relative to the
+        run's directory, that directory (a log has no header that says it)."""
+        target = self._target(s, t)
         task = s.parent_of(t) if t.parent else None  # (a sub-agent's call: its Task, if read)
         under = one_line(task.target, 80) if task is not None else ""
         self._say((SUB_MARK if t.parent else "") + tool_line(t, target, under))
