@@ -3451,7 +3451,7 @@ async def test_search_finds_only_what_a_huge_message_draws():
         # (From a code review.)  Its height is estimated from what is drawn, not from all of it
         # (the scrollbar jumped when it was measured: 45,000 rows estimated for 6,000).
         block = next(i for i, b in enumerate(app.session.blocks) if b.kind == "assistant")
-        drawn_rows = len(app.transcript.strips_of(app.transcript.render_block(block, 100), 100))
+        drawn_rows = len(app.transcript._strips(app.session, app.session.blocks[block], 100))
         assert abs(app.transcript.estimate_height(block, 100) - drawn_rows) < drawn_rows // 10
     # (From a code review.)  Hidden thinking: "t shows it" only for a word t would show.
     events[1] = {"type": "thinking", "subtype": "delta", "session_id": "s", "text": text}

@@ -80,7 +80,7 @@ def whole(app, index: int, width: int):
     t = app.transcript
     settle_from, transcript_mod.SETTLE_FROM = transcript_mod.SETTLE_FROM, float("inf")
     try:
-        return t.strips_of(t._render(app.session, app.session.blocks[index]), width)
+        return t._strips(app.session, app.session.blocks[index], width)
     finally:
         transcript_mod.SETTLE_FROM = settle_from
 
@@ -105,7 +105,7 @@ async def test_a_long_text_still_streaming_is_drawn_as_it_would_be_whole(kind, l
             block = app.session.blocks[index]
             assert block.open
             width = t._width
-            strips = t.strips_of(t.render_block(index, width), width)
+            strips = t._strips(app.session, block, width)
             # In pieces once it is long; whole once a link definition came (it may change
             # the links of any piece).
             pieces = len(block.text) >= transcript_mod.SETTLE_FROM and "[ref]:" not in block.text
@@ -188,3 +188,22 @@ async def test_an_open_text_slow_to_draw_is_drawn_less_often_and_its_last_words_
 def _words(app) -> str:
     t = app.transcript
     return " ".join("\n".join(t.render_line(y).text for y in range(t.size.height)).split())
+
+
+async def test_a_message_still_written_ends_in_the_cursor_not_under_it():
+    """(From a replay trial.)  The cursor sat on a line of its own under the text, which read as
+    one line more of it; it goes at the end of the last line, as an editor draws it, unless that
+    line is full or a code block's (whose background goes on to the edge)."""
+    init = orjson.dumps({"type": "system", "subtype": "init", "session_id": SID, "model": "m", "cwd": "/w"}) + b"\n"
+    feed, app = live_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        push(feed, [init, *_events("Running the **tests** now", "assistant", 7)])
+        await settle(pilot)
+        t = app.transcript
+        index = next(i for i, b in enumerate(app.session.blocks) if b.kind == "assistant")
+        rows = [s.text.rstrip() for s in t._render_strips(index, t._width)]
+        assert rows == ["Running the tests now▍"], rows
+        push(feed, _events("\n\n```python\nx = 1\n```", "assistant", 100))
+        await settle(pilot)
+        rows = [s.text.rstrip() for s in t._render_strips(index, t._width)]
+        assert rows[-1] == "▍" and "x = 1" in rows[-3] and not any("▍" in row for row in rows[:-1]), rows

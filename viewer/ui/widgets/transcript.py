@@ -13,9 +13,11 @@ from bisect import bisect_left
 from collections.abc import Callable, Hashable
 from time import perf_counter
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
@@ -476,15 +478,37 @@ class Transcript(BlockView):
         assert s is not None
         b = s.blocks[index]
         if index != self.highlight_block:
-            return self._render(s, b, width)
+            return self._strips(s, b, width)
         # A search went to it: a bar down its left side in the matches' colour (a "▶ search
         # match" line above it was taken for a line of the run's own).
         inner = max(1, width - 1)
-        strips = self.strips_of(self._render(s, b, inner), inner)
+        strips = self._strips(s, b, inner)
         if width > 1:
             bar = Segment("▌", MATCH_BAR)
             strips = [Strip([bar, *line], width) for line in strips]
         return mark_matches(strips, self.highlight_query, MATCH_STYLE)
+
+    def _strips(self, s: Session, b: Block, width: int) -> list[Strip]:
+        """Block ``b`` drawn; a message still written ends in the cursor (at the end of its last
+        line, as an editor shows it: on a line of its own it read as a line more of the text)."""
+        if b.kind != "assistant" or not b.open or b.cut:
+            return self.strips_of(self._render(s, b, width), width)
+        strips = self.strips_of(self._prose(b, b.text), width)
+        base = self.rich_style
+        cursor = Segment("▍", base + Style(bold=True))
+
+        def plain(segments) -> bool:  # (not a code block's: its background goes on to the edge)
+            return all(seg.style is None or seg.style.bgcolor == base.bgcolor for seg in segments)
+
+        last = len(strips) - 1
+        while last >= 0 and not strips[last].text.strip() and plain(strips[last]):
+            last -= 1
+        end = cell_len(strips[last].text.rstrip()) if last >= 0 else width
+        if end < width and plain(strips[last].crop(end, width)):
+            strips[last] = Strip([*strips[last].crop(0, end), cursor], end + 1).extend_cell_length(width, base)
+        else:
+            strips.insert(last + 1, Strip([cursor], 1).extend_cell_length(width, base))
+        return strips
 
     def clear_cache(self) -> None:
         self._pieces.clear()  # (drawn in a theme's colours, as the rest)
@@ -509,7 +533,7 @@ class Transcript(BlockView):
             if b.cut:
                 return Padding(Group(body, Text("… (cut off: the stream ended here)", style="italic yellow")),
                                (0, 0, 1, 0))
-            return Padding(body, (0, 0, 1, 0)) if not b.open else Group(body, Text("▍", style="bold"))
+            return Padding(body, (0, 0, 1, 0))  # (an open one is drawn by _strips: the cursor at its end)
         if kind == "tool":
             t = s.tools[b.ref]
             glyph, style = status_glyph(t.status, self.frame)
