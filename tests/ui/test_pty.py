@@ -409,10 +409,13 @@ AFTER = textwrap.dedent(
     from viewer.core.feed import FileFeed
     from viewer.ui.app import AgentViewerApp
 
+    # (Compared with the handlers of before, not with Python's own: a process started with
+    # Ctrl+C ignored, as a test runner's worker may start it, has SIG_IGN to begin with.)
+    before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
     app = AgentViewerApp(FileFeed(sys.argv[1]))
     app.run()
     # The app is gone: its handlers and its watchdog must be too.
-    restored = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    restored = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == before
     time.sleep(4)  # longer than the watchdog's grace
     print("AFTER-RUN", app.return_code, restored, flush=True)
     """

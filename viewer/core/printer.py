@@ -110,7 +110,7 @@ def run_summary(s: Session) -> str:
     if r is not None and r.cost_usd is not None and fmt_cost(r.cost_usd):
         parts.append(fmt_cost(r.cost_usd))
     if r is not None and r.failed:  # (not again after the same words said as an error: Claude Code's API error)
-        why = s.result_text or failure_subtype(r.subtype) or "error"
+        why = failure_reason(s)
         if not s.alerted(why):
             parts.append(one_line(why, 300))
     return " · ".join(parts)
@@ -167,9 +167,14 @@ def session_problem(s: Session | None, malformed: int = 0) -> str:
     if s.result is None:
         return "the run ended without a result"
     if s.state == "failed":
-        msg = one_line(s.result_text or failure_subtype(s.result.subtype) or "error", 300)
-        return f"the run failed: {msg}"
+        return f"the run failed: {one_line(failure_reason(s), 300)}"
     return ""
+
+
+def failure_reason(s: Session) -> str:
+    """Why run ``s`` failed, in its result's words, else its subtype's."""
+    r = s.result
+    return s.result_text or (failure_subtype(r.subtype) if r is not None else "") or "error"
 
 
 class Printer:
