@@ -339,14 +339,13 @@ class TextPrinter(Printer):
             return  # (nothing runs: a run over, or none begun)
         running = [t for t in s.tools if t.status == "running"]
         what = ""
+        self._heading(s)  # (before the run's directory, which its running call's target may say)
         if running:
             t = running[-1]
-            self._heading(s)
             target = self._target(s, t)  # (as its line will say it)
             what = f"; running: {t.heading}" + (f" {one_line(target, 80)}" if target else "")
             if len(running) > 1:
                 what += f" and {len(running) - 1} more"
-        self._heading(s)
         self._say(f"(no event for {fmt_wait(int(quiet))}{what})")
 
     def _heading(self, s: Session) -> bool:
