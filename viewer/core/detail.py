@@ -51,6 +51,17 @@ def fmt_cost(usd: float) -> str:
     return f"${usd:,.2f}" if usd >= 0.9995 else f"${usd:#.3g}" if usd >= 0.001 else "< $0.001" if usd else "$0"
 
 
+def fmt_tokens(tokens) -> str:
+    """A run's token counts as the header and text mode's summary say them: ``38,412 in /
+    4,987 out``."""
+    return f"{tokens.input:,} in / {tokens.output:,} out"
+
+
+def fmt_cache_read(tokens) -> str:
+    """... and what was read from the cache: ``612,864 cache read``."""
+    return f"{tokens.cache_read:,} cache read"
+
+
 def fmt_wait(seconds: int) -> str:
     """A wait in whole seconds, as a clock of silence reads it: ``45 s``, then ``1m30s``."""
     return f"{seconds} s" if seconds < 60 else fmt_duration(seconds * 1000)

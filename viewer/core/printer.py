@@ -16,7 +16,16 @@ import orjson
 from viewer.core import sanitize
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
-from viewer.core.detail import SUB_ENTRIES, SUB_MARK, call_target, fmt_cost, fmt_duration, fmt_wait
+from viewer.core.detail import (
+    SUB_ENTRIES,
+    SUB_MARK,
+    call_target,
+    fmt_cache_read,
+    fmt_cost,
+    fmt_duration,
+    fmt_tokens,
+    fmt_wait,
+)
 from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
 from viewer.core.formats.common import plural
 from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
@@ -104,9 +113,9 @@ def run_summary(s: Session) -> str:
         bad = [f"{c[k]:,} {k}" for k in ("failed", "rejected", "unfinished") if c[k]]
         parts.append(plural(s.tool_count, "tool call") + (f" ({', '.join(bad)})" if bad else ""))
     if r is not None and r.tokens is not None:
-        parts.append(f"{r.tokens.input:,} in / {r.tokens.output:,} out tokens")
+        parts.append(f"{fmt_tokens(r.tokens)} tokens")
         if r.tokens.cache_read:
-            parts.append(f"{r.tokens.cache_read:,} cache read")
+            parts.append(fmt_cache_read(r.tokens))
     if r is not None and r.cost_usd is not None and fmt_cost(r.cost_usd):
         parts.append(fmt_cost(r.cost_usd))
     if r is not None and r.failed:  # (not again after the same words said as an error: Claude Code's API error)

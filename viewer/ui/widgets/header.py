@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
-from viewer.core.detail import fmt_cost, fmt_duration, fmt_wait
+from viewer.core.detail import fmt_cache_read, fmt_cost, fmt_duration, fmt_tokens, fmt_wait
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.render import BADGE, StillWritten, fmt_clock, keep_end, safe_line
@@ -306,13 +306,13 @@ class SessionHeader(Widget):
         # Whole or not at all: a number cut by the line's end ("612,8…") read as another.
         width = self.content_region.width
         cost = fmt_cost(r.cost_usd) if r is not None and r.cost_usd is not None else ""
-        counts = f"{tokens.input:,} in / {tokens.output:,} out" if tokens is not None else ""
+        counts = fmt_tokens(tokens) if tokens is not None else ""
         if counts and line2.cell_len + 10 + len(counts) <= width:
             line2.append("   tokens ", style="dim")
             line2.append(counts)
             if cost and line2.cell_len + 3 + len(cost) <= width:  # (before the cache's count)
                 line2.append(f" · {cost}")
-            cached = f" · {tokens.cache_read:,} cache read"
+            cached = f" · {fmt_cache_read(tokens)}"
             if tokens.cache_read and line2.cell_len + len(cached) <= width:
                 line2.append(cached, style="dim")
         elif cost and line2.cell_len + 3 + len(cost) <= width:  # (narrow: what the run cost, at least)
