@@ -231,8 +231,9 @@ def test_text_mode_says_every_call_of_a_message(h, tmp_path):
     p.feed_lines(LineSplitter().feed(data))
     assert p.close() == 0
     lines = out.getvalue().splitlines()
-    assert lines[0] == "Ran terminal command make (exit 2; make: *** [all] Error 2)", lines
-    assert lines[2].startswith("Grepped TODO in src"), lines
+    assert lines[0].startswith("Claude Code · claude-opus-5 · in /w · session "), lines  # (whose run)
+    assert lines[2] == "Ran terminal command make (exit 2; make: *** [all] Error 2)", lines
+    assert lines[3].startswith("Grepped TODO in src"), lines
 
 
 def test_partial_messages_stream_into_one_entry_that_the_whole_message_replaces(h):
@@ -479,7 +480,7 @@ def test_text_mode_says_each_result_of_a_message_that_ends_several_calls(tmp_pat
     p = TextPrinter(out := io.StringIO(), io.StringIO())
     p.feed_lines(LineSplitter().feed(data))
     p.close()
-    lines = [x for x in out.getvalue().splitlines() if x]
+    lines = [x for x in out.getvalue().splitlines() if x][1:]  # (under the run's heading)
     assert lines[:3] == ["Ran terminal command echo 2", "Tool call",
                          "Ran terminal command echo 1 (failed: error; A)"], lines
     assert lines[3].startswith("(unknown at line 5: user content future_part:") and lines[4] == "Tool call", lines

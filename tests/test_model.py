@@ -861,6 +861,10 @@ def test_every_print_mode_reads_a_claude_code_stream_in_its_format(capsys, fmt):
     assert exc.value.code == 0, err
     assert "looks like" not in err, err
     if fmt == "text":
+        heading, out = out.split("\n\n", 1)  # (whose run it is: as the TUI's header says)
+        assert heading == ("Claude Code · claude-sonnet-5 · in /tmp/claude-1000/-home-saurabh-Projects-maestro/"
+                           "9afe9e75-89bb-404f-b3d6-b1280cab2cda/scratchpad/claude-spike · "
+                           "session 088d7e12-a739-4041-955e-fac989f5b13f"), heading
         assert out.startswith("Ran terminal command ls (4 lines"), out
         answer, summary = out.rstrip().rsplit("\n\n", 1)
         assert answer.endswith("`stream2.raw.jsonl`.") and summary.startswith("✓ succeeded in "), out

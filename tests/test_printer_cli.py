@@ -158,7 +158,7 @@ def test_text_mode_says_what_the_agent_said_before_each_call(capsys, tmp_path):
     p.write_bytes(head + say("Now the **slow** tests.") + call("c2", "make test", False))
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 1 and "the run ended without a result" in err
-    assert out.splitlines() == ["First I look around.", "", "Ran terminal command ls (exit 0)", "",
+    assert out.splitlines() == [f"Cursor · session {SID}", "", "First I look around.", "", "Ran terminal command ls (exit 0)", "",
                                 "Now the **slow** tests.", "", "Shell make test (unfinished)", "",
                                 "◌ ended without a result · 2 tool calls (1 unfinished)"], out
     # Cut off after text that follows its last call: that text, as before, with no label.
@@ -900,8 +900,8 @@ def test_text_mode_lets_go_of_text_it_will_not_print():
     p.feed_lines(sp.feed(b"".join(lines)))
     assert p.finish() == 0
     printed = out.getvalue().splitlines()
-    assert printed[:4] == ["step 0 " * 100, "", "Ran terminal command echo 0 (exit 0)", ""]
-    assert printed[-3:] == ["All done.", "", "✓ succeeded in 299 ms · 300 tool calls"] and len(printed) == 300 * 4 + 3
+    assert printed[:6] == ["Cursor · m · session s", "> go", "", "step 0 " * 100, "", "Ran terminal command echo 0 (exit 0)"]
+    assert printed[-3:] == ["All done.", "", "✓ succeeded in 299 ms · 300 tool calls"] and len(printed) == 300 * 4 + 6
     kept = sum(len(b.text) for s in p.model.sessions for b in s.blocks)
     kept += sum(len(t) for s in p.model.sessions for t in s.texts_let_go)
     assert kept < 100, f"{kept} characters of text kept"
@@ -940,6 +940,8 @@ def test_text_mode_lets_go_of_finished_calls_but_not_of_running_ones():
     p.feed_lines(LineSplitter().feed(b"".join(lines)))
     assert p.finish() == 1  # no result event
     printed = out.getvalue().splitlines()
+    assert printed[:2] == ["Cursor · m · session s", ""]  # (whose run it is)
+    printed = printed[2:]
     assert printed[: len(want)] == want
     assert printed[len(want):] == ["Shell echo 10 (unfinished)", "Shell echo 11 (unfinished)", "", "Done.", "",
                                    "◌ ended without a result · 600 tool calls (2 unfinished)"]
@@ -952,7 +954,7 @@ def test_text_mode_prints_the_result_text_of_a_run_without_assistant_text(capsys
     path = tmp_path / "only-result.ndjson"
     path.write_bytes(j(type="result", subtype="success", is_error=False, result="hi there", session_id="s"))
     code, out, err = run_main(capsys, "--print", str(path))
-    assert code == 0 and out.strip() == "hi there\n\n✓ succeeded", (out, err)
+    assert code == 0 and out.strip() == "Cursor · session s\n\nhi there\n\n✓ succeeded", (out, err)
 
 
 def test_print_follow_waits_for_a_file_that_is_not_there_yet(tmp_path):
@@ -986,7 +988,7 @@ def test_text_mode_does_not_reprint_the_narration_of_a_run_that_ended_on_a_tool_
         + j(type="result", subtype="success", is_error=False, result="Looking around.", session_id=SID)
     )
     code, out, err = run_main(capsys, "--print", str(path))
-    assert code == 0 and out.splitlines() == ["Looking around.", "", "Ran terminal command ls (exit 0)", "",
+    assert code == 0 and out.splitlines() == [f"Cursor · session {SID}", "", "Looking around.", "", "Ran terminal command ls (exit 0)", "",
                                               "✓ succeeded · 1 tool call"], out
 
 
@@ -1102,11 +1104,11 @@ def test_text_mode_starts_with_its_first_line_and_sets_the_text_off_by_one_blank
     p = tmp_path / "run.ndjson"
     p.write_bytes(_run("\n\nPONG"))
     code, out, err = run_main(capsys, str(p))
-    assert out == "PONG\n\n✓ succeeded in 1 ms\n", out
+    assert out == f"Cursor · Auto · session {SID}\n\nPONG\n\n✓ succeeded in 1 ms\n", out
     p.write_bytes(_run("\n\nPONG").replace(b'{"type":"assistant"', _tool_pair(
         "shellToolCall", {"command": "ls"}, {"success": {"exitCode": 0}}) + b'{"type":"assistant"', 1))
     code, out, err = run_main(capsys, str(p))
-    assert out.splitlines() == ["Ran terminal command ls (exit 0)", "", "PONG", "", "✓ succeeded in 1 ms · 1 tool call"], out
+    assert out.splitlines()[2:] == ["Ran terminal command ls (exit 0)", "", "PONG", "", "✓ succeeded in 1 ms · 1 tool call"], out
 
 
 def test_json_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
@@ -1191,10 +1193,11 @@ def test_text_mode_says_each_call_as_the_panes_do(capsys):
                  "Ran terminal command git status --short (exit 0; 1.2 s)"):
         assert want in lines, (want, out)
     assert "/home/maya/code/invoice-tool/src" not in out.split("## Root cause")[0]  # (the agent's own words may name it)
-    # (From a review.)  The log says, once, what those paths are under: it has no header.
-    said = [x for x in lines if x.startswith("(paths are under")]
-    assert said == ["(paths are under the run's directory, /home/maya/code/invoice-tool)"]
-    assert lines.index(said[0]) < lines.index("Listed directory . (17 files; 618 ms)")
+    # (From a review.)  The log says what those paths are under, in the run's heading.
+    assert lines[0] == ("Cursor · Composer 2.5 Fast · in /home/maya/code/invoice-tool · "
+                        "session 903961c6-8e9e-47cf-ab5d-ed549d452bf9"), lines[:3]
+    assert lines[1].startswith("> CI is red on main for invoice-tool (Linear INV-142). Find out why"), lines[:3]
+    assert out.count("/home/maya/code/invoice-tool") == 1
 
 
 def test_text_mode_keeps_a_command_as_it_ran_and_a_path_with_a_space_relative(capsys, tmp_path):
@@ -1215,8 +1218,8 @@ def test_text_mode_keeps_a_command_as_it_ran_and_a_path_with_a_space_relative(ca
         + j(type="result", subtype="success", is_error=False, result="ok", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
     lines = out.splitlines()
-    assert lines[0] == f"Ran terminal command {cwd}/build.sh --fast (exit 0)"
-    assert lines[1:3] == [f"(paths are under the run's directory, {cwd})", "Read file src/a.py (1 line)"], out
+    assert lines[:4] == [f"Cursor · m · in {cwd} · session {SID}", "",
+                         f"Ran terminal command {cwd}/build.sh --fast (exit 0)", "Read file src/a.py (1 line)"], out
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
@@ -1450,8 +1453,9 @@ def test_text_mode_shows_events_of_a_known_type_that_are_shown_by_their_fields(c
                   + j(type="result", subtype="success", is_error=False, result="no permission", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
     lines = out.splitlines()
-    assert "(at line 2: system/permission_denied: tool_name=Write message=Claude requested permissions" in lines[0]
-    assert lines[1] == "(at line 3: retry: attempt=2)", lines
+    assert lines[:2] == [f"Cursor · m · session {SID}", ""], lines
+    assert "(at line 2: system/permission_denied: tool_name=Write message=Claude requested permissions" in lines[2]
+    assert lines[3] == "(at line 3: retry: attempt=2)", lines
 
 
 def test_text_mode_prints_a_call_once_when_its_start_comes_after_its_completion(capsys, tmp_path):
@@ -1465,8 +1469,8 @@ def test_text_mode_prints_a_call_once_when_its_start_comes_after_its_completion(
     p.write_bytes(j(type="system", subtype="init", session_id=SID) + done + started
                   + j(type="result", subtype="success", is_error=False, result="done", session_id=SID))
     code, out, err = run_main(capsys, str(p))
-    assert code == 0 and out.splitlines() == ["Ran terminal command ls (exit 0)", "", "done", "",
-                                              "✓ succeeded · 1 tool call"], out
+    assert code == 0 and out.splitlines() == [f"Cursor · session {SID}", "", "Ran terminal command ls (exit 0)", "",
+                                              "done", "", "✓ succeeded · 1 tool call"], out
 
 
 def test_interleaved_runs_give_one_exit_status_in_every_mode(capsys, tmp_path):
@@ -1585,8 +1589,9 @@ def test_text_mode_heads_only_what_it_prints_and_prints_every_runs_last_words(ca
         + say("a", "A done")
         + j(type="result", subtype="success", is_error=False, result="A done", session_id="a"))
     code, out, err = run_main(capsys, str(p))
-    assert out.splitlines() == ["Ran terminal command make a (exit 0)", "", "A done", "", "✓ succeeded · 1 tool call",
-                                "", "--- session 2 ---", "B was here", "", "◌ ended without a result"], out
+    assert out.splitlines() == ["Cursor · A · session a", "", "Ran terminal command make a (exit 0)", "", "A done", "",
+                                "✓ succeeded · 1 tool call", "", "--- session 2 ---", "Cursor · B · session b", "",
+                                "B was here", "", "◌ ended without a result"], out
     assert code == 0 and "session 2 of 2: the run ended without a result" in err
 
 
@@ -1620,7 +1625,7 @@ def test_text_mode_says_what_runs_while_a_pipe_is_silent():
     p.idle(heard + QUIET_FIRST)
     p.idle(heard + QUIET_FIRST + 1)  # (said once per QUIET_EVERY)
     p.idle(heard + QUIET_FIRST + QUIET_EVERY)
-    assert out.getvalue().splitlines() == ["(no event for 30 s; running: Shell make test)",
+    assert out.getvalue().splitlines() == [f"Cursor · session {SID}", "", "(no event for 30 s; running: Shell make test)",
                                            "(no event for 1m30s; running: Shell make test)"]
 
 
@@ -1677,9 +1682,10 @@ def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(caps
                   + init + say("All tests pass.")
                   + j(type="result", subtype="success", is_error=False, result="All tests pass.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
-    assert out.splitlines() == ["Ran terminal command pytest (exit 0)", "", "Two tests fail, fixing them next.",
-                                "", "◌ ended without a result · 1 tool call",
-                                "", "--- session 2 (resumed) ---", "All tests pass.", "", "✓ succeeded"], out
+    assert out.splitlines() == [f"Cursor · session {SID}", "", "Ran terminal command pytest (exit 0)", "",
+                                "Two tests fail, fixing them next.", "", "◌ ended without a result · 1 tool call",
+                                "", "--- session 2 (resumed) ---", f"Cursor · session {SID}", "", "All tests pass.",
+                                "", "✓ succeeded"], out
     assert code == 0
 
 
@@ -1793,7 +1799,7 @@ def test_text_mode_does_not_print_an_answer_again_when_a_call_comes_after_the_re
                   + say("Answer two.")
                   + j(type="result", subtype="success", is_error=False, result="Answer two.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
-    assert out.splitlines() == ["Answer one.", "", "✓ succeeded", "", "Checking once more.", "",
+    assert out.splitlines() == [f"Cursor · session {SID}", "", "Answer one.", "", "✓ succeeded", "", "Checking once more.", "",
                                 "Ran terminal command ls (exit 0)", "", "Answer two.", "", "✓ succeeded · 1 tool call"], out
     assert code == 0
 
@@ -1893,5 +1899,31 @@ def test_text_mode_names_a_silent_runs_file_as_its_call_lines_do():
         + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
             tool_call={"readToolCall": {"args": {"path": "/home/dev/notes-app/README.md"}}})))
     p.idle(p._heard + QUIET_FIRST)
-    assert out.getvalue().splitlines() == ["(paths are under the run's directory, /home/dev/notes-app)",
+    assert out.getvalue().splitlines() == [f"Cursor · in /home/dev/notes-app · session {SID}", "",
                                            "(no event for 30 s; running: Read README.md)"]
+
+
+def test_text_mode_heads_each_run_with_whose_it_is_and_quotes_each_prompt(capsys, tmp_path):
+    """(From a CI-user trial.)  A log did not say what it was a run of: no agent, model,
+    directory, session id (what ``--resume`` takes) nor prompt.  A later prompt of the same
+    session (a next turn) is quoted where it came, and its answer is not printed with the
+    previous turn's."""
+    def say(text: str) -> bytes:
+        return j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": text}]})
+
+    def user(text: str) -> bytes:
+        return j(type="user", session_id=SID, message={"content": [{"type": "text", "text": text}]})
+
+    def done(text: str) -> bytes:
+        return j(type="result", subtype="success", is_error=False, result=text, session_id=SID)
+
+    long = "\n".join(f"line {i} [red]\x1b[2J" for i in range(10))
+    p = tmp_path / "turns.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID, model="gpt-5", cwd="/w")
+                  + user(f"Fix it.\n\n{long}\n") + say("Fixed.") + done("Fixed.")
+                  + user("And the docs?") + say("Done too.") + done("Done too."))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0 and out.splitlines() == [
+        f"Cursor · gpt-5 · in /w · session {SID}", "> Fix it.", ">", "> line 0 [red]\\x1b[2J",
+        "> line 1 [red]\\x1b[2J", "> line 2 [red]\\x1b[2J", "> line 3 [red]\\x1b[2J", "> … (6 more lines)", "",
+        "Fixed.", "", "✓ succeeded", "", "> And the docs?", "", "Done too.", "", "✓ succeeded"], out

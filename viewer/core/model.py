@@ -460,10 +460,11 @@ class Session:
         return False
 
     def final_texts(self) -> list[str]:
-        """The assistant's texts after the last tool call (what a text-mode run prints last)."""
+        """The assistant's texts after the last tool call or prompt (what a text-mode run
+        prints last: before the user's next prompt, the answer to the one before)."""
         out: list[str] = []
         for b in reversed(self.blocks):
-            if b.kind == "tool":
+            if b.kind == "tool" or b.kind == "prompt":
                 break
             if b.kind == "assistant" and b.text:
                 out.append(b.text)

@@ -125,6 +125,37 @@ def run_summary(s: Session) -> str:
     return " · ".join(parts)
 
 
+def run_heading(s: Session, agent: str) -> str:
+    """Whose run ``s`` is, as the TUI's header says it: "Cursor · Claude 4 Sonnet · in
+    /home/maya/code/invoice-tool · session c6b62c6f-…" (a CI user asked what a log was a run
+    of: its session id is what ``--resume`` takes); "" for a run of which nothing is known."""
+    init = s.init
+    if init is None and not s.session_id:
+        return ""
+    parts = [agent] if agent else []
+    if init is not None and init.model:
+        parts.append(one_line(init.model, 80))
+    if init is not None and init.cwd:  # (the call lines' paths are shown relative to it)
+        parts.append(f"in {one_line(init.cwd, 300)}")
+    if s.session_id:
+        parts.append(f"session {one_line(s.session_id, 80)}")
+    return " · ".join(parts)
+
+
+#: A prompt in text mode: its first lines (a prompt may hold a pasted file), each cut at
+#: PROMPT_CHARS.
+PROMPT_LINES = 6
+PROMPT_CHARS = 300
+
+
+def quoted(prompt: str) -> list[str]:
+    """A prompt as text mode says it: its lines quoted ("> "), the first PROMPT_LINES."""
+    lines = clean(prompt).strip("\n").splitlines() or [""]
+    out = [f"> {one_line(x, PROMPT_CHARS)}".rstrip() for x in lines[:PROMPT_LINES]]
+    if len(lines) > PROMPT_LINES:
+        out.append(f"> … ({plural(len(lines) - PROMPT_LINES, 'more line')})")
+    return out
+
 #: Entries text mode prints as a note in brackets, as the transcript shows them.
 _SAID_AS_NOTES = frozenset(("notice", "alert", "query", *SUB_ENTRIES))
 
@@ -261,7 +292,8 @@ class TextPrinter(Printer):
         self._wrapped: set[int] = set()  # runs whose end was told (see _wrap_up)
         #: The texts each run's end printed as its answer (a call may come after: not again).
         self._final_said: dict[int, list[str]] = {}
-        self._dir_said: set[int] = set()  # runs whose directory was said (see _say_call)
+        self._introduced: set[int] = set()  # runs whose heading was said (see _heading)
+        self._prompts: dict[int, list[str]] = {}  # the prompts of runs not yet introduced
         self._heard = time.monotonic()  # when the last record came (see idle)
         self._quiet_told = 0  # silences told since then
         self._agent_told = False  # another agent's stream: said when first seen (see handle)
@@ -315,6 +347,16 @@ class TextPrinter(Printer):
                 self._heading(s)
                 # (As the transcript shows it: an answer of another agent's was cut at 160.)
                 self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
+            elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind == "prompt":
+                prompt = quoted(s.blocks[d.block].text)
+                if s.index in self._introduced:  # (a prompt later in the run: Claude Code's next turn)
+                    self._heading(s)
+                    self._gap = self._said
+                    for line in prompt:
+                        self._say(line)
+                    self._gap = True
+                else:  # (said under the run's heading, with the run's first line)
+                    self._prompts.setdefault(s.index, []).extend(prompt)
             elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in _SAID_AS_NOTES:
                 # An event of a known type shown by its fields (a retry; Claude Code's
                 # system/permission_denied), a question to the user, or a sub-agent's message or
@@ -348,7 +390,7 @@ class TextPrinter(Printer):
             return  # (nothing runs: a run over, or none begun)
         running = [t for t in s.tools if t.status == "running"]
         what = ""
-        self._heading(s)  # (before the run's directory, which its running call's target may say)
+        self._heading(s)
         if running:
             t = running[-1]
             target = self._target(s, t)  # (as its line will say it)
@@ -358,14 +400,24 @@ class TextPrinter(Printer):
         self._say(f"(no event for {fmt_wait(int(quiet))}{what})")
 
     def _heading(self, s: Session) -> bool:
-        """"--- session N ---" before what is printed of session N, when the input holds more
-        than one and the lines before were another's (runs can be interleaved in one file);
-        whether it was written."""
+        """Before what is printed of session N: "--- session N ---" when the input holds more
+        than one and the lines before were another's (runs can be interleaved in one file),
+        and the first time, whose run it is (run_heading) and its prompt; whether a line was
+        written.  (Not as a run begins: a run whose lines come later is headed where they do.)"""
+        said = False
         if s.index != self._headed and len(self.model.sessions) > 1:
             self._headed = s.index
             self._say(f"--- session {s.index + 1}{' (resumed)' if self.model.resumed(s) else ''} ---")
-            return True
-        return False
+            said = True
+        if s.index not in self._introduced:
+            self._introduced.add(s.index)
+            heading = run_heading(s, "" if self.model.other_agent else self.model.format_of(s).AGENT)
+            lines = ([heading] if heading else []) + self._prompts.pop(s.index, [])
+            for line in lines:
+                self._say(line)
+            if lines:
+                self._gap = said = True
+        return said
 
     def _wrap_up(self, sessions: list[Session]) -> None:
         """Runs that ended: their calls cut off, and what a run without a result said after
@@ -385,17 +437,12 @@ class TextPrinter(Printer):
                     self._say_summary(s)
 
     def _target(self, s: Session, t: ToolCall) -> str:
-        """Call ``t``'s target as its line says it; before the first of run ``s`` shown relative
-        to the run's directory, that directory is said."""
-        target = call_target(t, s, self.model.format_of(s).TARGET_FORMS)
-        if s.index not in self._dir_said and s.init is not None and target != t.target:
-            self._dir_said.add(s.index)
-            self._say(f"(paths are under the run's directory, {one_line(s.init.cwd, 300)})")
-        return target
+        """Call ``t``'s target as its line says it (relative to the run's directory, which the
+        run's heading said)."""
+        return call_target(t, s, self.model.format_of(s).TARGET_FORMS)
 
     def _say_call(self, s: Session, t: ToolCall) -> None:
-        """Call ``t``'s line; before the first of run ``s`` whose path is shown relative to the
-        run's directory, that directory (a log has no header that says it)."""
+        """Call ``t``'s line (paths relative to the run's directory, which its heading said)."""
         target = self._target(s, t)
         task = s.parent_of(t) if t.parent else None  # (a sub-agent's call: its Task, if read)
         under = one_line(task.target, 80) if task is not None else ""
