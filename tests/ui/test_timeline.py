@@ -937,3 +937,26 @@ async def test_a_sub_agents_call_names_its_task_once_the_task_is_read():
         # The list's and the transcript's marks name it too (their drawings were kept before).
         assert app.timeline.render_line(0).text.startswith("✓  1   ↳2 Read /a")
         assert re.search(r"↳2 ✓ Read file\s*/a", screen_rows(app))
+
+
+async def test_clearing_a_search_follows_a_live_run_again_after_its_box_gave_the_rows_back():
+    """(From a live-watching trial.)  While the search box was open the transcript had two rows
+    less; the step's place, read before the box's rows came back, was past the end and moved up
+    at the next layout, so Esc took it for the user's own scrolling: the transcript stayed on
+    the hit while the run went on."""
+    from tests.ui.test_pilot import live_demo, push
+
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, lines[:150])
+        await pilot.pause(0.3)
+        await pilot.press("k", "k", "slash", *"tax", "enter")
+        await pilot.pause(0.2)
+        tr = app.transcript
+        assert not tr.follow and "'tax': block 1 of" in str(tr.border_subtitle)
+        push(feed, lines[150:200])
+        await pilot.pause(0.3)
+        assert tr.max_scroll_y > tr.scroll_y
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        assert tr.follow and tr.scroll_y == tr.max_scroll_y

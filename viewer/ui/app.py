@@ -1360,7 +1360,10 @@ class AgentViewerApp(App[int]):
         if b.kind == "tool":
             self.timeline.follow = False
             self.timeline.select_tool(b.ref)
-        self._search_left = (tr.scroll_y, self.timeline.selected_index())
+        # Where the step left the panes, once laid out: the search box it closed gave the
+        # transcript its rows back, and a place past the new end moved up (read at once, a
+        # cleared search took it for the user's own scrolling and did not follow again).
+        self.call_after_refresh(self._note_search_left)
         # Hits are blocks (a message, a call), each with its matches marked: say so, on the
         # transcript's border (as the full-screen detail does).  Toasts, one a step, piled up
         # over the panes: a terminal keeps a removed toast's cells until they are drawn over.
@@ -1368,6 +1371,9 @@ class AgentViewerApp(App[int]):
         query = one_line(self.timeline.search, 40)
         self._search_place(f"{query!r}: block {self._search_pos + 1:,} of {len(hits):,}{where}, n N"
                            f"{self._search_elsewhere}")
+
+    def _note_search_left(self) -> None:
+        self._search_left = (self.transcript.scroll_y, self.timeline.selected_index())
 
     def _search_place(self, text: str) -> None:
         """Where the transcript's search is, on its bottom border ("" clears it)."""
