@@ -69,7 +69,7 @@ def test_a_real_codex_run_reads_as_a_prompt_less_run_with_its_command_answer_and
     tok = s.result.tokens
     assert (tok.input, tok.cache_read, tok.output) == (6040 - 4992, 4992, 129)
     got = dict(sections(t, m))
-    assert got["Command"] == "bash -lc ls" and "test.js" in got["Output"]
+    assert got["Command"] == "bash -lc ls" and "test.js" in got["Output (exit 0)"]
 
 
 def test_a_file_change_that_comes_only_completed_is_one_finished_call(h):
@@ -443,3 +443,63 @@ def test_a_replay_reads_a_codex_file_alike_played_from_its_start_or_after_a_seek
         r.seek(target)
         seen.append((r.model.unknown_events, r.model.sessions[0].blocks[0].kind))
     assert seen == [(0, "alert")] * 3, seen
+
+
+def test_a_codex_run_and_its_calls_are_timed_by_when_their_events_came(capsys, h):
+    """(From a live-watching trial.)  Codex's stream has no times: a run piped in live showed
+    its calls' times while it ran, then its header and its result line no time at all, and
+    text mode of the same pipe none either.  When events came at once (a file piped in whole)
+    that tells no time: it said "0 ms" of every call."""
+    import io
+
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    shell = dict(id="item_1", type="command_execution", command="bash -lc ls")
+    lines = [*(START.splitlines(keepends=True)), item("started", **shell, aggregated_output="", status="in_progress"),
+             item("completed", **shell, aggregated_output="a\nb\n", exit_code=0, status="completed"), DONE]
+    p = TextPrinter(out := io.StringIO(), io.StringIO())
+    split = LineSplitter()
+    for at, line in zip((100.0, 100.5, 101.0, 103.5, 104.0), lines):  # (as a pipe gave them)
+        p.feed_lines(split.feed(line), at)
+    assert p.close() == 0
+    said = out.getvalue().splitlines()
+    assert "Ran terminal command ls (2 lines; 2.5 s)" in said and said[-1] == "✓ succeeded in 4.0 s · 1 tool call · " \
+        "1,048 in / 129 out tokens · 4,992 cache read", said
+    s = p.model.sessions[0]
+    assert s.took_ms == 4000
+    # All at once: no time, rather than "0 ms".
+    p = TextPrinter(out := io.StringIO(), io.StringIO())
+    p.feed_lines(LineSplitter().feed(b"".join(lines)), 100.0)
+    assert p.close() == 0
+    said = out.getvalue().splitlines()
+    assert "Ran terminal command ls (2 lines)" in said and said[-1].startswith("✓ succeeded · 1 tool call"), said
+    assert p.model.sessions[0].took_ms is None
+    # The detail says the exit code, 0 too (the list says the output's lines).
+    m = model(h, b"".join(lines))
+    assert "Output (exit 0)" in dict(sections(m.sessions[0].tools[0], m))
+
+
+async def test_a_live_codex_runs_header_and_result_line_say_how_long_it_took():
+    from tests.ui.conftest import screen_rows
+    from tests.ui.test_pilot import push
+    from viewer.core.feed import BytesFeed
+    from viewer.ui.app import AgentViewerApp
+
+    now = [100.0]
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: now[0])
+    app = AgentViewerApp(feed, clock=lambda: now[0])
+    shell = dict(id="item_1", type="command_execution", command="bash -lc ls")
+    async with app.run_test(size=(120, 30)) as pilot:
+        for at, line in zip((100.0, 100.5, 101.0, 103.5, 104.0),
+                            [*(START.splitlines(keepends=True)),
+                             item("started", **shell, aggregated_output="", status="in_progress"),
+                             item("completed", **shell, aggregated_output="a\nb\n", exit_code=0, status="completed"),
+                             DONE]):
+            now[0] = at
+            push(feed, [line])
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        rows = screen_rows(app).splitlines()
+        assert "✓ SUCCEEDED  in 4.0 s" in rows[0], rows
+        assert any("✓ Run succeeded · 4.0 s" in r for r in rows) and any("ls · 2 lines · 2.5 s" in r for r in rows), rows

@@ -232,11 +232,16 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
     pipe stops once its last run has its result and nothing more is there to read."""
     warned = False
     writer = _from_a_writer(fd, follow)
+    # When lines came times a run whose stream has no times (Codex's): a pipe's as they come,
+    # a followed file's once what it held as it was opened is read (those came at once).
+    timed = writer
     tick = SETTLE_TICK if until_result else IDLE_TICK  # (a writer's silence: see _read_chunks)
     grew = time.monotonic()  # when the input last gave bytes
     for chunk in _follow_chunks(path, tick) if follow else _read_chunks(fd, tick if writer else None):
         if chunk == b"":  # all there is was read (a pipe: silent for a tick)
-            printer.feed_lines(splitter.settle(time.monotonic() - grew))  # a last line without its newline
+            # (a last line without its newline: its bytes came when the input last grew)
+            printer.feed_lines(splitter.settle(time.monotonic() - grew), grew if timed else None)
+            timed = timed or follow
             if until_result and printer.run_over and not splitter.partial_bytes:
                 return printer.finish()  # (not while the next run's first line is part-way written)
             if hasattr(printer, "idle"):  # text mode may say what runs
@@ -259,7 +264,7 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
             if recorder.error and not warned:
                 warned = True
                 say(recorder.error)
-        printer.feed_lines(splitter.feed(chunk))
+        printer.feed_lines(splitter.feed(chunk), grew if timed else None)
         out.flush()
         if out.error or (out.cut and follow and not until_result):
             return 0  # (checked here, not when a next chunk comes: it may never come)

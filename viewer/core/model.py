@@ -44,6 +44,13 @@ class Change:
     ENDED = 256  # every run ended at once (the source started over): redraw all of it
 
 
+def arrival_ms(start: float, end: float) -> int | None:
+    """The time between two arrivals, in ms; None under 1 ms: events that came at once (a
+    file piped in whole, read in one go) tell no time ("0 ms" was said of every call)."""
+    ms = int((end - start) * 1000)
+    return ms if ms > 0 else None
+
+
 @dataclass(slots=True)
 class Delta:
     flags: int
@@ -172,7 +179,7 @@ class ToolCall:
         if self.start_ts is not None and self.end_ts is not None:
             return max(0, self.end_ts - self.start_ts)
         if self.start_arrival is not None and self.end_arrival is not None:
-            return max(0, int((self.end_arrival - self.start_arrival) * 1000))
+            return arrival_ms(self.start_arrival, self.end_arrival)
         return None
 
     @property
@@ -261,6 +268,8 @@ class Session:
         self.last_line = 0
         self.first_ms: int | None = None
         self.last_ms: int | None = None
+        #: When its first event came (a live source's; None when that event had no arrival: a
+        #: followed file's lines read at once as it was opened, in text mode).
         self.first_arrival: float | None = None
         self.last_arrival: float | None = None
         #: When the run ended, by the arrival clock: the input's end, the next run's start, or
@@ -376,6 +385,20 @@ class Session:
         if r is None:
             return ""
         return "".join(self.assistant_segments) if r.in_transcript else r.text
+
+    @property
+    def took_ms(self) -> int | None:
+        """How long the run took: its result's duration, else the span of its events' times,
+        else of their arrival (a live source's: Codex's stream has neither); None when not
+        known (events that came at once, as a file piped in whole gives them, tell no time)."""
+        r = self.result
+        if r is not None and r.duration_ms is not None and r.duration_ms >= 0:
+            return r.duration_ms
+        if self.first_ms is not None and self.last_ms is not None and self.last_ms > self.first_ms:
+            return self.last_ms - self.first_ms
+        if self.first_arrival is not None and self.last_arrival is not None:
+            return arrival_ms(self.first_arrival, self.last_arrival)
+        return None
 
     @property
     def prompt(self) -> str:
@@ -780,7 +803,7 @@ class StreamModel:
             if session.last_ms is None or ts > session.last_ms:
                 session.last_ms = ts
         if ev.arrival is not None:
-            if session.first_arrival is None:
+            if session.first_arrival is None and session.events == 1:  # (see took_ms)
                 session.first_arrival = ev.arrival
             session.last_arrival = ev.arrival
         # (Only what the handler closes, in this run: _route may have ended the run before, and
@@ -816,7 +839,7 @@ class StreamModel:
             if session.last_ms is None or run.last_ms > session.last_ms:  # type: ignore[operator]
                 session.last_ms = run.last_ms
         if run.arrival is not None:
-            if session.first_arrival is None:
+            if session.first_arrival is None and session.events == n:  # (see took_ms)
                 session.first_arrival = run.arrival
             session.last_arrival = run.arrival
         if run.kind == "thinking":

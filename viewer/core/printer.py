@@ -102,11 +102,9 @@ def run_summary(s: Session) -> str:
     a result · 2 tool calls (1 unfinished)"."""
     r = s.result
     said = "◌ ended without a result" if r is None else "✗ failed" if r.failed else "✓ succeeded"
-    took = r.duration_ms if r is not None else None
-    if r is not None and took is None and s.first_ms is not None and s.last_ms is not None and s.last_ms > s.first_ms:
-        took = s.last_ms - s.first_ms  # (no duration in the result: its events' times)
-    if took is not None and fmt_duration(took):
-        said += f" in {fmt_duration(took)}"
+    took = fmt_duration(s.took_ms) if r is not None else ""
+    if took:
+        said += f" in {took}"
     parts = [said]
     if s.tool_count:  # (text mode lets finished calls go: counted all the same)
         c = s.status_counts
@@ -241,10 +239,12 @@ class Printer:
     def handle(self, rec: Record) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
+    def feed_lines(self, lines: Iterable[tuple[int, bytes]], arrival: float | None = None) -> None:
+        """``arrival``: when a pipe or a followed file gave them (``time.monotonic()``): what
+        times a run whose stream has none (Codex's) and its calls."""
         feed, handle = self.decoder.feed, self.handle
         for off, raw in lines:
-            for rec in feed(raw, off):
+            for rec in feed(raw, off, arrival):
                 handle(rec)
 
     def finish(self) -> int:
@@ -593,8 +593,8 @@ class JsonPrinter(_RunsPrinter):
         dec.skip(seg.lines, seg.blank, seg.events, seg.malformed, seg.rejoined, None)
         return True
 
-    def feed_lines(self, lines: Iterable[tuple[int, bytes]]) -> None:
-        self.decoder.feed_objects(lines, self._track, self.handle)
+    def feed_lines(self, lines: Iterable[tuple[int, bytes]], arrival: float | None = None) -> None:
+        self.decoder.feed_objects(lines, self._track, self.handle)  # (a result's times are its own)
 
     def handle(self, rec: Record) -> None:
         if isinstance(rec, Event):

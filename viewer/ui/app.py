@@ -217,7 +217,7 @@ class AgentViewerApp(App[int]):
         self._followed_before_search: tuple[bool, bool] | None = None
         #: ... and where the last step left them (transcript's scroll, list's selection): a pane
         #: moved since is not taken from where the user put it
-        self._search_left: tuple[float, int] = (0.0, -1)
+        self._search_left: tuple[tuple[int, int], int] = ((-1, 0), -1)
         self._ended = False
         self._payload_cache: dict[tuple[int, int], dict[str, Any] | None] = {}
         self._gc_before = gc.get_threshold()
@@ -1133,8 +1133,8 @@ class AgentViewerApp(App[int]):
         if was is None:
             return
         transcript, tools = was
-        scroll, selected = self._search_left
-        self._follow(transcript=transcript and not self.transcript.follow and self.transcript.scroll_y == scroll,
+        place, selected = self._search_left
+        self._follow(transcript=transcript and not self.transcript.follow and self.transcript.place() == place,
                      tools=tools and not self.timeline.follow and self.timeline.selected_index() == selected)
 
     # -- search -----------------------------------------------------------------------------------
@@ -1373,7 +1373,7 @@ class AgentViewerApp(App[int]):
                            f"{self._search_elsewhere}")
 
     def _note_search_left(self) -> None:
-        self._search_left = (self.transcript.scroll_y, self.timeline.selected_index())
+        self._search_left = (self.transcript.place(), self.timeline.selected_index())
 
     def _search_place(self, text: str) -> None:
         """Where the transcript's search is, on its bottom border ("" clears it)."""

@@ -358,7 +358,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         code = as_int(item.get("exit_code"))
         output = as_str(item.get("aggregated_output"))
         if done or output:
-            title = "Output" + (f" (exit {code})" if code not in (0, None) else "")
+            title = "Output" + (f" (exit {code})" if code is not None else "")  # (0 too: as Cursor's call says it)
             add(Section(title, output or "(no output)", "terminal"))
     elif t == "file_change":
         lines = [f"{_CHANGED.get(as_str(as_dict(c).get('kind')), as_str(as_dict(c).get('kind')) or 'changed')}  "

@@ -290,6 +290,13 @@ class BlockView(ScrollView, can_focus=True):
             return -1
         return bisect_right(self._starts, line) - 1
 
+    def place(self) -> tuple[int, int]:
+        """Where the view is: the block at its top and the line of it there.  (Its line
+        number moves when a block above is measured again, the place kept: see :meth:`sync`.)"""
+        y = int(self.scroll_y)
+        block = self.block_at_line(y)
+        return (block, y - self._starts[block]) if block >= 0 else (-1, y)
+
     def block_top(self, index: int) -> int:
         return self._starts[index] if index < len(self._starts) else self.total_lines
 

@@ -41,7 +41,13 @@ def _two_lines(a: Text, b: Text) -> Text:
 
 
 def short_id(session_id: str | None) -> str:
-    return (session_id or "?").split("-")[0][:8]
+    """A session id's start, as the agents' own lists show it: a UUID's first group.  A
+    time-ordered UUID's (version 7: Codex's threads) is a timestamp that runs a minute
+    apart share, so its second group is kept too ("019a2d7b-231d")."""
+    parts = (session_id or "?").split("-")
+    if len(parts) == 5 and len(parts[0]) == 8 and parts[2][:1] == "7":
+        return f"{parts[0]}-{parts[1][:4]}"
+    return parts[0][:8]
 
 
 class SessionHeader(Widget):
@@ -97,9 +103,9 @@ class SessionHeader(Widget):
         """The run's time, said after its badge: a clock ("00:28") while it runs or where it
         stopped, or the result's own duration ("in 21.5 s": said as a duration, since it is
         one and a clock that turned into "21.5 s" looked like another reading)."""
-        if s.result is not None and s.result.duration_ms is not None:
-            took = fmt_duration(s.result.duration_ms)
-            if took:  # (else the clock below: a negative duration is no time)
+        if s.result is not None:
+            took = fmt_duration(s.took_ms)
+            if took:  # (else the clock below, if any)
                 return f"in {took}"
         # A run that began in what a followed file held as it was opened: its events came at
         # once, whenever they were written (when it had been read, else None).

@@ -670,8 +670,8 @@ class Transcript(BlockView):
                 return Group(head, prose(r.text, style="red", as_markdown=False))
             return head
         parts = ["✓ Run succeeded"]
-        if r.duration_ms is not None:
-            parts.append(fmt_duration(r.duration_ms))
+        if fmt_duration(s.took_ms):
+            parts.append(fmt_duration(s.took_ms))
         line = Text(" · ".join(parts), style="bold green")
         if text:  # the result's text says something the transcript does not: show it
             return Group(line, Text("Its result also says (not in the transcript):", style="dim"),
