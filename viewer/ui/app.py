@@ -1022,7 +1022,8 @@ class AgentViewerApp(App[int]):
         now = _now()
         if going and now - self._quit_asked_at > QUIT_CONFIRM:
             self._quit_asked_at = now
-            self.notify("The run is still going: quitting closes the agent's pipe, which may stop it. "
+            what = "The run is still going" if s is not None else "The pipe is open, no event yet"
+            self.notify(f"{what}: quitting closes the agent's pipe, which may stop it. "
                         "q again to quit.", title="Quit?", severity="warning", timeout=QUIT_CONFIRM, markup=False)
             return
         code, self.exit_note = self.quit_status()

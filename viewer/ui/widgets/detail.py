@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.strip import Strip
 
 from viewer.core.detail import Section, fmt_duration, fmt_wait
+from viewer.core.formats.common import NO_RESULT, NO_RESULT_ENDED
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import SGR, composed, one_line
 from viewer.ui.render import (
@@ -251,6 +252,8 @@ class DetailView(BlockView):
                 blocks.extend(self._section(Section(title, body, "json")))
             return blocks
         for sec in sections_fn(started, completed, t.call_id):
+            if sec.body == NO_RESULT and t.status == "unfinished":  # (the format knows its events only)
+                sec = Section(sec.title, NO_RESULT_ENDED, sec.kind, sec.lang)
             blocks.extend(self._section(sec))
         return blocks
 
@@ -258,7 +261,8 @@ class DetailView(BlockView):
     def _section(sec: Section) -> list[RenderableType | _Chunk]:
         """A title, then the body in chunks (each drawn only when on screen), then a note."""
         # (composed as it is drawn, and searched so; but a big one: see COMPOSE_MAX)
-        body, note = truncate_body(composed(sec.body) if len(sec.body) < COMPOSE_MAX else sec.body)
+        body = sec.body[:-1] if sec.body.endswith("\n") else sec.body  # (a file's last newline ends its last line: no line after it)
+        body, note = truncate_body(composed(body) if len(body) < COMPOSE_MAX else body)
         parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
         kind, lang = sec.kind, sec.lang
