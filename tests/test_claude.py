@@ -261,13 +261,13 @@ def test_thinking_deltas_and_the_whole_thought_are_one_thought(h):
 
 
 def test_progress_events_are_counted_not_shown_and_others_are_shown(h):
-    """Hooks that went well, token estimates, the partial stream's frames and an allowed rate
-    limit are progress: counted (the health screen), not entries.  A failed hook, a refused
-    rate limit and an event type nobody knows are shown."""
+    """Hooks that went well, the partial stream's frames and an allowed rate limit are
+    progress: counted (the health screen), not entries.  A failed hook, a refused rate limit
+    and an event type nobody knows are shown.  (Token estimates: see the next test.)"""
     quiet = (j(type="system", subtype="hook_started", hook_name="SessionStart:startup")
              + j(type="system", subtype="hook_response", hook_name="SessionStart:startup", exit_code=0,
                  outcome="success", stdout="", stderr="")
-             + init() + j(type="system", subtype="thinking_tokens", estimated_tokens=50)
+             + init() + j(type="system", subtype="status", status="requesting")
              + j(type="stream_event", event={"type": "message_start", "message": {}})
              + j(type="rate_limit_event", rate_limit_info={"status": "allowed"}))
     shown = (j(type="system", subtype="hook_response", hook_name="PreToolUse", exit_code=1, outcome="error",
@@ -282,6 +282,20 @@ def test_progress_events_are_counted_not_shown_and_others_are_shown(h):
     assert "stderr=lint failed" in texts[0][1] and "status=rejected" in texts[1][1]
     assert "uuid" not in texts[0][1]
     assert m.unknown_types == 1 and m.other_agent == ""
+
+
+def test_thinking_token_estimates_show_the_agent_thinking_until_its_thought_comes(h):
+    """(From a live-watching trial.)  While Claude Code thought, the screen stayed blank (the
+    stream sends only token estimates then): a Cursor run shows "✻ Thinking…"."""
+    thinks = j(type="system", subtype="thinking_tokens", estimated_tokens=50, estimated_tokens_delta=50)
+    m, _, _ = h.model_of(init() + thinks + thinks, end=False)
+    (b,) = m.sessions[0].blocks
+    assert (b.kind, b.text, b.open) == ("thinking", "", True)  # (drawn as "✻ Thinking…")
+    m, _, _ = h.model_of(init() + thinks + assistant({"type": "thinking", "thinking": "Hmm.", "signature": "x"})
+                         + assistant(TEXT), end=False)
+    assert [(b.kind, b.text, b.open) for b in m.sessions[0].blocks] == [
+        ("thinking", "Hmm.", False), ("assistant", TEXT["text"], False)]
+    assert m.events == 4 and m.event_types["system"] == 2
 
 
 def test_a_failed_result_and_its_tokens(h):

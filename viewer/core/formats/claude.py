@@ -382,6 +382,10 @@ def interpret(ev: Event) -> A.Action:
         if status not in ("completed", "") and status not in said.lower():
             said += f" ({status})"
         a = A.Notice(sid, t, st, said, alert=status in _TASK_FAILED)
+    elif t == "system" and st == "thinking_tokens" and not data.get("parent_tool_use_id"):
+        # The model thinks (its thought comes whole in the message after): "✻ Thinking…", as
+        # Cursor's deltas show it.  A blank screen looked like a stalled run.
+        a = A.Thinking(sid, "")
     elif t == "system":
         quiet = st in QUIET_SYSTEM or (
             st == "hook_response" and as_int(data.get("exit_code")) in (0, None)
