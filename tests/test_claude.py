@@ -701,3 +701,22 @@ def test_a_call_whose_arguments_stream_in_is_shown_as_they_are_written(h):
     assert (t.status, t.target, t.detail, t.duplicates, t.start_line) == ("success", "make test", "", 0, 5)
     assert claude.copy_text(event_at(data, t.start_ref), event_at(data, t.end_ref), t.call_id) == "make test"
     assert [b.kind for b in s.blocks].count("tool") == 1
+
+
+def test_a_refusal_of_a_call_is_said_by_the_call_once(h):
+    """(From a live-watching trial.)  ``system/permission_denied`` came before its call's
+    result, in the same words: the transcript and text mode said the refusal twice.  One that
+    names a call is counted; the call says it (rejected).  One that names none is shown."""
+    said = "Claude requested permissions to write to /w/x, but you haven't granted it yet."
+    data = (init() + assistant(use("t1", "Write", file_path="/w/x", content="hi"))
+            + j(type="system", subtype="permission_denied", tool_name="Write", tool_use_id="t1", message=said)
+            + results(res("t1", said, is_error=True)) + result("I may not write it."))
+    m, _, _ = h.model_of(data)
+    s = m.sessions[0]
+    assert [b.kind for b in s.blocks] == ["tool", "result"], [(b.kind, b.text) for b in s.blocks]
+    (t,) = s.tools
+    assert t.status == "rejected" and said in t.error_text
+    assert m.events == 5 and m.event_types["system"] == 2  # (counted)
+    # One that names no call is shown, by its fields.
+    m, _, _ = h.model_of(init() + j(type="system", subtype="permission_denied", tool_name="Write", message=said))
+    assert [b.kind for b in m.sessions[0].blocks][:1] == ["notice"]

@@ -761,7 +761,7 @@ def test_a_claude_code_stream_is_read_in_its_own_format(h):
     (t,) = s.tools
     assert (t.kind_key, t.label, t.status) == ("Write", "Wrote file", "rejected")
     assert t.target.endswith("/spike.txt") and "requested permissions" in t.error_text
-    assert [b.kind for b in s.blocks] == ["thinking", "tool", "notice", "assistant", "result"]
+    assert [b.kind for b in s.blocks] == ["thinking", "tool", "assistant", "result"]  # (its refusal: said by the call)
     assert not any(b.kind == "prompt" and not b.text for b in s.blocks)  # no empty "You"
     assert s.result is not None and not s.result.failed and s.result.tokens.output == 186
 

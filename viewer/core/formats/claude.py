@@ -388,6 +388,9 @@ def interpret(ev: Event) -> A.Action:
         a = A.Thinking(sid, "")
     elif t == "system":
         quiet = st in QUIET_SYSTEM or (
+            # (its call, rejected by the result that follows, says the same words: said twice)
+            st == "permission_denied" and bool(as_str(data.get("tool_use_id")))
+        ) or (
             st == "hook_response" and as_int(data.get("exit_code")) in (0, None)
             and as_str(data.get("outcome")) in ("success", "")
         )
