@@ -89,4 +89,4 @@ async def test_no_json_at_all_says_so():
         await settle(pilot)
         header = "\n".join(app.header.render().plain.splitlines())
         assert "NO EVENTS" in header
-        assert "3 lines could not be parsed" in header
+        assert "3 malformed lines (h)" in header

@@ -1694,7 +1694,7 @@ async def test_a_binary_file_says_one_line_could_not_be_parsed_in_plain_words():
     app = make_app(elf)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert "⚠ 1 line could not be parsed (h)   line 1: \\x7fELF" in _plain(app, app.header), _plain(app, app.header)
+        assert "⚠ 1 malformed line (h)   line 1: \\x7fELF" in _plain(app, app.header), _plain(app, app.header)
         await pilot.press("h")
         await pilot.pause()
         shown = screen_rows(app)
@@ -4513,3 +4513,20 @@ async def test_a_search_found_only_in_hidden_thinking_still_names_the_other_sess
         said = " ".join(n.message for n in app._notifications)
         assert "session 1 has" in said and "< goes there" in said, said
         assert "it is in the hidden thinking: t shows it" in said, said
+
+
+async def test_lines_that_are_not_events_before_any_run_are_listed_as_they_come():
+    """(From a live-watching trial.)  An agent's "Error: Authentication required" before its
+    first event was only in the header's last line: the transcript stayed empty until the
+    input ended.  Then the run, once it comes, is shown with them."""
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, [b"Warning: update available\n", b"Error: Authentication required\n"])
+        await pilot.pause(0.3)
+        shown = _plain(app, app.transcript)
+        assert "2 lines are not events" in shown and "line 2: Error: Authentication required" in shown, shown
+        assert "⚠ 2 malformed lines so far (h)" in screen_rows(app)
+        push(feed, lines[:20])
+        await pilot.pause(0.3)
+        shown = _plain(app, app.transcript)
+        assert app.session is not None and "CI is red on main" in shown, shown

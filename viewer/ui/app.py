@@ -236,6 +236,7 @@ class AgentViewerApp(App[int]):
         self._detail_for: tuple[Session | None, int] | None = None  # the run and call it was last shown for
         self._narrow = False  # the footer is in its narrow form (see _sync_layout)
         self._resets = 0  # truncations/replacements of a followed file seen so far
+        self._unplaced_shown = 0  # lines that are not events shown before any run (see pump)
         self.greeting = ""  # shown once the screen is up (e.g. "this is the bundled demo")
         self.demo = False  # the bundled demo run (the header says so)
         self._exit_requested = threading.Event()  # a termination signal arrived
@@ -497,6 +498,11 @@ class AgentViewerApp(App[int]):
             batch, self._batch = self._batch, None
             self._last_absorb = now
             self.absorb(batch)
+            if self.view_index < 0 and self.model.malformed_lines != self._unplaced_shown:
+                # No run yet: its lines that are not events, as they come (an agent's "Error:
+                # Authentication required" showed only once the input ended).
+                self._unplaced_shown = self.model.malformed_lines
+                self.transcript.set_session(self.model.unplaced_view())
             if first and self.view_index >= 0 and self.bulk_loading:
                 # The first run is on show.  Its frame takes a few turns of the event loop
                 # (layout, then paint), and each chained pump of a load holds the loop for up to

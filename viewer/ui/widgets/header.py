@@ -187,7 +187,7 @@ class SessionHeader(Widget):
                     line1.append(f"  ({one_line(self.extra, 200)})", style="cyan")
                 if m.malformed_lines:
                     n = m.malformed_lines
-                    line2.append(f"⚠ {n:,} line{'' if n == 1 else 's'} could not be parsed (h)",
+                    line2.append(f"⚠ {n:,} malformed line{'' if n == 1 else 's'} (h)",
                                  style="bold yellow")
                     self._last_malformed(line2, m)
             elif self.live_label:  # a replay at its start
