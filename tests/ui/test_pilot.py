@@ -4282,11 +4282,17 @@ async def test_the_still_written_hint_leaves_room_for_the_calls_counts(tmp_path,
     path = tmp_path / "partial-run.ndjson"
     path.write_bytes(b"".join(up_to_first_call(lines)))
     app = AgentViewerApp(FileFeed(path.name, workers=0))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         header = app.header.render_line(1).text
         assert header.startswith("⚠ still written? (--follow)"), header
         assert "1 tool: 0 running · 0 ok · 0 failed" in header, header
+        # (From a live-watching trial.)  Beside it, the footer's "f Follow" read as the key that
+        # follows the file: f says what it does, and what reads on.
+        await pilot.press("f")
+        await pilot.pause()
+        said = [n.message for n in app._notifications][-1]
+        assert said == "Follow off: f only scrolls to the newest output; agent-viewer --follow partial-run.ndjson reads on", said
     app = AgentViewerApp(FileFeed(path.name, workers=0))
     async with app.run_test(size=(100, 24)) as pilot:
         await settle(pilot)

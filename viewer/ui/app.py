@@ -1075,7 +1075,12 @@ class AgentViewerApp(App[int]):
             if n and self.view_index != n - 1:
                 self.show_session(n - 1)
             self._follow(transcript=True, tools=True)
-        self.notify(f"Follow {'on' if on else 'off'}", timeout=1.5)
+        said = f"Follow {'on' if on else 'off'}"
+        if self.header.still_written is not None:
+            # (From a live-watching trial: next to "still written? (--follow)", f read as the
+            # key that follows the file.)
+            said += f": f only scrolls to the newest output; {self.header.still_written.command} reads on"
+        self.notify(said, timeout=4 if self.header.still_written is not None else 1.5, markup=False)
 
     def _follow(self, transcript: bool, tools: bool) -> None:
         """These panes follow, and are at the newest output."""
