@@ -4536,3 +4536,26 @@ async def test_lines_that_are_not_events_before_any_run_are_listed_as_they_come(
         await pilot.pause(0.3)
         shown = _plain(app, app.transcript)
         assert app.session is not None and "CI is red on main" in shown, shown
+
+
+async def test_a_heading_inside_cursors_thinking_is_a_paragraph_of_its_own():
+    """(From a live-watching trial.)  Cursor's thinking puts a heading on the line right under
+    the last one's end: it was drawn as one more line of that paragraph, where the first
+    heading of the same thought is a paragraph of its own."""
+    text = ("**Planning the run**\n\nI will run them without additional actions.\n"
+            "**Executing commands sequentially**\n\nFirst the tests.")
+    data = b"".join(orjson.dumps({"session_id": "s", **e}) + b"\n" for e in (
+        {"type": "system", "subtype": "init", "model": "m", "cwd": "/w"},
+        {"type": "thinking", "subtype": "delta", "text": text},
+        {"type": "thinking", "subtype": "completed"},
+        {"type": "assistant", "message": {"content": [{"type": "text", "text": "Done."}]}},
+    ))
+    app = make_app(data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        rows = [r.strip(" │") for r in _plain(app, app.transcript).splitlines()]
+        at = rows.index("Executing commands sequentially")
+        assert rows[at - 2].endswith("without additional actions.") and rows[at - 1] == "", rows
+        assert rows[rows.index("Planning the run") + 1] == "", rows

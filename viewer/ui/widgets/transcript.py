@@ -9,6 +9,7 @@ again at each frame (see :class:`_Pieces`).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable, Hashable
 from time import perf_counter
@@ -470,7 +471,7 @@ class Transcript(BlockView):
         if how is None:
             return b.text
         stripped, as_markdown = how
-        return drawn(b.text.strip() if stripped else b.text, as_markdown)
+        return drawn(thought(b.text) if stripped else b.text, as_markdown)
 
     # -- rendering --------------------------------------------------------------------
     def render_block(self, index: int, width: int) -> RenderableType | list[Strip]:
@@ -595,7 +596,7 @@ class Transcript(BlockView):
                 else:
                     label = f"  {mark}✻ Thought (no text)"
                 return Text(label, style="italic dim", no_wrap=True, overflow="ellipsis")
-            body = b.text.strip()  # the model writes its thinking in Markdown too
+            body = thought(b.text)  # the model writes its thinking in Markdown too
             text = self._prose(b, body, "italic dim") if body else Text("(no thinking text)", style="italic dim")
             parts = [Text(f"{mark}✻ Thinking", style="italic dim"), text]
             if b.cut:
@@ -677,6 +678,17 @@ class Transcript(BlockView):
             return Group(line, Text("Its result also says (not in the transcript):", style="dim"),
                          prose(text))
         return line
+
+
+#: A line that is all bold right under a line of text: a heading of Cursor's thinking.
+_THOUGHT_HEADING = re.compile(r"(?<=[^\n])\n(\*\*[^*\n]+\*\*)(?=\n|$)")
+
+
+def thought(text: str) -> str:
+    """A thought's text as it is drawn: Cursor's thinking puts a heading ("**Running the
+    tests**") on the line under the last one's end, which Markdown joins to that paragraph
+    ("…actions. Running the tests"): it is a paragraph of its own, as its first heading is."""
+    return _THOUGHT_HEADING.sub(r"\n\n\1", text.strip())
 
 
 #: The blocks ``y`` copies in the transcript, and what each is called when it does.
