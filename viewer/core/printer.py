@@ -154,6 +154,7 @@ def quoted(prompt: str) -> list[str]:
         out.append(f"> … ({plural(len(lines) - PROMPT_LINES, 'more line')})")
     return out
 
+
 #: Entries text mode prints as a note in brackets, as the transcript shows them.
 _SAID_AS_NOTES = frozenset(("notice", "alert", "query", *SUB_ENTRIES))
 
