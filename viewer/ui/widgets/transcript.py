@@ -670,9 +670,8 @@ class Transcript(BlockView):
             if r.text and not s.alerted(r.text):
                 return Group(head, prose(r.text, style="red", as_markdown=False))
             return head
-        parts = ["✓ Run succeeded"]
-        if fmt_duration(s.took_ms):
-            parts.append(fmt_duration(s.took_ms))
+        took = fmt_duration(s.took_ms)
+        parts = ["✓ Run succeeded", took] if took else ["✓ Run succeeded"]
         line = Text(" · ".join(parts), style="bold green")
         if text:  # the result's text says something the transcript does not: show it
             return Group(line, Text("Its result also says (not in the transcript):", style="dim"),
