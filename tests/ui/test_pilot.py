@@ -3708,8 +3708,12 @@ async def test_a_replay_plays_a_long_pause_shortened_with_the_runs_clock_going_o
         assert running, "a call runs through the pause"
         for _ in range(4):  # through the pause, a second of play time at a time
             now[0] += 0.6
-            await pilot.pause(0.05)
-            clocks.append(header().split("REPLAY", 1)[1].split()[0])
+            for _ in range(40):  # (the next frame: under load it came after 50 ms, and the clock was read twice)
+                await pilot.pause(0.05)
+                clock = header().split("REPLAY", 1)[1].split()[0]
+                if not clocks or clock != clocks[-1]:
+                    break
+            clocks.append(clock)
             row = app.timeline.render_line(running[-1].index - app.timeline.scroll_offset.y).text
             assert row.rstrip().endswith("s…"), row  # how long it has run
         minutes = [int(c[:2]) * 60 + int(c[3:5]) for c in clocks]
