@@ -351,11 +351,7 @@ class TextPrinter(Printer):
             elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind == "prompt":
                 prompt = quoted(s.blocks[d.block].text)
                 if s.index in self._introduced:  # (a prompt later in the run: Claude Code's next turn)
-                    self._heading(s)
-                    self._gap = self._said
-                    for line in prompt:
-                        self._say(line)
-                    self._gap = True
+                    self._say_apart(s, prompt)
                 else:  # (said under the run's heading, with the run's first line)
                     self._prompts.setdefault(s.index, []).extend(prompt)
             elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind in _SAID_AS_NOTES:
@@ -450,10 +446,16 @@ class TextPrinter(Printer):
         self._say((SUB_MARK if t.parent else "") + tool_line(t, target, under))
 
     def _say_summary(self, s: Session) -> None:
-        """How run ``s`` went (run_summary), apart from the lines around it as the agent's text is."""
+        """How run ``s`` went (run_summary)."""
+        self._say_apart(s, [run_summary(s)])
+
+    def _say_apart(self, s: Session, lines: list[str]) -> None:
+        """Lines of run ``s`` apart from those around them by a blank line on each side, as the
+        agent's text is (a run's summary, a prompt of its next turn)."""
         self._heading(s)
         self._gap = self._said
-        self._say(run_summary(s))
+        for line in lines:
+            self._say(line)
         self._gap = True
 
     def _finish(self, s: Session) -> None:
