@@ -157,9 +157,10 @@ class HealthScreen(_ScrollingModal):
         """(From a replay trial: opened at the start and played on, it said "0 events" under a
         header that said 91.)"""
         self.model, self.blank_lines, self.loading = self.state()
-        if self._signature() == self._drawn:
+        seen = self._signature()
+        if seen == self._drawn:
             return
-        self._drawn = self._signature()
+        self._drawn = seen
         y = self.query_one(VerticalScroll).scroll_y
         self.refresh(recompose=True)
         self.call_after_refresh(lambda: self.query_one(VerticalScroll).scroll_to(y=y, animate=False, immediate=True))

@@ -261,7 +261,7 @@ class DetailView(BlockView):
     def _section(sec: Section) -> list[RenderableType | _Chunk]:
         """A title, then the body in chunks (each drawn only when on screen), then a note."""
         # (composed as it is drawn, and searched so; but a big one: see COMPOSE_MAX)
-        body = sec.body[:-1] if sec.body.endswith("\n") else sec.body  # (a file's last newline ends its last line: no line after it)
+        body = sec.body.removesuffix("\n")  # (a file's last newline ends its last line: no line after it)
         body, note = truncate_body(composed(body) if len(body) < COMPOSE_MAX else body)
         parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""

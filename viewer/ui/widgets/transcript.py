@@ -456,7 +456,8 @@ class Transcript(BlockView):
             return lines + 2
         return lines
 
-    #: Blocks drawn with prose(): their text as it is given to it, and whether as Markdown.
+    #: Blocks drawn with prose(): whether their text is given to it as a thought (see
+    #: thought()), else as it is, and whether as Markdown.
     _PROSE = {"assistant": (False, True), "subagent": (False, True), "thinking": (True, True),
               "prompt": (False, False), "subprompt": (False, False), "result": (False, True)}
 
@@ -470,8 +471,8 @@ class Transcript(BlockView):
         how = self._PROSE.get(b.kind)
         if how is None:
             return b.text
-        stripped, as_markdown = how
-        return drawn(thought(b.text) if stripped else b.text, as_markdown)
+        a_thought, as_markdown = how
+        return drawn(thought(b.text) if a_thought else b.text, as_markdown)
 
     # -- rendering --------------------------------------------------------------------
     def render_block(self, index: int, width: int) -> RenderableType | list[Strip]:
