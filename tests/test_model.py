@@ -1340,3 +1340,33 @@ def test_a_delta_names_the_open_text_its_event_closed_in_its_own_run_only(h):
     m.apply(recs[0])
     m.restart(1)
     assert m.apply(recs[1]).closed == -1
+
+
+@pytest.mark.parametrize("name", ["demo_session", "claude_code_run", "codex_run", "gemini_run"])
+def test_a_calls_detail_without_its_result_says_why_by_its_status_in_every_format(h, name):
+    """A call whose result has not been read: its detail ends by saying whether it is still
+    running (the run goes on) or never ended (the run did); one with its result says neither.
+    Cut each agent's sample right before its first command's result."""
+    from tests.conftest import SAMPLES_DIR
+    from viewer.core.detail import NO_RESULT, call_sections
+    from viewer.core.model import ref_span
+
+    whole = (SAMPLES_DIR / f"{name}.ndjson").read_bytes()
+    m, _, _ = h.model_of(whole)
+    t = next(t for t in m.sessions[0].tools if t.short in ("Shell", "Bash") and t.status == "success")
+    fmt = m.format_of(m.sessions[0])
+
+    def event(data, ref):
+        offset, length = ref_span(ref)
+        return orjson.loads(data[offset:offset + length])
+
+    said = [s.body for s in call_sections(t, event(whole, t.start_ref), event(whole, t.end_ref), fmt.tool_sections)]
+    assert said and not set(said) & set(NO_RESULT.values())
+    cut = whole[:ref_span(t.end_ref)[0]]  # (up to the line of its result)
+    for end, status in ((False, "running"), (True, "unfinished")):
+        m, _, _ = h.model_of(cut, end=end)
+        (u,) = [u for u in m.sessions[0].tools if u.call_id == t.call_id]
+        assert u.status == status
+        sections = call_sections(u, event(cut, u.start_ref), None, fmt.tool_sections)
+        assert (sections[-1].title, sections[-1].body) == ("Status", NO_RESULT[status])
+        assert [s.body for s in sections].count(NO_RESULT[status]) == 1

@@ -23,6 +23,25 @@ class Section:
     lang: str = ""
 
 
+#: The last section of a call's detail while no result of it has been read (the format's sections
+#: say what its events hold; its status, which only the model knows, says why nothing more).
+NO_RESULT = {
+    # live, or a replay that has not reached its end ("has not come", not "was lost")
+    "running": "Its result has not come yet: the call is still running.",
+    "unfinished": "Its result never came: the run ended before the call did.",
+}
+
+
+def call_sections(t, started, completed, tool_sections) -> list[Section]:
+    """The detail of call ``t``: its format's sections (``tool_sections``, given the call's
+    started and completed events), then, while it has no result, a Status section saying why."""
+    out = list(tool_sections(started, completed, t.call_id))
+    why = NO_RESULT.get(t.status)
+    if why:
+        out.append(Section("Status", why))
+    return out
+
+
 #: Marks a sub-agent's call or words, under the call it runs in (ToolCall.parent), wherever
 #: they are shown: the tool list, the transcript, text mode.
 SUB_MARK = "↳ "

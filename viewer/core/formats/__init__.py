@@ -1,7 +1,8 @@
 """Stream formats, one module per agent CLI.
 
 A format is a module exposing ``NAME``, ``interpret(event) -> Action``,
-``tool_sections(started, completed) -> list[Section]``,
+``tool_sections(started, completed) -> list[Section]`` (what the events hold: while a call has
+no result, :func:`viewer.core.detail.call_sections` adds why, from the call's status),
 ``copy_text(started, completed) -> str`` (a call's main argument, whole),
 ``event_time_ms(event) -> int | None``, ``run_line(data)`` (which events are text
 deltas the decoder may gather into runs) and, for ``--print --output-format

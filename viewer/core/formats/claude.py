@@ -18,7 +18,6 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
-    NO_RESULT,
     as_cost,
     as_dict,
     as_int,
@@ -496,8 +495,8 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
                   call_id: str = "") -> list[Section]:
     """Sections for a tool call's detail view from its two events (either may be None)."""
     if as_dict(started).get("type") == "stream_event" and completed is None:
-        return [Section("Status", "The agent is still writing this call's arguments: they are shown once its "
-                                  "message is complete.")]
+        # (and then why it has no result: viewer.core.detail.call_sections, from its status)
+        return [Section("Arguments", "Not all written yet: they are shown once the agent's message is complete.")]
     use, result, sidecar = _parts(started, completed, call_id)
     name = as_str(use.get("name"))
     args = as_dict(use.get("input"))
@@ -556,8 +555,8 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     if name in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
         text = _NUMBERED.sub("", text)  # (its "cat -n" of the edited part: the diff has the lines)
     if result is None:
-        add(Section("Status", NO_RESULT))
-    elif failed:
+        return out  # (no result yet: viewer.core.detail.call_sections says why, from the call's status)
+    if failed:
         if not shown:
             add(Section("Error", text or "(no details)"))
     elif not shown:

@@ -22,7 +22,6 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
-    NO_RESULT,
     as_dict,
     as_int,
     as_list,
@@ -392,8 +391,6 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
             add(Section("Agents", json_text(states), "json"))
     else:
         add(Section("Item", json_text(item), "json"))
-    if not done:
-        add(Section("Status", NO_RESULT))
-    elif status == "declined":
+    if done and status == "declined":  # (not done: call_sections says why, from the call's status)
         add(Section("Status", "Declined: the command was not run."))
     return out

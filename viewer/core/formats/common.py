@@ -37,13 +37,6 @@ def as_str(v: Any) -> str:
     return ""
 
 
-#: A call's detail, while no result of it has been read: a call still running (live, or a
-#: replay that has not reached its end: "has been read" read as lost data), or cut off (its
-#: status says which).
-NO_RESULT = "Its result has not come: the call is still running, or its run ended without it."
-#: The same, of a call whose run is known to have ended (its status is "unfinished").
-NO_RESULT_ENDED = "Its result never came: the run ended before the call did."
-
 #: A number past a 64-bit integer is no time, duration or count a stream means ("1" and 400
 #: zeros as ``completedAtMs`` made a duration no float holds: a traceback).
 INT_LIMIT = 1 << 63

@@ -19,7 +19,6 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
-    NO_RESULT,
     as_dict,
     as_int,
     as_list,
@@ -815,8 +814,6 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
 
     if outcome and outcome not in SUCCESS_OUTCOMES:
         add(Section(f"Outcome: {outcome}", json_text(res) if res else "(no details)", "json"))
-    elif completed is None:
-        add(Section("Status", NO_RESULT))
-    elif not outcome:
+    elif completed is not None and not outcome:  # (none yet: call_sections says why, from its status)
         add(Section("Outcome", "The completion event carries no result."))
     return out

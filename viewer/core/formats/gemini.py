@@ -17,7 +17,6 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
-    NO_RESULT,
     as_dict,
     as_int,
     as_list,
@@ -320,8 +319,8 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     elif args:
         add(Section("Arguments", json_text(args), "json"))
     if result is None:
-        add(Section("Status", NO_RESULT))
-    elif failed:
+        return out  # (no result yet: viewer.core.detail.call_sections says why, from the call's status)
+    if failed:
         add(Section("Error", _error(result) or output or "(no details)"))
         if output and not shown and output != _error(result):
             add(Section("Output", output))

@@ -16,8 +16,7 @@ from textual.events import MouseScrollDown, MouseScrollUp
 from textual.message import Message
 from textual.strip import Strip
 
-from viewer.core.detail import Section, fmt_duration, fmt_wait
-from viewer.core.formats.common import NO_RESULT, NO_RESULT_ENDED
+from viewer.core.detail import Section, call_sections, fmt_duration, fmt_wait
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import SGR, composed, one_line
 from viewer.ui.render import (
@@ -251,9 +250,7 @@ class DetailView(BlockView):
                 body = orjson.dumps(ev, option=orjson.OPT_INDENT_2).decode()
                 blocks.extend(self._section(Section(title, body, "json")))
             return blocks
-        for sec in sections_fn(started, completed, t.call_id):
-            if sec.body == NO_RESULT and t.status == "unfinished":  # (the format knows its events only)
-                sec = Section(sec.title, NO_RESULT_ENDED, sec.kind, sec.lang)
+        for sec in call_sections(t, started, completed, sections_fn):
             blocks.extend(self._section(sec))
         return blocks
 
