@@ -1340,13 +1340,17 @@ async def test_a_running_call_of_a_live_run_shows_how_long_it_has_been_running()
         t = app.session.tools[-1]
         assert t.status == "running"
         row = lambda: _plain(app, app.timeline).splitlines()[t.index]  # noqa: E731
-        assert "…" not in row()  # under a second: nothing yet
+        # ... and its line in the transcript (from a trial: only the list's row had a time)
+        said = lambda: next(ln for ln in _plain(app, app.transcript).splitlines() if f" {t.heading} " in ln)  # noqa: E731
+        assert "…" not in row() and " s…" not in said()  # under a second: nothing yet
         now[0] += 12.4
         await pilot.pause(0.4)  # a few frame ticks
         assert row().rstrip().endswith("12 s…"), row()
+        assert said().rstrip().endswith(" · 12 s…"), said()
         now[0] += 60
         await pilot.pause(0.4)
         assert row().rstrip().endswith("1m12s…"), row()
+        assert said().rstrip().endswith(" · 1m12s…"), said()
         # (From a new user's trial.)  The detail of that call said nothing of its time.
         assert app.detail.tool is t
         facts = lambda: [r.strip() for r in _plain(app, app.detail).splitlines()]  # noqa: E731

@@ -322,7 +322,7 @@ class AgentViewerApp(App[int]):
         self.header.model = self.model
         self.header.demo = self.demo
         self.timeline.clock = self.clock
-        self.detail.running_for = self.timeline.running_for
+        self.detail.running_for = self.transcript.running_for = self.timeline.running_for
         self._sync_forms()
         self.transcript.listed = self.timeline.shows  # (] [ in the transcript skip calls the filter hides)
         self.timeline.focus()

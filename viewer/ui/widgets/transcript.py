@@ -27,7 +27,14 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from viewer.core.actions import failure_subtype
-from viewer.core.detail import SUB_ENTRIES, call_target, fmt_duration, sub_mark, under_mark
+from viewer.core.detail import (
+    SUB_ENTRIES,
+    call_target,
+    fmt_duration,
+    fmt_wait,
+    sub_mark,
+    under_mark,
+)
 from viewer.core.model import MALFORMED_HEAD, NOTICE_CHARS, Block, Session, ToolCall
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.messages import ToolMessage
@@ -155,6 +162,8 @@ class Transcript(BlockView):
         self.session: Session | None = None
         self.show_thinking = False
         self.frame = 0  # spinner frame for running tool markers
+        #: Whole seconds a running call has run (the tool list's clock, set by the app).
+        self.running_for: Callable[[ToolCall], int] = lambda t: 0
         self.highlight_block = -1  # a search hit
         self.highlight_query = ""  # and what was searched, marked wherever a line shows it
         self.selected_tool = -1  # the call the tool list has selected: its line is marked
@@ -554,8 +563,12 @@ class Transcript(BlockView):
             rest = Text()
             if t.detail:
                 rest.append(f" · {one_line(t.detail, 200)}", style="dim")
-            dur = fmt_duration(t.duration_ms)
-            if dur and t.done:
+            if t.done:
+                dur = fmt_duration(t.duration_ms)
+            else:  # still running: for how long, from a second on, as the tool list says it
+                secs = self.running_for(t) if t.status == "running" else 0
+                dur = f"{fmt_wait(secs)}…" if secs else ""
+            if dur:
                 rest.append(f" · {dur}", style="dim")
             keep = rest.cell_len  # (the exit code and time; an error after them may be cut)
             error = t.status in ("failed", "rejected") and bool(t.error_text)
