@@ -175,8 +175,8 @@ def test_text_mode_prints_a_sub_agents_words_as_its_own(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "(prompt to the sub-agent · Find uses, at line 3: Find every use of X)" in out
     assert "(sub-agent · Find uses, at line 4: Looking in **both** files.)" in out
-    assert "\n↳ Read file /a (under Find uses)\n↳ Read file /b (under Find uses)\n" in out
-    assert "\nRan subagent Find uses\n" in out
+    assert "\n↳ ✓ Read file /a (under Find uses)\n↳ ✓ Read file /b (under Find uses)\n" in out
+    assert "\n✓ Ran subagent Find uses\n" in out
     assert out.rstrip().endswith("The sub-agent found two uses.\n\n✓ succeeded in 40 ms · 3 tool calls · "
                                  "12 in / 7 out tokens · 500 cache read")
 
@@ -204,7 +204,7 @@ def test_text_mode_names_the_task_of_each_sub_agents_call(tmp_path, capsys):
         main(["--print", str(p)])
     assert end.value.code == 0
     out = capsys.readouterr().out.splitlines()
-    assert "↳ Read file tax.py (under Audit tax)" in out and "↳ Grepped coupon in . (under Audit coupons)" in out, out
+    assert "↳ ✓ Read file tax.py (under Audit tax)" in out and "↳ ✓ Grepped coupon in . (under Audit coupons)" in out, out
 
 
 def test_the_delta_of_an_event_of_several_actions_names_each_call(h):
@@ -233,8 +233,8 @@ def test_text_mode_says_every_call_of_a_message(h, tmp_path):
     assert p.close() == 0
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("Claude Code · claude-opus-5 · in /w · session "), lines  # (whose run)
-    assert lines[2] == "Ran terminal command make (exit 2; make: *** [all] Error 2)", lines
-    assert lines[3].startswith("Grepped TODO in src"), lines
+    assert lines[2] == "✗ Ran terminal command make (exit 2; make: *** [all] Error 2)", lines
+    assert lines[3].startswith("✓ Grepped TODO in src"), lines
 
 
 def test_partial_messages_stream_into_one_entry_that_the_whole_message_replaces(h):
@@ -498,9 +498,9 @@ def test_text_mode_says_each_result_of_a_message_that_ends_several_calls(tmp_pat
     p.feed_lines(LineSplitter().feed(data))
     p.close()
     lines = [x for x in out.getvalue().splitlines() if x][1:]  # (under the run's heading)
-    assert lines[:3] == ["Ran terminal command echo 2", "Tool call",
-                         "Ran terminal command echo 1 (failed: error; A)"], lines
-    assert lines[3].startswith("(unknown at line 5: user content future_part:") and lines[4] == "Tool call", lines
+    assert lines[:3] == ["✓ Ran terminal command echo 2", "✓ Tool call",
+                         "✗ Ran terminal command echo 1 (failed: error; A)"], lines
+    assert lines[3].startswith("(unknown at line 5: user content future_part:") and lines[4] == "✓ Tool call", lines
 
 
 def test_a_file_of_a_claude_code_run_then_a_cursor_run_reads_each_in_its_format(h, tmp_path, capsys):

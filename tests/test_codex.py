@@ -464,7 +464,7 @@ def test_a_codex_run_and_its_calls_are_timed_by_when_their_events_came(capsys, h
         p.feed_lines(split.feed(line), at)
     assert p.close() == 0
     said = out.getvalue().splitlines()
-    assert "Ran terminal command ls (2 lines; 2.5 s)" in said and said[-1] == "✓ succeeded in 4.0 s · 1 tool call · " \
+    assert "✓ Ran terminal command ls (2 lines; 2.5 s)" in said and said[-1] == "✓ succeeded in 4.0 s · 1 tool call · " \
         "1,048 in / 129 out tokens · 4,992 cache read", said
     s = p.model.sessions[0]
     assert s.took_ms == 4000
@@ -473,7 +473,7 @@ def test_a_codex_run_and_its_calls_are_timed_by_when_their_events_came(capsys, h
     p.feed_lines(LineSplitter().feed(b"".join(lines)), 100.0)
     assert p.close() == 0
     said = out.getvalue().splitlines()
-    assert "Ran terminal command ls (2 lines)" in said and said[-1].startswith("✓ succeeded · 1 tool call"), said
+    assert "✓ Ran terminal command ls (2 lines)" in said and said[-1].startswith("✓ succeeded · 1 tool call"), said
     assert p.model.sessions[0].took_ms is None
     # The detail says the exit code, 0 too (the list says the output's lines).
     m = model(h, b"".join(lines))

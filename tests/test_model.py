@@ -865,7 +865,7 @@ def test_every_print_mode_reads_a_claude_code_stream_in_its_format(capsys, fmt):
         assert heading == ("Claude Code · claude-sonnet-5 · in /tmp/claude-1000/-home-saurabh-Projects-maestro/"
                            "9afe9e75-89bb-404f-b3d6-b1280cab2cda/scratchpad/claude-spike · "
                            "session 088d7e12-a739-4041-955e-fac989f5b13f"), heading
-        assert out.startswith("Ran terminal command ls (4 lines"), out
+        assert out.startswith("✓ Ran terminal command ls (4 lines"), out
         answer, summary = out.rstrip().rsplit("\n\n", 1)
         assert answer.endswith("`stream2.raw.jsonl`.") and summary.startswith("✓ succeeded in "), out
     elif fmt == "json":
@@ -1248,8 +1248,8 @@ def test_text_mode_prints_a_call_once_when_its_completion_comes_again_or_its_sta
     for r in recs:
         p.handle(r)
     p.close()
-    calls = [x for x in out.getvalue().splitlines() if x.startswith("Ran terminal command")]
-    assert [x.split(" (")[0] for x in calls] == ["Ran terminal command first", "Ran terminal command second"], calls
+    calls = [x for x in out.getvalue().splitlines() if "Ran terminal command" in x]
+    assert [x.split(" (")[0] for x in calls] == ["✓ Ran terminal command first", "✓ Ran terminal command second"], calls
     assert "unfinished" not in out.getvalue()
 
 

@@ -100,16 +100,20 @@ def test_text_mode_on_real_streams(capsys, real_stream_path):
     for cmd in shell_commands(data):
         assert cmd
         # (a call that did not run, or did not end, is named by its kind: "Shell ls (rejected)")
-        assert any(is_tool_line(x, f"Ran terminal command {cmd}") or x.startswith(f"Shell {cmd} (")
+        assert any(is_tool_line(x[2:], f"Ran terminal command {cmd}") or x[2:].startswith(f"Shell {cmd} (")
                    for x in lines), cmd
-    assert sum(1 for x in lines if x.startswith(("Ran terminal command", "Shell "))) == len(shell_commands(data))
+    shells = [x for x in lines if x[2:].startswith(("Ran terminal command", "Shell "))]
+    assert len(shells) == len(shell_commands(data))
+    for x in shells:  # each starts with its status's mark, which its words say too
+        ran, note = x[2:].startswith("Ran "), x.rpartition(" (")[2]
+        said = ("✓" if note.startswith("exit 0") else "✗") if ran else "⊘" if "rejected" in note else "◌"
+        assert x[:2] == said + " ", x
     has_result = any(e.get("type") == "result" for e in raw_events(data))
     final = final_assistant_text(data)
     if final:
         assert final.strip() in out
         # The final text comes after every tool line.
-        assert out.rindex(final.strip()) > max((out.rfind(x) for x in lines if x.startswith(("Ran ", "Shell "))),
-                                               default=-1)
+        assert out.rindex(final.strip()) > max((out.rfind(x) for x in shells), default=-1)
     if has_result:
         assert code == 0, err
         assert err == ""
@@ -122,7 +126,7 @@ def test_text_mode_rejected_and_truncated(capsys, real_dir):
     code, out, err = run_main(capsys, "--print", str(real_dir / "maestro__05_rejected_shell.ndjson"))
     assert code == 0
     # (From a daily-user trial.)  A rejected command said "Ran terminal command": it never ran.
-    rejected = [x for x in out.splitlines() if x.startswith("Shell uname -a")]
+    rejected = [x for x in out.splitlines() if x.startswith("⊘ Shell uname -a")]
     assert len(rejected) == 2 and all("rejected" in x for x in rejected)
     assert "Ran terminal command" not in out
 
@@ -132,8 +136,8 @@ def test_text_mode_rejected_and_truncated(capsys, real_dir):
     assert out.splitlines()[-1] == "◌ ended without a result · 2 tool calls (2 unfinished)"
     tool_lines = tool_lines[:-1]
     assert len(tool_lines) == 2
-    assert tool_lines[0].startswith("Read specs/001-github-agent-automation/tasks.md")
-    assert tool_lines[1].startswith("List specs/001-github-agent-automation")
+    assert tool_lines[0].startswith("◌ Read specs/001-github-agent-automation/tasks.md")
+    assert tool_lines[1].startswith("◌ List specs/001-github-agent-automation")
     assert err.strip().splitlines()[-1].startswith("agent-viewer:")
 
 
@@ -159,8 +163,8 @@ def test_text_mode_says_what_the_agent_said_before_each_call(capsys, tmp_path):
     p.write_bytes(head + say("Now the **slow** tests.") + call("c2", "make test", False))
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 1 and "the run ended without a result" in err
-    assert out.splitlines() == [f"Cursor · session {SID}", "", "First I look around.", "", "Ran terminal command ls (exit 0)", "",
-                                "Now the **slow** tests.", "", "Shell make test (unfinished)", "",
+    assert out.splitlines() == [f"Cursor · session {SID}", "", "First I look around.", "", "✓ Ran terminal command ls (exit 0)", "",
+                                "Now the **slow** tests.", "", "◌ Shell make test (unfinished)", "",
                                 "◌ ended without a result · 2 tool calls (1 unfinished)"], out
     # Cut off after text that follows its last call: that text, as before, with no label.
     p.write_bytes(head + say("All done, writing the summary"))
@@ -213,7 +217,7 @@ def test_text_mode_unknown_outcome_shown_verbatim(capsys, tmp_path):
         + j(type="result", subtype="success", is_error=False, result="", session_id=SID)
     )
     code, out, err = run_main(capsys, "--print", str(p))
-    (tool_line,) = [x for x in out.splitlines() if x.startswith("Shell make")]  # (it may not have run)
+    (tool_line,) = [x for x in out.splitlines() if x.startswith("? Shell make")]  # (it may not have run)
     assert "needsConfirmation" in tool_line
 
 
@@ -392,8 +396,8 @@ def test_reads_stdin(h, real_dir, args):
     cp = run_cli(h, "--print", *args, input=data)
     assert cp.returncode == 0, cp.stderr
     out = cp.stdout.decode().splitlines()
-    four = next(i for i, x in enumerate(out) if is_tool_line(x, "Ran terminal command sleep 4"))
-    six = next(i for i, x in enumerate(out) if is_tool_line(x, "Ran terminal command sleep 6"))
+    four = next(i for i, x in enumerate(out) if is_tool_line(x, "✓ Ran terminal command sleep 4"))
+    six = next(i for i, x in enumerate(out) if is_tool_line(x, "✓ Ran terminal command sleep 6"))
     assert four < six
     assert out[four].endswith("(exit 0; 4.2 s)")  # a CI log says how each command went and how long
     assert out[-3:] == ["done", "", "✓ succeeded in 13.0 s · 2 tool calls"]  # and how the run went
@@ -902,7 +906,7 @@ def test_text_mode_lets_go_of_text_it_will_not_print():
     p.feed_lines(sp.feed(b"".join(lines)))
     assert p.finish() == 0
     printed = out.getvalue().splitlines()
-    assert printed[:6] == ["Cursor · m · session s", "> go", "", "step 0 " * 100, "", "Ran terminal command echo 0 (exit 0)"]
+    assert printed[:6] == ["Cursor · m · session s", "> go", "", "step 0 " * 100, "", "✓ Ran terminal command echo 0 (exit 0)"]
     assert printed[-3:] == ["All done.", "", "✓ succeeded in 299 ms · 300 tool calls"] and len(printed) == 300 * 4 + 6
     kept = sum(len(b.text) for s in p.model.sessions for b in s.blocks)
     kept += sum(len(t) for s in p.model.sessions for t in s.texts_let_go)
@@ -935,7 +939,7 @@ def test_text_mode_lets_go_of_finished_calls_but_not_of_running_ones():
         if r == 5:
             continue  # both stay running: the stream never completes them
         lines += [call(b, "completed"), call(a, "completed")]
-        want += [f"Ran terminal command echo {b} (exit 0)", f"Ran terminal command echo {a} (exit 0)"]
+        want += [f"✓ Ran terminal command echo {b} (exit 0)", f"✓ Ran terminal command echo {a} (exit 0)"]
     lines.append(j(type="assistant", message={"content": [{"type": "text", "text": "Done."}]}, session_id=sid))
     out = io.StringIO()
     p = TextPrinter(out, io.StringIO())
@@ -945,7 +949,7 @@ def test_text_mode_lets_go_of_finished_calls_but_not_of_running_ones():
     assert printed[:2] == ["Cursor · m · session s", ""]  # (whose run it is)
     printed = printed[2:]
     assert printed[: len(want)] == want
-    assert printed[len(want):] == ["Shell echo 10 (unfinished)", "Shell echo 11 (unfinished)", "", "Done.", "",
+    assert printed[len(want):] == ["◌ Shell echo 10 (unfinished)", "◌ Shell echo 11 (unfinished)", "", "Done.", "",
                                    "◌ ended without a result · 600 tool calls (2 unfinished)"]
     s = p.model.sessions[0]
     assert s.tool_count == 600 and s.done_tools == 598 and s.status_counts["unfinished"] == 2
@@ -990,7 +994,7 @@ def test_text_mode_does_not_reprint_the_narration_of_a_run_that_ended_on_a_tool_
         + j(type="result", subtype="success", is_error=False, result="Looking around.", session_id=SID)
     )
     code, out, err = run_main(capsys, "--print", str(path))
-    assert code == 0 and out.splitlines() == [f"Cursor · session {SID}", "", "Looking around.", "", "Ran terminal command ls (exit 0)", "",
+    assert code == 0 and out.splitlines() == [f"Cursor · session {SID}", "", "Looking around.", "", "✓ Ran terminal command ls (exit 0)", "",
                                               "✓ succeeded · 1 tool call"], out
 
 
@@ -1064,7 +1068,7 @@ def test_text_mode_heads_each_sessions_lines_when_runs_are_interleaved(capsys, t
     for line in out.splitlines():
         if line.startswith("--- session "):
             section = int(line.split()[2])
-        elif line.startswith(("Read file", "Created new file", "Ran terminal command", "Shell ")):
+        elif line[2:].startswith(("Read file", "Created new file", "Ran terminal command", "Shell ")):
             for name in ("Dockerfile", "docker system prune", "README.md", "SUMMARY.md"):
                 if name in line.split(" (")[0]:
                     where[name] = section
@@ -1110,7 +1114,7 @@ def test_text_mode_starts_with_its_first_line_and_sets_the_text_off_by_one_blank
     p.write_bytes(_run("\n\nPONG").replace(b'{"type":"assistant"', _tool_pair(
         "shellToolCall", {"command": "ls"}, {"success": {"exitCode": 0}}) + b'{"type":"assistant"', 1))
     code, out, err = run_main(capsys, str(p))
-    assert out.splitlines()[2:] == ["Ran terminal command ls (exit 0)", "", "PONG", "", "✓ succeeded in 1 ms · 1 tool call"], out
+    assert out.splitlines()[2:] == ["✓ Ran terminal command ls (exit 0)", "", "PONG", "", "✓ succeeded in 1 ms · 1 tool call"], out
 
 
 def test_json_mode_names_an_earlier_run_that_failed(capsys, tmp_path):
@@ -1176,7 +1180,7 @@ def test_text_mode_gives_a_failed_calls_time_too(capsys):
     """A CI log reader wants the time of a failed command as much as of one that passed."""
     code, out, err = run_main(capsys, "--print", str(SAMPLES_DIR / "failed_run.ndjson"))
     docker = next(line for line in out.splitlines() if "docker build" in line)
-    assert docker.startswith("Ran terminal command docker build") and "(exit 1;" in docker
+    assert docker.startswith("✗ Ran terminal command docker build") and "(exit 1;" in docker
     assert docker.endswith("; 57.4 s)"), docker
     assert "(rejected)" in out  # a rejected call never ran: no time
 
@@ -1187,12 +1191,12 @@ def test_text_mode_says_each_call_as_the_panes_do(capsys):
     there, and only a shell's exit code was given of a call's summary."""
     code, out, err = run_main(capsys, "--print", str(SAMPLES_DIR / "demo_session.ndjson"))
     lines = out.splitlines()
-    for want in ("Listed directory . (17 files; 618 ms)",
-                 "Read file src/invoice_tool/totals.py (49 lines · 1.5 KB; 655 ms)",
-                 "Grepped round\\( in src (2 matches; 377 ms)",
-                 "Found files tests/**/test_*.py in . (4 files; 251 ms)",
-                 "Edited file src/invoice_tool/totals.py (+14 −10; 1.6 s)",
-                 "Ran terminal command git status --short (exit 0; 1.2 s)"):
+    for want in ("✓ Listed directory . (17 files; 618 ms)",
+                 "✓ Read file src/invoice_tool/totals.py (49 lines · 1.5 KB; 655 ms)",
+                 "✓ Grepped round\\( in src (2 matches; 377 ms)",
+                 "✓ Found files tests/**/test_*.py in . (4 files; 251 ms)",
+                 "✓ Edited file src/invoice_tool/totals.py (+14 −10; 1.6 s)",
+                 "✓ Ran terminal command git status --short (exit 0; 1.2 s)"):
         assert want in lines, (want, out)
     assert "/home/maya/code/invoice-tool/src" not in out.split("## Root cause")[0]  # (the agent's own words may name it)
     # (From a review.)  The log says what those paths are under, in the run's heading.
@@ -1221,7 +1225,7 @@ def test_text_mode_keeps_a_command_as_it_ran_and_a_path_with_a_space_relative(ca
     code, out, err = run_main(capsys, "--print", str(p))
     lines = out.splitlines()
     assert lines[:4] == [f"Cursor · m · in {cwd} · session {SID}", "",
-                         f"Ran terminal command {cwd}/build.sh --fast (exit 0)", "Read file src/a.py (1 line)"], out
+                         f"✓ Ran terminal command {cwd}/build.sh --fast (exit 0)", "✓ Read file src/a.py (1 line)"], out
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
@@ -1471,7 +1475,7 @@ def test_text_mode_prints_a_call_once_when_its_start_comes_after_its_completion(
     p.write_bytes(j(type="system", subtype="init", session_id=SID) + done + started
                   + j(type="result", subtype="success", is_error=False, result="done", session_id=SID))
     code, out, err = run_main(capsys, str(p))
-    assert code == 0 and out.splitlines() == [f"Cursor · session {SID}", "", "Ran terminal command ls (exit 0)", "",
+    assert code == 0 and out.splitlines() == [f"Cursor · session {SID}", "", "✓ Ran terminal command ls (exit 0)", "",
                                               "done", "", "✓ succeeded · 1 tool call"], out
 
 
@@ -1591,7 +1595,7 @@ def test_text_mode_heads_only_what_it_prints_and_prints_every_runs_last_words(ca
         + say("a", "A done")
         + j(type="result", subtype="success", is_error=False, result="A done", session_id="a"))
     code, out, err = run_main(capsys, str(p))
-    assert out.splitlines() == ["Cursor · A · session a", "", "Ran terminal command make a (exit 0)", "", "A done", "",
+    assert out.splitlines() == ["Cursor · A · session a", "", "✓ Ran terminal command make a (exit 0)", "", "A done", "",
                                 "✓ succeeded · 1 tool call", "", "--- session 2 ---", "Cursor · B · session b", "",
                                 "B was here", "", "◌ ended without a result"], out
     assert code == 0 and "session 2 of 2: the run ended without a result" in err
@@ -1684,7 +1688,7 @@ def test_text_mode_tells_a_cut_off_runs_last_words_when_the_next_run_begins(caps
                   + init + say("All tests pass.")
                   + j(type="result", subtype="success", is_error=False, result="All tests pass.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
-    assert out.splitlines() == [f"Cursor · session {SID}", "", "Ran terminal command pytest (exit 0)", "",
+    assert out.splitlines() == [f"Cursor · session {SID}", "", "✓ Ran terminal command pytest (exit 0)", "",
                                 "Two tests fail, fixing them next.", "", "◌ ended without a result · 1 tool call",
                                 "", "--- session 2 (resumed) ---", f"Cursor · session {SID}", "", "All tests pass.",
                                 "", "✓ succeeded"], out
@@ -1730,9 +1734,9 @@ def test_until_result_waits_for_the_run_that_comes_next_without_a_pause(h):
     with _viewer_behind(h, _NEVER_ENDS, runs, "text", "--until-result") as (_, viewer):
         out, err = viewer.communicate(timeout=15)
     assert viewer.returncode == 0, err
-    assert [x for x in out.decode().splitlines() if x.startswith("Ran")] == [
-        "Ran terminal command first (exit 0)", "Ran terminal command second (exit 0)",
-        "Ran terminal command third (exit 0)"], out
+    assert [x for x in out.decode().splitlines() if "Ran" in x] == [
+        "✓ Ran terminal command first (exit 0)", "✓ Ran terminal command second (exit 0)",
+        "✓ Ran terminal command third (exit 0)"], out
 
 
 def test_follow_until_result_ends_once_the_growing_file_has_its_result(tmp_path):
@@ -1802,7 +1806,7 @@ def test_text_mode_does_not_print_an_answer_again_when_a_call_comes_after_the_re
                   + j(type="result", subtype="success", is_error=False, result="Answer two.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
     assert out.splitlines() == [f"Cursor · session {SID}", "", "Answer one.", "", "✓ succeeded", "", "Checking once more.", "",
-                                "Ran terminal command ls (exit 0)", "", "Answer two.", "", "✓ succeeded · 1 tool call"], out
+                                "✓ Ran terminal command ls (exit 0)", "", "Answer two.", "", "✓ succeeded · 1 tool call"], out
     assert code == 0
 
 

@@ -42,6 +42,11 @@ def call_sections(t, started, completed, tool_sections) -> list[Section]:
     return out
 
 
+#: A finished call's status at the start of its line, wherever a call is listed (the panes
+#: colour it; text mode prints it: a failed step in a CI log is found by its ✗).
+STATUS_MARKS = {"success": "✓", "failed": "✗", "rejected": "⊘", "unknown": "?", "unfinished": "◌"}
+
+
 #: Marks a sub-agent's call or words, under the call it runs in (ToolCall.parent), wherever
 #: they are shown: the tool list, the transcript, text mode.
 SUB_MARK = "↳ "

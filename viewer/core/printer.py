@@ -17,6 +17,7 @@ from viewer.core import sanitize
 from viewer.core.actions import failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import (
+    STATUS_MARKS,
     SUB_ENTRIES,
     SUB_MARK,
     call_target,
@@ -67,8 +68,9 @@ def describe_malformed(m: Malformed) -> str:
 def tool_line(t: ToolCall, target: str, under: str = "") -> str:
     """Call ``t`` in one line, as the panes say it: what it did, on what (``target``, as
     :func:`~viewer.core.detail.call_target` shows it), how it went (its summary, exit code,
-    time), and the Task whose sub-agent made it (``under``: two may run at once)."""
-    text = t.heading  # ("Shell make test (unfinished)", not "Ran terminal command")
+    time), and the Task whose sub-agent made it (``under``: two may run at once); its status's
+    mark first ("✗ Ran terminal command make (exit 2; …)")."""
+    text = f"{STATUS_MARKS.get(t.status, '?')} {t.heading}"  # ("◌ Shell make (unfinished)", not "Ran …")
     if target:
         text += f" {one_line(target, 160)}"
     notes = []

@@ -31,6 +31,7 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.strip import Strip
 
+from viewer.core.detail import STATUS_MARKS
 from viewer.core.model import Session
 from viewer.core.sanitize import SGR, clean, composed, joined, one_line
 
@@ -75,13 +76,9 @@ MATCH_BAR = Style(color=BADGE["yellow"], bold=True)
 #: The match a search went to last, where several are on screen.
 CURRENT_MATCH_STYLE = Style(color="white", bgcolor=BADGE["magenta"], bold=True, underline=True)
 
-STATUS_GLYPHS = {
-    "success": ("✓", "green"),
-    "failed": ("✗", "red"),
-    "rejected": ("⊘", "magenta"),
-    "unknown": ("?", "yellow"),
-    "unfinished": ("◌", "bright_black"),
-}
+_STATUS_COLOURS = {"success": "green", "failed": "red", "rejected": "magenta", "unknown": "yellow",
+                   "unfinished": "bright_black"}
+STATUS_GLYPHS = {status: (mark, _STATUS_COLOURS[status]) for status, mark in STATUS_MARKS.items()}
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
