@@ -141,6 +141,42 @@ def test_text_mode_rejected_and_truncated(capsys, real_dir):
     assert err.strip().splitlines()[-1].startswith("agent-viewer:")
 
 
+def test_text_mode_says_the_agents_words_before_the_question_they_lead_to_and_each_question_once(capsys, real_dir):
+    """(From a trial.)  The agent's text is held back until a call starts, but a question to the
+    user was printed at once: above the words that led to it.  Its answer then said the
+    questions again, and the call said them a third time."""
+    code, out, err = run_main(capsys, "--print", str(real_dir / "maestro__06_ask_question.ndjson"))
+    assert code == 0, err
+    lines = out.splitlines()
+    words = "I’m going to clarify the payments feature’s intended behavior"
+    (said,) = [i for i, x in enumerate(lines) if words in x]  # (once: not again at the call, nor at the end)
+    asked = next(i for i, x in enumerate(lines) if x.startswith("(at line 46: askQuestion: Payments feature"))
+    answered = next(i for i, x in enumerate(lines) if x.startswith("(at line 47: askQuestion: Payments feature"))
+    call = next(i for i, x in enumerate(lines) if x.startswith("⊘ Ask Payments feature clarification"))
+    assert said < asked < answered < call, out
+    assert lines[answered].endswith("→ rejected: Questions skipped by the user, continue with the information "
+                                    "you already have)"), lines[answered]  # (its answer only)
+    assert out.count("What payment flow should the feature support?") == 1, out
+
+
+def test_text_mode_says_text_cut_by_a_notice_once_and_whole(capsys, tmp_path):
+    """A notice that comes while the agent is still writing does not cut its text in two in a
+    CI log, nor print its first part twice (text before a notice is said before it once the
+    agent has finished writing it)."""
+    def delta(text: str, ts: int) -> bytes:
+        return j(type="assistant", session_id=SID, timestamp_ms=ts,
+                 message={"content": [{"type": "text", "text": text}]})
+
+    p = tmp_path / "notice.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID) + delta("Hello", 1) + delta(" there", 2)
+                  + j(type="retry", subtype="starting", attempt=1, session_id=SID) + delta(", world.", 3)
+                  + j(type="result", subtype="success", is_error=False, result="Hello there, world.", session_id=SID))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0, err
+    assert out.count("Hello") == 1 and "Hello there, world." in out.splitlines(), out
+    assert "(at line 4: retry/starting: attempt=1)" in out.splitlines(), out
+
+
 def test_text_mode_says_what_the_agent_said_before_each_call(capsys, tmp_path):
     """(From a new-user trial.)  A killed agent's CI log showed its calls only: the message
     before them, which says what it was doing, was printed nowhere.  (From a CI-user trial.)

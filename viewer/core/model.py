@@ -482,14 +482,15 @@ class Session:
                 return False
         return False
 
-    def final_texts(self) -> list[str]:
+    def final_texts(self, settled: bool = False) -> list[str]:
         """The assistant's texts after the last tool call or prompt (what a text-mode run
-        prints last: before the user's next prompt, the answer to the one before)."""
+        prints last: before the user's next prompt, the answer to the one before);
+        ``settled``: not one still being written."""
         out: list[str] = []
         for b in reversed(self.blocks):
             if b.kind == "tool" or b.kind == "prompt":
                 break
-            if b.kind == "assistant" and b.text:
+            if b.kind == "assistant" and b.text and not (settled and b.open):
                 out.append(b.text)
         return out[::-1]
 

@@ -29,7 +29,7 @@ from viewer.core.detail import (
 )
 from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
 from viewer.core.formats.common import plural
-from viewer.core.model import NOTICE_CHARS, Change, Session, StreamModel, ToolCall
+from viewer.core.model import NOTICE_CHARS, Block, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import json_safe, uncoloured
 from viewer.core.sources import CHUNK, LineSplitter
 
@@ -300,6 +300,7 @@ class TextPrinter(Printer):
         self._heard = time.monotonic()  # when the last record came (see idle)
         self._quiet_told = 0  # silences told since then
         self._agent_told = False  # another agent's stream: said when first seen (see handle)
+        self._asked: dict[int, Block] = {}  # questions said (by id(): the block, so the id stays its)
 
     def handle(self, rec: Record) -> None:
         m = self.model
@@ -362,7 +363,16 @@ class TextPrinter(Printer):
                 # prompt, as the transcript shows it.
                 b = s.blocks[d.block]
                 self._heading(s)
-                self._say(f"({_whose(s, b)}at line {rec.line}: {one_line(b.text, NOTICE_CHARS)})")
+                self._say_text_so_far(s)  # (what the agent said before it came first: it was held back)
+                text = b.text
+                if b.kind == "query":
+                    if id(b) in self._asked:  # an answer: its first line says it, the questions were said
+                        text = text.partition("\n")[0]
+                    elif len(self._asked) < 64:
+                        self._asked[id(b)] = b
+                    else:
+                        self._asked = {id(b): b}
+                self._say(f"({_whose(s, b)}at line {rec.line}: {one_line(text, NOTICE_CHARS)})")
         self.out.flush()
 
     @property
@@ -460,9 +470,21 @@ class TextPrinter(Printer):
             self._say(line)
         self._gap = True
 
+    def _say_text_so_far(self, s: Session) -> None:
+        """The agent's text since its last call, not said yet: before a line that came after it
+        (the text is held back until a call starts, or the run ends, and a question to the user
+        was printed above the words that led to it)."""
+        texts = s.final_texts(settled=True)  # (one still written is said whole, later)
+        said = self._final_said.get(s.index) or []
+        self._final_said[s.index] = texts  # (a call's start, or the run's end, does not say them again)
+        self._paragraphs(s, texts[len(said):] if texts[: len(said)] == said else texts)
+
     def _finish(self, s: Session) -> None:
         texts = s.final_texts()
+        said = self._final_said.get(s.index) or []
         self._final_said[s.index] = texts
+        if said and texts[: len(said)] == said:  # (said before a line that came after them)
+            texts = texts[len(said):]
         final = "\n\n".join(texts)
         if not final and not s.said_anything and s.result is not None and not s.result.is_error:
             final = s.result_text  # a run whose answer is only in its result
