@@ -4280,6 +4280,40 @@ async def test_a_replayed_save_copy_times_a_running_call_on_the_clock_it_plays_b
         assert " s…" not in row, row
 
 
+async def test_a_replayed_save_copy_of_a_codex_run_has_the_times_the_live_view_had():
+    """(From a trial.)  A Codex run piped in with --save showed "✓ SUCCEEDED in 11.2 s" and its
+    calls' times, timed by when its events came (its stream has no times of its own); replayed,
+    the copy had no clock and no call a time, though its timing sidecar has the arrivals."""
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.core.sources import MemoryStore
+    from viewer.ui.replay import ReplayApp
+
+    data = sample("codex_run.ndjson")
+    ends, at = [], 0
+    for line in data.splitlines(keepends=True):
+        at += len(line)
+        ends.append(at)
+    timing = [(end, 700 * i) for i, end in enumerate(ends)]  # a line every 0.7 s, as it was piped
+    index = FileIndex(MemoryStore(data), len(data), timing=timing)
+    index.read()
+    app = ReplayApp(Replay(index=index, playing=False), BytesFeed(data, eof=False), clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        header = lambda: app.header.render_line(0).text  # noqa: E731
+        await pilot.press("right_square_bracket")  # the first command's start: line 5, at 2.8 s
+        await settle(pilot)
+        t = next(t for t in app.session.tools if t.status == "running")
+        assert t.start_line == 5 and "00:02" in header(), header()  # the run's clock, from its first event
+        await pilot.press("full_stop")  # its completion, 0.7 s later
+        await settle(pilot)
+        assert app.session.tools[t.index].duration_ms == 700
+        await pilot.press("end")
+        await settle(pilot)
+        assert app.model.ended and "SUCCEEDED  in 11.2 s" in header(), header()
+        rows = _plain(app, app.timeline).splitlines()
+        assert "700 ms" in rows[t.index], rows
+
+
 async def test_the_still_written_hint_leaves_room_for_the_calls_counts(tmp_path, monkeypatch):
     """(From a daily-user trial.)  At 80 columns the whole command pushed the counts off the
     line ("2 tools: 0…"); the README promises the short form in a narrow window."""

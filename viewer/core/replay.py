@@ -111,6 +111,9 @@ class Scheduler:
         self._ends = [e for e, _ in timing] if timing else []
         self.idle_limit = idle_limit if idle_limit is not None and idle_limit >= 0 else None
         self._raw: float | None = None  # the stream's time of the record before (uncapped)
+        #: With a timing sidecar: when the record before arrived, by the recording's clock
+        #: (seconds), as the live viewer saw it come.
+        self.arrival: float | None = None
         self._shift: float | None = None  # stream clock -> play time, from the first timed event
         self._now = 0.0  # play time of the record before (capped)
         #: The events' clock at the record before (ms, NaN before the first timed event), and
@@ -130,6 +133,7 @@ class Scheduler:
             else:
                 i = bisect_left(self._ends, rec.offset + rec.length)
                 t = self.timing[min(i, len(self.timing) - 1)][1] / 1000
+            self.arrival = t
         else:
             base = prev if prev is not None else 0.0
             pace = 0.0 if prev is None else _pace(rec, self.fmt, action)
@@ -335,8 +339,11 @@ class RecordIndex(Sequence[Record]):
     file's parsed records took 2.4 GB), and so is a malformed line's preview (its reason is
     kept).  Restarts are kept as they are: they are rare."""
 
-    def __init__(self, read: Callable[[int, int], bytes]) -> None:
+    def __init__(self, read: Callable[[int, int], bytes], arrivals: array | None = None) -> None:
         self._read = read
+        #: Each record's arrival (a --save copy's, from its timing sidecar), given back with it
+        #: (the model times a run and its calls by them, as it did live: Codex's have no other).
+        self.arrivals = arrivals
         self._offset = array("q")
         self._length = array("q")
         self._line = array("q")
@@ -358,6 +365,8 @@ class RecordIndex(Sequence[Record]):
         self._length.append(length)
         self._line.append(line)
         self._count.append(0 if kind is not Event else -rec.line_count if rec.repeat else rec.line_count)
+        if self.arrivals is not None:
+            self.arrivals.append(math.nan if rec.arrival is None else rec.arrival)
 
     def __len__(self) -> int:
         return len(self._count)
@@ -377,14 +386,22 @@ class RecordIndex(Sequence[Record]):
             if reason is None:
                 return self._other[i]
             return Malformed(self._line[i], offset, length, reason,
-                             preview_of(self._read(offset, min(length, PREVIEW_CHARS * 4))))
+                             preview_of(self._read(offset, min(length, PREVIEW_CHARS * 4))), self._arrival(i))
         data = parse_span(self._read(offset, length))
         if data is None:  # the file changed under us: shown as what it now is
             self.changed = True
-            return Malformed(self._line[i], offset, length, "the file changed since it was read", "")
-        ev = Event(self._line[i], abs(count), offset, length, data)
+            return Malformed(self._line[i], offset, length, "the file changed since it was read", "",
+                             self._arrival(i))
+        ev = Event(self._line[i], abs(count), offset, length, data, self._arrival(i))
         ev.repeat = count < 0
         return ev
+
+    def _arrival(self, i: int) -> float | None:
+        a = self.arrivals
+        if a is None:
+            return None
+        t = a[i]
+        return None if math.isnan(t) else t
 
 
 class FileIndex:
@@ -400,7 +417,6 @@ class FileIndex:
                  model_factory: Callable[..., StreamModel] = StreamModel) -> None:
         self.store = store
         self.total_bytes = total_bytes
-        self.records = RecordIndex(store.read)
         self.times = array("d")
         self.event_times = array("d")  # the events' clock at each record (see Scheduler.event_ms)
         self.marks = bytearray()
@@ -414,6 +430,9 @@ class FileIndex:
         self.format = fmt  # (None: the default one, until the events tell)
         self._model = model_factory(fmt) if fmt is not None else model_factory()
         self._scheduler = Scheduler(timing, idle_limit, self._model.format)
+        #: When each record arrived, by the recording's clock (seconds), with a timing sidecar.
+        self.arrivals = array("d") if self._scheduler.timing is not None else None
+        self.records = RecordIndex(store.read, self.arrivals)
         self._restarts = sorted(restarts)
         self._every = max(1, checkpoint_every)
         self._next = self._every
@@ -448,9 +467,12 @@ class FileIndex:
         action = fmt.interpret(rec) if type(rec) is Event else None
         if action is not None:
             rec.action = action  # (the model and the schedule share one interpretation)
-        self._scheduler.fmt = fmt
-        self.times.append(self._scheduler.time(rec, action))
-        self.event_times.append(self._scheduler.event_ms)
+        sched = self._scheduler
+        sched.fmt = fmt
+        self.times.append(sched.time(rec, action))
+        self.event_times.append(sched.event_ms)
+        if sched.timing is not None:  # (as it came live: the model's times of a run and its calls)
+            rec.arrival = sched.arrival
         self.marks.append(marks_of(rec, action))
         self._model.apply(rec)
         self.records.add(rec)  # last: the replay plays it only once it is all there
@@ -624,6 +646,28 @@ class Replay:
             return self.index.first_event_ms if self.index is not None else None
         return e
 
+    @property
+    def arrivals(self) -> Sequence[float] | None:
+        """When each record arrived, by the recording's clock (seconds; a --save copy's, from
+        its timing sidecar), else None."""
+        return self.index.arrivals if self.index is not None else None
+
+    def arrival_now(self) -> float:
+        """The recording's arrival clock at the play clock (see :attr:`arrivals`): the last
+        record's arrival and as much of the pause after it as has played (a pause played
+        shortened goes by faster).  What a replay's clocks read where the live view read the
+        time: a run's time so far, a call's running time."""
+        arr, p = self.arrivals, self.position
+        if not arr or p == 0:
+            return arr[0] if arr else 0.0
+        p = min(p, len(arr))
+        now = arr[p - 1]
+        if p < min(len(arr), len(self.times)):
+            t0, t1 = self.times[p - 1], self.times[p]
+            if t1 > t0:
+                now += (arr[p] - now) * min(max(self.clock_time - t0, 0.0), t1 - t0) / (t1 - t0)
+        return now
+
     def event_ms_at_line(self, line: int) -> float | None:
         """The events' clock (as :meth:`run_now_ms` tells it) when the record of ``line``
         played, if it has (None: not known).  A call's running time is measured on it: with a
@@ -655,7 +699,8 @@ class Replay:
         recording is empty, not "waiting for events")."""
         # (input_ended first: once the index is complete, its length is final)
         if self.input_ended and self.position >= len(self.records) and not model.ended:
-            model.end()
+            arr = self.arrivals
+            model.end(arr[-1] if arr else None)  # (a recording's end: its last arrival)
 
     def _apply_next(self) -> Delta:
         rec = self.records[self.position]

@@ -183,6 +183,10 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._show_going_to()
         self.header.live_source = True
         self.header.run_now = self.timeline.run_now = self.replay.run_now_ms
+        if self.replay.arrivals is not None:
+            # A --save copy: its records come with their arrival times, and the clocks that
+            # read the time live (a run's so far, a call's running time) read the recording's.
+            self.header.clock = self.timeline.clock = self.replay.arrival_now
         self.timeline.start_ms = lambda t: self.replay.event_ms_at_line(t.start_line)
         self.replay.tick(self.clock())
         self._sync_after_seek()
