@@ -13,6 +13,7 @@ from textual import events
 
 from tests.conftest import REAL_CURSOR_DIR
 from tests.ui.conftest import REPO, make_app, make_replay_app, sample, screen_rows, settle
+from viewer.core.detail import fmt_wait
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
 from viewer.ui.render import MATCH_STYLE, SPINNER
@@ -4035,16 +4036,26 @@ async def test_following_a_run_under_way_shows_its_clock_from_its_first_event(tm
     feed._follower._poll = 0.01
     app = AgentViewerApp(feed, clock=lambda: 1000.0)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.header.wall = lambda: first_ms / 1000 + 754.4  # 12m34s after its first event
+        app.header.wall = app.timeline.wall = lambda: first_ms / 1000 + 754.4  # 12m34s after its first event
         await pilot.pause(0.3)
         assert app.session.state == "live" and feed.caught_up_at is not None
         app.header.refresh()
         await pilot.pause()
         assert "LIVE  12:34" in (t := app.header.render_line(0).text), t
-        app.header.wall = lambda: first_ms / 1000 - 3600  # the agent's clock is not this machine's
+        # (From a trial.)  Its call running as the file was opened counted from then ("10 s…"
+        # beside "LIVE 02:10"): it counts from its own start too.
+        (t,) = app.session.tools
+        started = fmt_wait(int(754.4 - (orjson.loads(first[-1])["timestamp_ms"] - first_ms) / 1000))
+        assert t.status == "running" and len(started) > 4
+        app.timeline.refresh()
+        await pilot.pause()
+        assert app.timeline.render_line(0).text.rstrip().endswith(f"{started}…"), app.timeline.render_line(0).text
+        app.header.wall = app.timeline.wall = lambda: first_ms / 1000 - 3600  # the agent's clock is not this machine's
         app.header.refresh()
+        app.timeline.refresh()
         await pilot.pause()
         assert "LIVE  00:00" in (t := app.header.render_line(0).text), t
+        assert not app.timeline.render_line(0).text.rstrip().endswith("…")  # (from when it was read: now)
 
 
 async def test_the_detail_shows_a_start_that_came_after_its_completion():

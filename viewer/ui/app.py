@@ -315,7 +315,7 @@ class AgentViewerApp(App[int]):
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
         self.header.unchanged_for = self.feed.unchanged_for
-        self.header.caught_up_at = lambda: self.feed.caught_up_at
+        self.header.caught_up_at = self.timeline.caught_up_at = lambda: self.feed.caught_up_at
         if self.feed.live:  # (what it waits on, and since when, until the first event)
             self.header.started_at = self.clock()
             self.header.source = self.feed.source

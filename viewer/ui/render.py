@@ -174,6 +174,22 @@ def expand_tabs(text: str, size: int = TAB_SIZE) -> str:
     return "\n".join(lines)
 
 
+#: A followed run's clock from its own times, when they are at most this long ago (a week;
+#: else the agent's clock is not this machine's, and it counts from when the viewer read it).
+MAX_WALL_ELAPSED = 7 * 86400
+
+
+def own_since(ms: float | None, wall: float) -> float | None:
+    """Seconds from ``ms`` (an event's own time, ms since the epoch) to ``wall`` (now, seconds
+    since the epoch), when the agent's clock is this machine's (0 to MAX_WALL_ELAPSED ago); else
+    None.  What a followed file held as it was opened came at once, whenever it was written:
+    a run or call under way then is timed from its own start."""
+    if ms is None:
+        return None
+    since = wall - ms / 1000
+    return since if 0 <= since <= MAX_WALL_ELAPSED else None
+
+
 def fmt_clock(seconds: float) -> str:
     seconds = max(0, int(seconds))
     h, rem = divmod(seconds, 3600)

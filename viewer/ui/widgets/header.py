@@ -12,7 +12,7 @@ from textual.widget import Widget
 from viewer.core.detail import fmt_cache_read, fmt_cost, fmt_duration, fmt_tokens, fmt_wait
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line, uncoloured
-from viewer.ui.render import BADGE, StillWritten, fmt_clock, keep_end, safe_line
+from viewer.ui.render import BADGE, StillWritten, fmt_clock, keep_end, own_since, safe_line
 
 STATE_STYLES = {
     "live": ("● LIVE", f"bold black on {BADGE['yellow']}"),
@@ -28,9 +28,6 @@ STATE_STYLES = {
 QUIET_AFTER = 30
 #: Cells a run's working directory is given before the key and the mode fields give way to it.
 CWD_ROOM = 24
-#: A followed run's clock from its own first time, when that is at most this long ago (a week;
-#: else the agent's clock is not this machine's, and it counts from when the viewer read it).
-MAX_WALL_ELAPSED = 7 * 86400
 
 
 def _two_lines(a: Text, b: Text) -> Text:
@@ -111,12 +108,11 @@ class SessionHeader(Widget):
         # once, whenever they were written (when it had been read, else None).
         read_at_open = self._read_at_open(s)
         if s.state == "live" and self.live_source and s.first_arrival is not None:
-            if read_at_open is not None and s.first_ms is not None:
-                # (--follow of a run under way: its clock from its first event, not from when
-                # the viewer read it, when the run's times are this machine's)
-                since = self.wall() - s.first_ms / 1000
-                if 0 <= since <= MAX_WALL_ELAPSED:
-                    return fmt_clock(since)
+            # (--follow of a run under way: its clock from its first event, not from when the
+            # viewer read it, when the run's times are this machine's)
+            since = own_since(s.first_ms, self.wall()) if read_at_open is not None else None
+            if since is not None:
+                return fmt_clock(since)
             return fmt_clock(self.clock() - s.first_arrival)
         if s.state == "ended" and s.end_arrival is not None and s.first_arrival is not None and not (
             read_at_open is not None and s.first_ms is not None and s.last_ms is not None  # (its own, below)

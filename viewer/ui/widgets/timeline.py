@@ -22,7 +22,7 @@ from viewer.core.detail import SUB_MARK, call_target, fmt_duration, fmt_wait, su
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import cut_end, fit_before, keep_end, pathlike, status_glyph
+from viewer.ui.render import cut_end, fit_before, keep_end, own_since, pathlike, status_glyph
 from viewer.ui.widgets.scroll import set_virtual_size
 
 #: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
@@ -101,6 +101,10 @@ class Timeline(ScrollView, can_focus=True):
         self.run_now: Callable[[], float | None] | None = None
         #: ... and a call's start on that clock (None: its start event's own time).
         self.start_ms: Callable[[ToolCall], float | None] | None = None
+        #: When what a followed file held as it was opened had been read (None: not such a file
+        #: or not yet), and the wall clock: a call under way then is timed from its own start.
+        self.caught_up_at: Callable[[], float | None] = lambda: None
+        self.wall: Callable[[], float] = time.time
         self.target_forms: dict[str, str] = {}  # (the format's: see detail.call_target)
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
@@ -388,6 +392,11 @@ class Timeline(ScrollView, can_focus=True):
         """Whole seconds a call has been running, of a live source or a replay (0 when not
         known: a saved file's running calls are unfinished)."""
         if t.start_arrival is not None:
+            at = self.caught_up_at()
+            if at is not None and t.start_arrival <= at:  # (running in a followed file as it was opened)
+                since = own_since(t.start_ts, self.wall())
+                if since is not None:
+                    return int(since)
             return max(0, int(self.clock() - t.start_arrival))
         start = self.start_ms(t) if self.start_ms is not None else None
         if start is None:
