@@ -1969,3 +1969,24 @@ def test_text_mode_heads_each_run_with_whose_it_is_and_quotes_each_prompt(capsys
         f"Cursor · gpt-5 · in /w · session {SID}", "> Fix it.", ">", "> line 0 [red]\\x1b[2J",
         "> line 1 [red]\\x1b[2J", "> line 2 [red]\\x1b[2J", "> line 3 [red]\\x1b[2J", "> … (6 more lines)", "",
         "Fixed.", "", "✓ succeeded", "", "> And the docs?", "", "Done too.", "", "✓ succeeded"], out
+
+
+def test_text_mode_numbers_lines_of_a_followed_file_that_started_over_as_the_file_now_has_them():
+    """(From a trial.)  `--print --follow` of a file truncated and written again said "(at line
+    125: retry/starting …)" of a file of 88 lines: the lines read before it started over were
+    counted in.  The TUI's detail says the file's own lines; so does the log now."""
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    out, err = io.StringIO(), io.StringIO()
+    p = TextPrinter(out, err, each_result=True)
+    run = (j(type="system", subtype="init", session_id=SID) + j(type="retry", subtype="starting", attempt=1,
+                                                                 session_id=SID) + b"not json\n")
+    p.feed_lines(LineSplitter().feed(run + run))
+    p.restart()  # (truncated, then written again)
+    p.feed_lines(LineSplitter().feed(run))
+    p.finish()
+    said = out.getvalue().splitlines()
+    assert [x.split(":")[0] for x in said if x.startswith("(at line")] == ["(at line 2", "(at line 5", "(at line 2"], said
+    assert [x.split(": malformed")[0] for x in err.getvalue().splitlines() if "malformed line" in x] == [
+        "agent-viewer: line 3", "agent-viewer: line 6", "agent-viewer: line 3"], err.getvalue()

@@ -61,8 +61,9 @@ def tell(message: str, err: TextIO) -> None:
         print(f"{PROG}: {one_line(message)}", file=err)
 
 
-def describe_malformed(m: Malformed) -> str:
-    return f"line {m.line}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
+def describe_malformed(m: Malformed, base: int = 0) -> str:
+    """``base``: the lines read before the file started over (see Printer.line_base)."""
+    return f"line {m.line - base}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
 
 def tool_line(t: ToolCall, target: str, under: str = "") -> str:
@@ -224,13 +225,16 @@ class Printer:
     def __init__(self) -> None:
         self.decoder = Decoder()
         self._malformed_told = 0
+        #: The lines read before a followed file last started over: line n read is line
+        #: n - line_base of the file now (the decoder numbers on across it), as a log says it.
+        self.line_base = 0
 
     def tell_malformed(self, rec: Malformed, err: TextIO) -> None:
         """Say on stderr that a line was kept aside: the first MALFORMED_LISTED, then once
         that more are only counted (:meth:`tell_malformed_count` gives the count at the end)."""
         self._malformed_told += 1
         if self._malformed_told <= MALFORMED_LISTED:
-            tell(describe_malformed(rec), err)
+            tell(describe_malformed(rec, self.line_base), err)
         elif self._malformed_told == MALFORMED_LISTED + 1:
             tell("more malformed lines: no longer listed, counted", err)
 
@@ -260,6 +264,7 @@ class Printer:
         left unfinished is reported, and what comes next is a new stream."""
         for rec in self.decoder.restart():
             self.handle(rec)
+        self.line_base = self.decoder.lines_seen
 
     def close(self) -> int:  # pragma: no cover - interface
         raise NotImplementedError
@@ -350,7 +355,7 @@ class TextPrinter(Printer):
                 what = b.text if b is not None and b.kind == "unknown" else rec.type or "(no type)"
                 self._heading(s)
                 # (As the transcript shows it: an answer of another agent's was cut at 160.)
-                self._say(f"(unknown at line {rec.line}: {one_line(what, NOTICE_CHARS)})")
+                self._say(f"(unknown at line {rec.line - self.line_base}: {one_line(what, NOTICE_CHARS)})")
             elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind == "prompt":
                 prompt = quoted(s.blocks[d.block].text)
                 if s.index in self._introduced:  # (a prompt later in the run: Claude Code's next turn)
@@ -372,7 +377,7 @@ class TextPrinter(Printer):
                         self._asked[id(b)] = b
                     else:
                         self._asked = {id(b): b}
-                self._say(f"({_whose(s, b)}at line {rec.line}: {one_line(text, NOTICE_CHARS)})")
+                self._say(f"({_whose(s, b)}at line {rec.line - self.line_base}: {one_line(text, NOTICE_CHARS)})")
         self.out.flush()
 
     @property
