@@ -1990,3 +1990,21 @@ def test_text_mode_numbers_lines_of_a_followed_file_that_started_over_as_the_fil
     assert [x.split(":")[0] for x in said if x.startswith("(at line")] == ["(at line 2", "(at line 5", "(at line 2"], said
     assert [x.split(": malformed")[0] for x in err.getvalue().splitlines() if "malformed line" in x] == [
         "agent-viewer: line 3", "agent-viewer: line 6", "agent-viewer: line 3"], err.getvalue()
+
+
+def test_print_says_when_a_file_without_a_result_looks_still_written(capsys, tmp_path):
+    """(From a trial.)  `--print` of a run the agent was still writing said only "the run ended
+    without a result", where the TUI names the command that reads on."""
+    p = tmp_path / "run.ndjson"
+    p.write_bytes(SAMPLES_DIR.joinpath("demo_session.ndjson").read_bytes().splitlines(keepends=True)[0])
+    code, out, err = run_main(capsys, "--print", "--output-format", "json", str(p))
+    assert code == 1 and "the run ended without a result" in err
+    assert re.search(r"the file may still be written \(it changed \d+ s before it was read\): agent-viewer --print "
+                     rf"--output-format json --follow --until-result {re.escape(str(p))} reads on to the run's end",
+                     err), err
+    os.utime(p, (time.time() - 3600, time.time() - 3600))  # an hour old: a run cut off, not written
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 1 and "the run ended without a result" in err and "still be written" not in err, err
+    p.write_bytes(SAMPLES_DIR.joinpath("demo_session.ndjson").read_bytes())  # (a run with its result)
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0 and "still be written" not in err, err

@@ -6,6 +6,7 @@ import codecs
 import math
 import os
 import re
+import shlex
 import stat
 import sys
 import threading
@@ -196,6 +197,8 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
         else:
             code = _print_loop(printer, splitter, fd, path, follow, recorder, out, until_result)
         out.flush()
+        if code and path is not None and fd > 0 and printer.run_unended:
+            _tell_if_still_written(fd, path, output_format)
         if out.error:
             raise SourceError(f"cannot write the output ({out.error})")
         # The reader went away (`| head`): quiet, like other Unix filters.  The input was read
@@ -206,6 +209,19 @@ def run_print(path: str | None, output_format: str, follow: bool, save: str | No
             os.close(fd)
         if recorder is not None:
             recorder.close()
+
+
+def _tell_if_still_written(fd: int, path: str, output_format: str) -> None:
+    """A file whose run has no result, that changed moments ago, is likely still being written
+    by the agent: say which command reads on (the TUI says it in its header)."""
+    from viewer.core.feed import still_written
+
+    read = os.lseek(fd, 0, os.SEEK_CUR)  # (read to here; decoding workers read with pread: 0)
+    why = still_written(fd, read or None)
+    if why:
+        command = ["agent-viewer", "--print"] + (["--output-format", output_format] if output_format != "text" else [])
+        command = shlex.join([*command, "--follow", "--until-result", path])
+        tell(f"the file may still be written ({why}): {command} reads on to the run's end", sys.stderr)
 
 
 def _silence_stdout() -> None:

@@ -44,6 +44,23 @@ from viewer.core.sources import (
 Clock = Callable[[], float]
 
 
+def still_written(fd: int, read: int | None, recent: float = 60.0) -> str:
+    """Why the regular file open as ``fd`` looks like it is still being written ("" when it
+    does not): it is longer than the ``read`` bytes read of it (None: not known), or it
+    changed less than ``recent`` seconds ago."""
+    try:
+        st = os.fstat(fd)
+    except (OSError, ValueError):
+        return ""
+    if not stat.S_ISREG(st.st_mode):
+        return ""
+    if read is not None and st.st_size > read:
+        return "it has grown since it was read"
+    age = time.time() - st.st_mtime
+    # (said once, and kept on screen: "ago" would go stale)
+    return f"it changed {age:.0f} s before it was read" if 0 <= age < recent else ""
+
+
 class Feed:
     """Base feed: a queue of record batches plus progress counters."""
 
@@ -277,16 +294,10 @@ class FileFeed(Feed):
         if not self._named:
             return ""
         try:
-            st = os.fstat(self.store.fileno())
+            fd = self.store.fileno()
         except (OSError, AttributeError, ValueError):
             return ""
-        if not stat.S_ISREG(st.st_mode):
-            return ""
-        if st.st_size > self.bytes_read:
-            return "it has grown since it was read"
-        age = time.time() - st.st_mtime
-        # (said once, and kept on screen: "ago" would go stale)
-        return f"it changed {age:.0f} s before it was read" if 0 <= age < recent else ""
+        return still_written(fd, self.bytes_read, recent)
 
     def sniff_format(self) -> Format | None:
         try:

@@ -280,6 +280,11 @@ class _RunsPrinter(Printer):
         """The input's last run has its result (a pipe read on after its reader went stops)."""
         return self.runs.last_result() is not None
 
+    @property
+    def run_unended(self) -> bool:
+        """The input has a run, and its last one has no result (yet)."""
+        return self.runs.events > 0 and not self.run_over
+
 
 class TextPrinter(Printer):
     """One human line per call as it completes; what the agent said before its calls, as each
@@ -390,6 +395,12 @@ class TextPrinter(Printer):
         """The input's last run has its result (a pipe read on after its reader went stops)."""
         s = self._last_run
         return s is not None and s.result is not None
+
+    @property
+    def run_unended(self) -> bool:
+        """The input has a run, and its last one has no result (yet)."""
+        s = self._last_run
+        return s is not None and s.events > 0 and s.result is None
 
     def idle(self, now: float | None = None) -> None:
         """The input (a pipe) has been silent a while: after QUIET_FIRST seconds, and every
