@@ -231,6 +231,34 @@ async def test_y_copies_a_calls_whole_command_as_shown():
         assert app.timeline.selected_index() == 0  # (the call shown there, not the list's)
 
 
+async def test_y_in_a_calls_detail_copies_the_section_being_read():
+    """(From a trial.)  There was no way to copy a call's output: y copied its command, even
+    full screen on a search match in the output.  In the detail, y copies the section being
+    read: at the top (the call's facts), the command as before; scrolled down, or on a search
+    match, that section whole (its output), in the pane and full screen."""
+    args = {"command": "make test"}
+    output = "\n".join(f"test_{i} PASSED" for i in range(60)) + "\nFAILED test_totals - assert 64.91 == 64.92"
+    failed = {"failure": {"command": "make test", "exitCode": 2, "stdout": output, "stderr": ""}}
+    data = b"".join([*HEAD, start("c1", "shellToolCall", args), done("c1", "shellToolCall", args, failed), RESULT])
+    app = make_app(data)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("home", "tab", "y")  # (the detail pane, at its top)
+        assert app.focused is app.detail and app.clipboard == "make test"
+        await pilot.press("G", "y")  # its end: the output
+        assert app.clipboard == output, app.clipboard
+        assert list(app._notifications)[-1].message.startswith("Copied stdout (61 lines): test_0 PASSED")
+        await pilot.press("shift+tab", "enter")  # full screen: the same
+        await settle(pilot)
+        await pilot.press("y")
+        assert app.clipboard == "make test"
+        await pilot.press("/", *"test_totals", "enter")  # a match in the output, in view
+        await settle(pilot)
+        app.copy_to_clipboard("")
+        await pilot.press("y")
+        assert app.clipboard == output
+
+
 async def test_a_long_command_gives_way_to_its_exit_code_and_time():
     """(From a daily-user trial.)  A command longer than the room pushed "· exit 0" and the
     time off the row: the list showed "ls -1 | wc -l; ls -1 …", the transcript "· ex…".

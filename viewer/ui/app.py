@@ -987,7 +987,19 @@ class AgentViewerApp(App[int]):
         if s is None or idx < 0:
             self._nothing_to_open("copy")
             return
+        if self.focused is self.detail and self.copy_section(self.detail):
+            return
         self.copy_call(s, idx)
+
+    def copy_section(self, view: DetailView) -> bool:
+        """y in a call's detail: the section being read (its output, a file's contents, the
+        search match's), whole, as the stream gave it; whether there was one (at the call's
+        facts, above its sections, y copies its command, as in the tool list)."""
+        sec = view.section_in_view()
+        if sec is None:
+            return False
+        self.copy_out(sec.body, what=one_line(sec.title, 60))
+        return True
 
     def copy_call(self, s: Session, index: int) -> None:
         """Copy a call's main argument whole (its command, path, pattern) to the clipboard: the

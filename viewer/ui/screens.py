@@ -26,12 +26,12 @@ HELP_ROWS = [
     (PAGE_KEYS := "PgUp PgDn  Home End  g G", "page, first, last"),
     (CALL_KEYS := "] [  (transcript)", "next / previous call line: the tool list and the detail go to it (marked ▶)"),
     ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON, ] [: next, previous call, "
-              "/: search it, n N: next, previous match)"),
+              "/: search it, n N: next, previous match, y: copy the section in view)"),
     ("Seeing", ""),
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
     ("y", "copy the selected call's command, path or pattern, whole (in the transcript: the message "
-          "on screen)"),
+          "on screen; in the detail: the section being read, its output say, or the search match's)"),
     ("f", "follow the newest output (on by default)"),
     ("< >", "previous / next session (a search on: the nearest with a match)"),
     ("h", "stream health: malformed lines, unknown events"),
@@ -377,7 +377,8 @@ class DetailScreen(ModalScreen[int]):
         return self._raw
 
     def action_copy(self) -> None:
-        self.app.copy_call(self._session, self._index)  # type: ignore[attr-defined]
+        if not self.app.copy_section(self.query_one(DetailView)):  # type: ignore[attr-defined]
+            self.app.copy_call(self._session, self._index)  # type: ignore[attr-defined]
 
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)
@@ -387,7 +388,8 @@ class DetailScreen(ModalScreen[int]):
     def system_commands(self) -> Iterable[SystemCommand]:
         """The command palette's commands here: this view's keys."""
         yield SystemCommand("Search this call", "Find a word in its arguments and output (/)", self.action_search)
-        yield SystemCommand("Copy this call's command", "Its command, path or pattern, whole, to the clipboard (y)",
+        yield SystemCommand("Copy what is in view", "The section being read (its output, a file's contents, the "
+                            "search match's), or at the top the call's command, whole, to the clipboard (y)",
                             self.action_copy)
         yield SystemCommand("Next match", "Of the search in this call (n)", lambda: self.action_search_next(1))
         yield SystemCommand("Previous match", "Of the search in this call (N)", lambda: self.action_search_next(-1))

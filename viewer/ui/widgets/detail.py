@@ -227,6 +227,7 @@ class DetailView(BlockView):
         if self.prefold and not self._fold_pending:
             self._fold_pending = True
             self.set_timer(FOLD_IDLE, self._fold_a_piece)
+        self._titles: dict[int, Section] = {}  # id() of a section's first block: the section
         self._blocks = self._build(tool, loader, sections_fn, empty)
         self._rests = [i for i, b in enumerate(self._blocks) if type(b) is _Rest]
         self.border_title = self.pane_title
@@ -248,11 +249,31 @@ class DetailView(BlockView):
                     blocks.append(Text(f"({title}: not in the stream)", style="dim"))
                     continue
                 body = orjson.dumps(ev, option=orjson.OPT_INDENT_2).decode()
-                blocks.extend(self._section(Section(title, body, "json")))
+                blocks.extend(self._titled(Section(title, body, "json")))
             return blocks
         for sec in call_sections(t, started, completed, sections_fn):
-            blocks.extend(self._section(sec))
+            blocks.extend(self._titled(sec))
         return blocks
+
+    def _titled(self, sec: Section) -> list[RenderableType | _Chunk]:
+        parts = self._section(sec)
+        self._titles[id(parts[0])] = sec  # (its title block: see section_in_view)
+        return parts
+
+    def section_in_view(self) -> Section | None:
+        """The section being read: the current search match's, when it is in view, else the
+        one at the top of the view; None above the first (the call's facts at the top: what y
+        copies there is the call's command, as in the tool list)."""
+        top = int(self.scroll_y)
+        hit = self._current_at is not None and self.hit_pos >= 0 and (
+            top <= self._current_line < top + self.scrollable_content_region.height)
+        i = self._current_at[1] if hit else self.place()[0]  # type: ignore[index]
+        blocks, titles = self._blocks, self._titles
+        for k in range(min(i, len(blocks) - 1), -1, -1):
+            sec = titles.get(id(blocks[k]))
+            if sec is not None:
+                return sec
+        return None
 
     @staticmethod
     def _section(sec: Section) -> list[RenderableType | _Chunk]:
