@@ -169,7 +169,7 @@ def test_a_todo_lists_start_is_its_item_started_though_it_is_done_as_written(h):
     assert t.duration_ms is None
     console = Console(width=160)
     with console.capture() as c:
-        console.print(DetailView._facts(t, s))
+        console.print(DetailView._facts(t, t.target, s))
     assert " ".join(next(x for x in c.get().splitlines() if "events" in x).split()) == "events line 3 → line 7"
     # (The sample's list too: started at line 4, completed at line 15.)
     sample = model(h, (SAMPLES_DIR / "codex_run.ndjson").read_bytes())

@@ -625,7 +625,7 @@ def test_a_calls_lines_are_those_of_its_file_after_a_second_restart_and_in_a_sav
     def events_row(s) -> str:
         console = Console(width=160)
         with console.capture() as c:
-            console.print(DetailView._facts(s.tools[0], s))
+            console.print(DetailView._facts(s.tools[0], s.tools[0].target, s))
         return " ".join(next(x for x in c.get().splitlines() if "events" in x).split())
 
     dec, m, off = Decoder(), StreamModel(), 0

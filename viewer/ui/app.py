@@ -643,10 +643,11 @@ class AgentViewerApp(App[int]):
                 break
 
     def _sync_forms(self) -> None:
-        """The list and the transcript show calls' targets as the run on show's format says."""
+        """The list, the transcript and the detail show calls' targets as the run on show's
+        format says."""
         forms = self.model.format_of(self.session).TARGET_FORMS
         if self.timeline.target_forms is not forms:
-            self.timeline.target_forms = self.transcript.target_forms = forms
+            self.timeline.target_forms = self.transcript.target_forms = self.detail.target_forms = forms
 
     def absorb(self, batch: DeltaBatch) -> None:
         """Refresh the widgets for a batch of model deltas."""

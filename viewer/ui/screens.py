@@ -308,6 +308,7 @@ class DetailScreen(ModalScreen[int]):
         s = self._session
         view = self.query_one(DetailView)
         view.running_for = self.app.detail.running_for  # type: ignore[attr-defined]  # (the pane's: a running call's time)
+        view.target_forms = self.app.detail.target_forms  # type: ignore[attr-defined]
         view.show(s, s.tools[self._index], self._loader, self._sections)
         if view.highlight_query and view.hits_stale and view.same_call_as_hits:
             view.find(view.highlight_query)  # (drawn again: its completion came; the place is kept)

@@ -16,7 +16,7 @@ from textual.events import MouseScrollDown, MouseScrollUp
 from textual.message import Message
 from textual.strip import Strip
 
-from viewer.core.detail import Section, call_sections, fmt_duration, fmt_wait
+from viewer.core.detail import Section, call_sections, call_target, fmt_duration, fmt_wait
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import SGR, composed, one_line
 from viewer.ui.render import (
@@ -167,6 +167,7 @@ class DetailView(BlockView):
         self._fold_pending = False  # (a timer to fold the next piece is set)
         self.tool: ToolCall | None = None
         self.session: Session | None = None
+        self.target_forms: dict[str, str] = {}  # (the format's: see detail.call_target)
         self._blocks: list[RenderableType | _Chunk | _Rest] = []
         self._key: Hashable = None
         self._rests: list[int] = []  # indices of the _Rest blocks
@@ -240,7 +241,10 @@ class DetailView(BlockView):
         if t is None:
             why = empty or "No tool call selected. Move in the tool-call list (Tab, ↑/↓)."
             return [Text(why, style="dim")]
-        blocks: list[RenderableType] = [self._facts(t, self.session, self.running_for, lambda: self._frame)]
+        # (its target as the list shows it: a path under the run's directory relative to it; the
+        # section of its contents, a diff, names it whole)
+        target = call_target(t, self.session, self.target_forms)
+        blocks: list[RenderableType] = [self._facts(t, target, self.session, self.running_for, lambda: self._frame)]
         started = loader(t.start_ref)
         completed = loader(t.end_ref)
         if self.raw:
@@ -299,7 +303,7 @@ class DetailView(BlockView):
         return parts
 
     @staticmethod
-    def _facts(t: ToolCall, s: Session | None = None,
+    def _facts(t: ToolCall, target: str, s: Session | None = None,
                running_for: Callable[[ToolCall], int] | None = None,
                frame: Callable[[], int] | None = None) -> RenderableType:
         glyph, style = status_glyph(t.status)
@@ -309,7 +313,7 @@ class DetailView(BlockView):
             g = status_glyph(t.status, frame())[0] if frame is not None else glyph
             return Text.assemble((f"{g} ", style), (heading, "bold"), " ")
 
-        head = _Heading(lead if t.status == "running" else lead(), one_line(t.target, 500))
+        head = _Heading(lead if t.status == "running" else lead(), one_line(target, 500))
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True)
         grid.add_column()
