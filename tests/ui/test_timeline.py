@@ -257,6 +257,9 @@ async def test_y_in_a_calls_detail_copies_the_section_being_read():
         app.copy_to_clipboard("")
         await pilot.press("y")
         assert app.clipboard == output
+        app.copy_out("a\nb", what="Output (exit 1)")  # (Codex's title: not "(exit 1) (2 lines)")
+        await pilot.pause()
+        assert list(app._notifications)[-1].message == "Copied Output (exit 1), 2 lines: a⏎b"
 
 
 async def test_a_long_command_gives_way_to_its_exit_code_and_time():

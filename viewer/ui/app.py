@@ -1026,7 +1026,8 @@ class AgentViewerApp(App[int]):
             return
         self.copy_to_clipboard(clean(text))
         lines = text.count("\n") + 1
-        more = f" ({lines:,} lines)" if lines > 1 else ""
+        more = "" if lines < 2 else f", {lines:,} lines" if what.endswith(")") else f" ({lines:,} lines)"
+        # (a section titled "Output (exit 1)": no "(exit 1) (17 lines)")
         # (Through the terminal, OSC 52: some terminals do not take it, or ask first.)
         self.notify(f"Copied{' ' + what if what else ''}{more}: {one_line(text, 60)}", title="Clipboard",
                     timeout=3, markup=False)
