@@ -945,7 +945,7 @@ def test_text_mode_lets_go_of_text_it_will_not_print():
     assert printed[:6] == ["Cursor · m · session s", "> go", "", "step 0 " * 100, "", "✓ Ran terminal command echo 0 (exit 0)"]
     assert printed[-3:] == ["All done.", "", "✓ succeeded in 299 ms · 300 tool calls"] and len(printed) == 300 * 4 + 6
     kept = sum(len(b.text) for s in p.model.sessions for b in s.blocks)
-    kept += sum(len(t) for s in p.model.sessions for t in s.texts_let_go)
+    kept += sum(len(b.text) for s in p.model.sessions for b in s.blocks_let_go)
     assert kept < 100, f"{kept} characters of text kept"
 
 
@@ -2008,3 +2008,34 @@ def test_print_says_when_a_file_without_a_result_looks_still_written(capsys, tmp
     p.write_bytes(SAMPLES_DIR.joinpath("demo_session.ndjson").read_bytes())  # (a run with its result)
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 0 and "still be written" not in err, err
+
+
+def test_text_mode_says_each_turns_answer_once_when_a_later_turn_calls_a_tool(capsys, tmp_path):
+    """(From a review.)  The text said before a call was told apart from what was said already
+    by comparing lists of texts of different turns: an earlier turn's answer, and text said
+    before a notice, were printed again at the next turn's first call."""
+    def say(text: str) -> bytes:
+        return j(type="assistant", session_id=SID, message={"content": [{"type": "text", "text": text}]})
+
+    def prompt(text: str) -> bytes:
+        return j(type="user", session_id=SID, message={"content": [{"type": "text", "text": text}]})
+
+    done = j(type="result", subtype="success", is_error=False, result="ok", session_id=SID)
+    args = {"command": "make docs"}
+    p = tmp_path / "turns.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID) + prompt("Fix it.") + say("Fixed.") + done
+                  + prompt("And the docs?") + say("Looking at docs.")
+                  + j(type="retry", subtype="starting", attempt=1, session_id=SID)
+                  + j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+                      tool_call={"shellToolCall": {"args": args}})
+                  + j(type="tool_call", subtype="completed", call_id="c1", session_id=SID,
+                      tool_call={"shellToolCall": {"args": args, "result": {"success": {"exitCode": 0}}}})
+                  + say("Docs done.") + done)
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert [lines.count(x) for x in ("Fixed.", "Looking at docs.", "Docs done.")] == [1, 1, 1], out
+    order = [next(i for i, x in enumerate(lines) if x.startswith(w))
+             for w in ("Fixed.", "> And the docs?", "Looking at docs.", "(at line 7: retry", "✓ Ran terminal command make docs",
+                       "Docs done.")]
+    assert order == sorted(order), out

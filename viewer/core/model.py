@@ -257,9 +257,10 @@ class Session:
         self.result: ResultInfo | None = None
         self.result_mismatch = False
         self.said_anything = False  # some assistant text arrived (kept when blocks are let go)
-        #: keep_history=False: the assistant texts of the blocks let go, in order, until the
-        #: reader takes them (text mode prints what was said before each call, at its start).
-        self.texts_let_go: list[str] = []
+        #: keep_history=False: the assistant text blocks let go, in order, until the reader
+        #: takes them (text mode prints what was said before each call, at its start, unless it
+        #: said it before: it knows the blocks it said).
+        self.blocks_let_go: list[Block] = []
         self.notices: list[NoticeRecord] = []
         self.malformed_shown = 0  # blocks of malformed lines (up to MAX_MALFORMED_SHOWN)
         self.malformed_last = -1  # the last of them
@@ -338,7 +339,7 @@ class Session:
             self._shared_below, self._copied = 0, set()
         self.forgotten_tools += len(self.tools) - len(keep)
         blocks = self.blocks
-        self.texts_let_go.extend(b.text for b in blocks if b.kind == "assistant" and b.text)
+        self.blocks_let_go.extend(b for b in blocks if b.kind == "assistant" and b.text)
         renumbered = {t.index: i for i, t in enumerate(keep)}  # (old index: new)
         self.tools, self.blocks, self.tool_by_id = keep, [], {}
         for i, t in enumerate(keep):
@@ -482,16 +483,19 @@ class Session:
                 return False
         return False
 
-    def final_texts(self, settled: bool = False) -> list[str]:
+    def final_texts(self) -> list[str]:
         """The assistant's texts after the last tool call or prompt (what a text-mode run
-        prints last: before the user's next prompt, the answer to the one before);
-        ``settled``: not one still being written."""
-        out: list[str] = []
+        prints last: before the user's next prompt, the answer to the one before)."""
+        return [b.text for b in self.final_blocks()]
+
+    def final_blocks(self, settled: bool = False) -> list[Block]:
+        """The blocks of :meth:`final_texts`; ``settled``: not one still being written."""
+        out: list[Block] = []
         for b in reversed(self.blocks):
             if b.kind == "tool" or b.kind == "prompt":
                 break
             if b.kind == "assistant" and b.text and not (settled and b.open):
-                out.append(b.text)
+                out.append(b)
         return out[::-1]
 
 

@@ -303,8 +303,10 @@ class TextPrinter(Printer):
         self._said = False  # a line was written (the output does not start with a blank one)
         self._gap = False  # a blank line is due before the next (the agent's text was written)
         self._wrapped: set[int] = set()  # runs whose end was told (see _wrap_up)
-        #: The texts each run's end printed as its answer (a call may come after: not again).
-        self._final_said: dict[int, list[str]] = {}
+        #: The agent's text blocks said (as a run's answer, or before a note that came after
+        #: them), by id(): the block, so that the id stays its.  Not said again when they are
+        #: let go at the next call's start (and forgotten then).
+        self._said_blocks: dict[int, Block] = {}
         self._introduced: set[int] = set()  # runs whose heading was said (see _heading)
         self._prompts: dict[int, list[str]] = {}  # the prompts of runs not yet introduced
         self._heard = time.monotonic()  # when the last record came (see idle)
@@ -333,13 +335,10 @@ class TextPrinter(Printer):
         s = m.sessions[delta.session]
         if delta.flags & Change.SESSIONS:  # a run that the next one ended (resumed, say): now
             self._wrap_up([x for x in m.sessions[self._listed:] if x.ended and x is not s])
-        if s.texts_let_go:  # a call started: what was said before it (a CI log lacked it)
-            texts = s.texts_let_go
-            said = self._final_said.pop(s.index, None)
-            if said and texts[: len(said)] == said:  # (printed as its answer: a call after its result)
-                texts = texts[len(said):]
-            self._paragraphs(s, texts)
-            s.texts_let_go.clear()
+        if s.blocks_let_go:  # a call started: what was said before it (a CI log lacked it)
+            said = self._said_blocks
+            self._paragraphs(s, [b.text for b in s.blocks_let_go if said.pop(id(b), None) is None])
+            s.blocks_let_go.clear()
         for d in delta.each():  # (an event of several actions: each said in turn)
             if d.tool >= 0:
                 t = s.tools[d.tool]
@@ -490,18 +489,18 @@ class TextPrinter(Printer):
         """The agent's text since its last call, not said yet: before a line that came after it
         (the text is held back until a call starts, or the run ends, and a question to the user
         was printed above the words that led to it)."""
-        texts = s.final_texts(settled=True)  # (one still written is said whole, later)
-        said = self._final_said.get(s.index) or []
-        self._final_said[s.index] = texts  # (a call's start, or the run's end, does not say them again)
-        self._paragraphs(s, texts[len(said):] if texts[: len(said)] == said else texts)
+        self._paragraphs(s, self._unsaid(s.final_blocks(settled=True)))  # (one still written: later)
+
+    def _unsaid(self, blocks: list[Block]) -> list[str]:
+        """The texts of ``blocks`` not said yet, now noted as said."""
+        said = self._said_blocks
+        new = [b for b in blocks if id(b) not in said]
+        for b in new:
+            said[id(b)] = b
+        return [b.text for b in new]
 
     def _finish(self, s: Session) -> None:
-        texts = s.final_texts()
-        said = self._final_said.get(s.index) or []
-        self._final_said[s.index] = texts
-        if said and texts[: len(said)] == said:  # (said before a line that came after them)
-            texts = texts[len(said):]
-        final = "\n\n".join(texts)
+        final = "\n\n".join(self._unsaid(s.final_blocks()))
         if not final and not s.said_anything and s.result is not None and not s.result.is_error:
             final = s.result_text  # a run whose answer is only in its result
         self._paragraphs(s, [final])
