@@ -274,6 +274,10 @@ def test_print_reads_a_fifo_until_its_writer_closes_it_and_saves_it(tmp_path):
         viewer.kill()
     assert [orjson.loads(x)["message"]["content"][0]["text"] for x in out.splitlines()] == ["m0", "m1"], err
     assert copy.read_bytes() == data
+    # (From a review.)  A run without a result read from a FIFO ended in a traceback ("Illegal
+    # seek": whether the file looks still written was asked of the FIFO).
+    assert viewer.returncode == 1 and "Traceback" not in err.decode(), err
+    assert err.decode().strip().splitlines()[-1] == "agent-viewer: the run ended without a result", err
 
 
 def test_follow_reads_a_named_fifo_one_writer_after_another(tmp_path):

@@ -216,7 +216,10 @@ def _tell_if_still_written(fd: int, path: str, output_format: str) -> None:
     by the agent: say which command reads on (the TUI says it in its header)."""
     from viewer.core.feed import still_written
 
-    read = os.lseek(fd, 0, os.SEEK_CUR)  # (read to here; decoding workers read with pread: 0)
+    try:
+        read = os.lseek(fd, 0, os.SEEK_CUR)  # (read to here; decoding workers read with pread: 0)
+    except OSError:  # a FIFO, `<(producer)`: no file to be written
+        return
     why = still_written(fd, read or None)
     if why:
         command = ["agent-viewer", "--print"] + (["--output-format", output_format] if output_format != "text" else [])

@@ -352,7 +352,8 @@ class RecordIndex(Sequence[Record]):
         self._other: dict[int, Record] = {}  # restarts
         self.changed = False  # an event read again was not what it was: the file changed
 
-    def add(self, rec: Record) -> None:
+    def add(self, rec: Record, arrival: float | None = None) -> None:
+        """``arrival``: when it arrived (a --save copy's, see ``arrivals``)."""
         kind = type(rec)
         if kind is Restart:
             self._other[len(self._count)] = rec
@@ -366,7 +367,7 @@ class RecordIndex(Sequence[Record]):
         self._line.append(line)
         self._count.append(0 if kind is not Event else -rec.line_count if rec.repeat else rec.line_count)
         if self.arrivals is not None:
-            self.arrivals.append(math.nan if rec.arrival is None else rec.arrival)
+            self.arrivals.append(math.nan if arrival is None else arrival)
 
     def __len__(self) -> int:
         return len(self._count)
@@ -471,11 +472,12 @@ class FileIndex:
         sched.fmt = fmt
         self.times.append(sched.time(rec, action))
         self.event_times.append(sched.event_ms)
-        if sched.timing is not None:  # (as it came live: the model's times of a run and its calls)
-            rec.arrival = sched.arrival
+        arrival = sched.arrival if sched.timing is not None else None
+        if arrival is not None and type(rec) is not Restart:  # (as it came live: the times of a run and its calls)
+            rec.arrival = arrival
         self.marks.append(marks_of(rec, action))
         self._model.apply(rec)
-        self.records.add(rec)  # last: the replay plays it only once it is all there
+        self.records.add(rec, arrival)  # last: the replay plays it only once it is all there
         n = len(self.records)
         if n >= self._next:
             self.checkpoints.add(n, self._model.clone())
@@ -659,14 +661,14 @@ class Replay:
         time: a run's time so far, a call's running time."""
         arr, p = self.arrivals, self.position
         if not arr or p == 0:
-            return arr[0] if arr else 0.0
+            return arr[0] if arr and math.isfinite(arr[0]) else 0.0
         p = min(p, len(arr))
         now = arr[p - 1]
         if p < min(len(arr), len(self.times)):
             t0, t1 = self.times[p - 1], self.times[p]
             if t1 > t0:
                 now += (arr[p] - now) * min(max(self.clock_time - t0, 0.0), t1 - t0) / (t1 - t0)
-        return now
+        return now if math.isfinite(now) else 0.0  # (every record has one; a clock never reads NaN)
 
     def event_ms_at_line(self, line: int) -> float | None:
         """The events' clock (as :meth:`run_now_ms` tells it) when the record of ``line``
