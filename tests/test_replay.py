@@ -747,8 +747,8 @@ def test_the_end_of_the_file_read_between_two_looks_does_not_end_the_run_a_recor
 
         armed = False
 
-        def add(self, rec):
-            real.add(rec)
+        def add(self, rec, arrival=None):
+            real.add(rec, arrival)
 
         def __getitem__(self, i):
             return real[i]
