@@ -168,6 +168,7 @@ class DetailView(BlockView):
         self.tool: ToolCall | None = None
         self.session: Session | None = None
         self.target_forms: dict[str, str] = {}  # (the format's: see detail.call_target)
+        self._titles: dict[int, Section] = {}  # id() of a section's first block: the section
         self._blocks: list[RenderableType | _Chunk | _Rest] = []
         self._key: Hashable = None
         self._rests: list[int] = []  # indices of the _Rest blocks
@@ -228,7 +229,7 @@ class DetailView(BlockView):
         if self.prefold and not self._fold_pending:
             self._fold_pending = True
             self.set_timer(FOLD_IDLE, self._fold_a_piece)
-        self._titles: dict[int, Section] = {}  # id() of a section's first block: the section
+        self._titles = {}
         self._blocks = self._build(tool, loader, sections_fn, empty)
         self._rests = [i for i, b in enumerate(self._blocks) if type(b) is _Rest]
         self.border_title = self.pane_title
