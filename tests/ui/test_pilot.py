@@ -3189,6 +3189,20 @@ async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
         assert " ".join(first.split()) in shown, shown[:600]
 
 
+async def test_a_run_joined_mid_way_without_a_session_id_is_not_called_session_question_mark():
+    """(From a trial.)  The Gemini capture starts mid-run: no init, no session id; the header
+    said "session ?", a field with nothing in it.  It names the agent, and no session."""
+    path = REAL_CURSOR_DIR.parent / "gemini" / "gke-labs-issue-740__message-deltas.ndjson"
+    if not path.exists():
+        pytest.skip("no Gemini stream here")
+    app = make_app(path.read_bytes())
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        head = app.header.render_line(0).text
+        assert app.session.session_id in (None, "") and "Gemini" in head, head
+        assert "session" not in head, head
+
+
 async def test_a_notice_looks_like_a_retry_only_when_it_is_one():
     """(From a new-user trial.)  A hook starting showed ↻, as a retry does."""
     events = [

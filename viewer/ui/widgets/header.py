@@ -242,7 +242,8 @@ class SessionHeader(Widget):
             fields.append(("", init.model or agent or "?"))
         elif agent:  # (joined mid-way: whose run it is, still)
             fields.append(("", agent))
-        fields.append(("session ", short_id(s.session_id)))
+        if s.session_id:  # (a stream joined mid-way may name none: not "session ?")
+            fields.append(("session ", short_id(s.session_id)))
         if init is not None:
             if init.api_key_source:
                 fields.append(("key ", init.api_key_source))
