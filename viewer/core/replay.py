@@ -472,7 +472,7 @@ class FileIndex:
         sched.fmt = fmt
         self.times.append(sched.time(rec, action))
         self.event_times.append(sched.event_ms)
-        arrival = sched.arrival if sched.timing is not None else None
+        arrival = sched.arrival  # (None without a timing sidecar)
         if arrival is not None and type(rec) is not Restart:  # (as it came live: the times of a run and its calls)
             rec.arrival = arrival
         self.marks.append(marks_of(rec, action))

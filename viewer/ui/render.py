@@ -16,6 +16,7 @@ import copy
 import fnmatch
 import functools
 import re
+from collections.abc import Callable
 from itertools import accumulate
 from typing import NamedTuple
 
@@ -31,8 +32,8 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.strip import Strip
 
-from viewer.core.detail import STATUS_MARKS
-from viewer.core.model import Session
+from viewer.core.detail import STATUS_MARKS, fmt_duration, fmt_wait
+from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import SGR, clean, composed, joined, one_line
 
 #: The detail view renders a body in chunks of at most this many lines and characters, so
@@ -86,6 +87,16 @@ def status_glyph(status: str, frame: int = 0) -> tuple[str, str]:
     if status == "running":
         return SPINNER[frame % len(SPINNER)], "yellow"
     return STATUS_GLYPHS.get(status, ("?", "yellow"))
+
+
+def call_time(t: ToolCall, running_for: Callable[[ToolCall], int]) -> str:
+    """A call's time as the tool list and the transcript say it: its duration once it is over
+    (or cut off), else how long it has run, from a second on ("12 s…": is it stuck?); "" when
+    not known."""
+    if t.status != "running":
+        return fmt_duration(t.duration_ms)
+    secs = running_for(t)
+    return f"{fmt_wait(secs)}…" if secs else ""
 
 
 def fit_before(target: str, rest: int, cells: int) -> str:

@@ -18,11 +18,19 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from viewer.core.detail import SUB_MARK, call_target, fmt_duration, fmt_wait, sub_mark, under_mark
+from viewer.core.detail import SUB_MARK, call_target, sub_mark, under_mark
 from viewer.core.model import Session, ToolCall
 from viewer.core.sanitize import one_line
 from viewer.ui.messages import ToolMessage
-from viewer.ui.render import cut_end, fit_before, keep_end, own_since, pathlike, status_glyph
+from viewer.ui.render import (
+    call_time,
+    cut_end,
+    fit_before,
+    keep_end,
+    own_since,
+    pathlike,
+    status_glyph,
+)
 from viewer.ui.widgets.scroll import set_virtual_size
 
 #: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
@@ -408,11 +416,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def _render_row(self, t: ToolCall, width: int, selected: bool, side: str = "  ") -> Strip:
         glyph, gstyle = status_glyph(t.status, self.frame)
-        if t.done or t.status == "unfinished":
-            dur = fmt_duration(t.duration_ms)
-        else:  # still running: for how long, from a second on (is it stuck?)
-            secs = self.running_for(t)
-            dur = f"{fmt_wait(secs)}…" if secs else ""
+        dur = call_time(t, self.running_for)
         num_w, label_w = self._column_widths()
         num = f"{t.index + 1:>{num_w}} "
         kind = sub_mark(t, self.session) + one_line(t.short)

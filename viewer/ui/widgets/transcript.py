@@ -31,7 +31,6 @@ from viewer.core.detail import (
     SUB_ENTRIES,
     call_target,
     fmt_duration,
-    fmt_wait,
     sub_mark,
     under_mark,
 )
@@ -42,6 +41,7 @@ from viewer.ui.render import (
     MATCH_BAR,
     MATCH_STYLE,
     StillWritten,
+    call_time,
     drawn,
     fit_before,
     mark_matches,
@@ -563,11 +563,7 @@ class Transcript(BlockView):
             rest = Text()
             if t.detail:
                 rest.append(f" · {one_line(t.detail, 200)}", style="dim")
-            if t.done:
-                dur = fmt_duration(t.duration_ms)
-            else:  # still running: for how long, from a second on, as the tool list says it
-                secs = self.running_for(t) if t.status == "running" else 0
-                dur = f"{fmt_wait(secs)}…" if secs else ""
+            dur = call_time(t, self.running_for)  # (as the tool list says it)
             if dur:
                 rest.append(f" · {dur}", style="dim")
             keep = rest.cell_len  # (the exit code and time; an error after them may be cut)
