@@ -70,6 +70,9 @@ def test_nul_bytes_before_an_event_leave_the_event(h):
     assert [e.type for e in evs] == ["system", "user", "result"] and [e.line for e in evs] == [1, 2, 5]
     assert data[evs[1].offset : evs[1].offset + evs[1].length] == USER  # (its bytes, not the NULs)
     assert [m.line for m in malformed(recs)] == [3, 4]
+    # ... and the reasons say what they hold ("not JSON: a line of text" said nothing of NULs)
+    assert [m.reason for m in malformed(recs)] == [
+        "only NUL bytes, as left where a file was cut short under its writer", "NUL bytes, then not JSON"]
 
 
 def test_crlf_line_endings(h):

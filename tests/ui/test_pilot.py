@@ -1921,6 +1921,11 @@ async def test_reading_the_detail_pane_stops_following_and_enter_opens_it_full_s
         await pilot.press("down")
         await pilot.pause()
         assert not app.timeline.follow and app.detail.tool is shown
+        # ... and says so, with the key that follows again (its title alone changed, unnoticed)
+        assert "f follows the newest again" in str(list(app._notifications)[-1].message)
+        await pilot.press("down")
+        await pilot.pause()
+        assert len([n for n in app._notifications if "f follows" in str(n.message)]) == 1  # once
         await pilot.press("r")
         await pilot.press("enter")
         await pilot.pause()

@@ -934,6 +934,8 @@ class AgentViewerApp(App[int]):
     def on_detail_view_reading(self, message: DetailView.Reading) -> None:
         if self.timeline.follow and message.view is self.detail:
             self.timeline.follow = False  # the pane keeps the call being read; f follows again
+            if self.feed.live:  # (from a trial: the list had stopped following, unsaid but for its title)
+                self.notify_once("The detail keeps this call while you read it: f follows the newest again.", timeout=3)
 
     def on_transcript_tool_clicked(self, message: Transcript.ToolClicked) -> None:
         self.timeline.follow = False
