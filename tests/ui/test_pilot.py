@@ -4631,3 +4631,20 @@ async def test_a_heading_inside_cursors_thinking_is_a_paragraph_of_its_own():
         at = rows.index("Executing commands sequentially")
         assert rows[at - 2].endswith("without additional actions.") and rows[at - 1] == "", rows
         assert rows[rows.index("Planning the run") + 1] == "", rows
+
+
+async def test_a_live_run_that_has_said_nothing_yet_says_so_in_the_transcript():
+    """(Codex does not echo the prompt: its transcript was blank, under a header saying LIVE,
+    until the agent's first item.)  The note goes once something is said."""
+    lines = sample("codex_run.ndjson").splitlines(keepends=True)
+    feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    async with app.run_test(size=(100, 20)) as pilot:
+        push(feed, lines[:2])  # thread.started, turn.started
+        await settle(pilot)
+        assert app.session is not None and not app.session.blocks
+        assert _plain(app, app.transcript).splitlines()[0].strip() == "Nothing said yet."
+        push(feed, lines[2:3])  # its first item: a thought
+        await settle(pilot)
+        shown = _plain(app, app.transcript)
+        assert "Nothing said" not in shown and "Thought" in shown

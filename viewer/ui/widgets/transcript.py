@@ -303,6 +303,15 @@ class Transcript(BlockView):
     def block_count(self) -> int:
         return len(self.session.blocks) if self.session is not None else 0
 
+    def render_line(self, y: int) -> Strip:
+        # A run under way that has said nothing yet (Codex does not echo the prompt: its
+        # transcript was blank until the first item, while the header said LIVE).
+        if y == 0 and self.session is not None and not self.session.blocks:
+            width = self.size.width
+            return self.strips_of(Text("  Nothing said yet.",
+                                       style="dim italic", overflow="ellipsis", no_wrap=True), width)[0]
+        return super().render_line(y)
+
     def block_version(self, index: int) -> Hashable:
         return self.block_versions(index, index + 1)[0]
 
