@@ -231,6 +231,23 @@ def test_a_cut_off_codex_run_ended_without_a_result(h):
     assert any(b.kind == "end" for b in m.sessions[0].blocks)
 
 
+def test_a_new_codex_run_ends_the_one_before_it_in_a_file(h, capsys, tmp_path):
+    """Codex's events do not name their run (only thread.started does): no event can go to
+    an earlier run once the next began.  A cut-off run followed by another ended there; it
+    was "live" to the input's end, and text mode told its end after the next run's lines."""
+    first, second = real("agentcmd__stream-output-multi-1.ndjson"), real("agentcmd__stream-output-2.ndjson")
+    m = model(h, first + second)
+    cut, ok = m.sessions
+    assert cut.ended and cut.result is None and cut.blocks[-1].kind == "end"
+    assert cut.blocks[-1].text == "The next run began here"
+    assert ok.result is not None and not ok.result.failed
+    path = tmp_path / "two.ndjson"
+    path.write_bytes(first + second)
+    code, out, err = run_main(capsys, "--print", str(path))
+    assert code == 0 and "session 1 of 2: the run ended without a result" in err  # (the last run succeeded)
+    assert out.index("◌ ended without a result") < out.index("--- session 2 ---") < out.index("✓ succeeded")
+
+
 def test_an_mcp_call_a_web_search_and_an_unknown_item_are_calls(h):
     """Every item that is not text is a call; one of a type not known is listed by its type
     (never dropped), and its detail shows the item."""

@@ -612,11 +612,14 @@ class StreamModel:
 
     def _new_session(self, session_id: str | None, arrival: float | None = None) -> Session:
         cur = self._current
-        if cur is not None and (session_id is None or cur.session_id == session_id):
-            # A resumed run (same id) or an anonymous one: the previous run is over.
+        if cur is not None and (session_id is None or cur.session_id == session_id
+                                or not self.format_of(cur).EVENTS_NAME_THEIR_RUN):
+            # A resumed run (same id), an anonymous one, or one of a format whose events do not
+            # name their run (no later event can go to the one before): the previous run is over.
             # Runs with other ids may still be interleaved with this one; they end with the input.
             # Its end says so: the stream did not end there, nor was the agent seen to stop.
-            self._finish(cur, why="The next run began here" + (" (the same session, resumed)" if session_id else ""),
+            resumed = session_id is not None and cur.session_id == session_id
+            self._finish(cur, why="The next run began here" + (" (the same session, resumed)" if resumed else ""),
                          arrival=arrival)
         s = Session(len(self.sessions), session_id)
         s.format = self.format

@@ -8,8 +8,9 @@ no result, :func:`viewer.core.detail.call_sections` adds why, from the call's st
 deltas the decoder may gather into runs) and, for ``--print --output-format
 json``, ``run_marker(data)``, ``result_problem(data)`` and
 ``result_object(data)``; ``AGENT`` (the CLI's name) and ``claims(data)`` (whether an event,
-by its shape, is of this format: see :func:`detect`) and ``INIT_TYPE`` (the type of
-the event that begins its run).  Cursor's and Claude Code's stream-json, Codex's
+by its shape, is of this format: see :func:`detect`), ``INIT_TYPE`` (the type of
+the event that begins its run) and ``EVENTS_NAME_THEIR_RUN`` (whether its events each name
+their run, so that runs in one file can interleave).  Cursor's and Claude Code's stream-json, Codex's
 ``exec --json`` and Gemini CLI's stream-json are implemented; another agent's is a sibling
 module, registered in ``FORMATS`` and ``_DETECT_ORDER``.
 """
@@ -28,6 +29,7 @@ class Format(Protocol):  # pragma: no cover - typing only
     NAME: str
     AGENT: str
     INIT_TYPE: str
+    EVENTS_NAME_THEIR_RUN: bool  # each event names its run: runs in one file may interleave
     TARGET_FORMS: dict[str, str]  # kinds whose target is not a path: "placed" (pattern in DIRECTORY), "command"
 
     def interpret(self, ev): ...

@@ -51,6 +51,9 @@ AGENT = "Claude Code"
 KNOWN_TYPES = {"system", "assistant", "user", "result", "stream_event", "rate_limit_event"}
 #: The event that begins a run (see formats.RUN_START_TYPES): its init, or a hook before it.
 INIT_TYPE = "system"
+#: Its events each name their run (session_id): runs written into one file at once can be
+#: told apart, so a new run does not end the one before.
+EVENTS_NAME_THEIR_RUN = True
 
 #: ``system`` subtypes only Claude Code writes (hooks come before the init).
 SYSTEM_SUBTYPES = frozenset((

@@ -52,6 +52,9 @@ KNOWN_TYPES = frozenset((
 ))
 #: The event that begins a run (see formats.RUN_START_TYPES).
 INIT_TYPE = "thread.started"
+#: Only the event that begins a run names it: every event after goes to the newest run, so a
+#: new run ends the one before (it was still "live" until the input's end).
+EVENTS_NAME_THEIR_RUN = False
 #: Item types that are a call of a tool (a row of the list), and how each reads there:
 #: (label, short name).  An item of a type not known here is shown as a call too.
 CALLS: dict[str, tuple[str, str]] = {

@@ -440,6 +440,9 @@ KNOWN_TYPES = {
 }
 #: The event that begins a run (see formats.RUN_START_TYPES): ``system/init``.
 INIT_TYPE = "system"
+#: Its events each name their run (session_id): runs written into one file at once can be
+#: told apart, so a new run does not end the one before.
+EVENTS_NAME_THEIR_RUN = True
 
 
 def _sid_and_time(data: dict[str, Any]) -> tuple[str | None, int | None]:

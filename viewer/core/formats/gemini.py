@@ -44,6 +44,9 @@ AGENT = "Gemini CLI"
 KNOWN_TYPES = frozenset(("init", "message", "tool_use", "tool_result", "error", "result"))
 #: The event that begins a run (see formats.RUN_START_TYPES).
 INIT_TYPE = "init"
+#: Only the event that begins a run names it: every event after goes to the newest run, so a
+#: new run ends the one before (it was still "live" until the input's end).
+EVENTS_NAME_THEIR_RUN = False
 
 
 def claims(data: dict[str, Any]) -> bool:
