@@ -1376,6 +1376,25 @@ def test_a_compressed_standard_input_is_named_too(h, tmp_path):
     assert b"standard input: is gzip-compressed; read it with zcat FILE | agent-viewer" in cp.stderr, cp.stderr
 
 
+@pytest.mark.parametrize("kind", ["gzip", "UTF-16LE", "binary"])
+def test_a_compressed_binary_or_utf16_pipe_is_named_not_printed_as_garbage(h, kind):
+    """(From a new-user trial.)  `cat run.ndjson.gz | agent-viewer --print` printed 20 lines of
+    mojibake and "60 malformed lines", where the file by its name was refused in one line."""
+    import gzip
+
+    data = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
+    piped = {"gzip": gzip.compress(data), "UTF-16LE": data.decode().encode("utf-16-le"),
+             "binary": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8}[kind]
+    cp = subprocess.run([sys.executable, "-m", "viewer", "--print"], input=piped, capture_output=True,
+                        env=h.cli_env(), cwd=h.repo, timeout=20)
+    said = {"gzip": "is gzip-compressed; put zcat in the pipe: … | zcat | agent-viewer",
+            "UTF-16LE": "is UTF-16LE text, not UTF-8; put iconv -f UTF-16LE -t UTF-8 in the pipe: "
+                        "… | iconv -f UTF-16LE -t UTF-8 | agent-viewer",
+            "binary": "looks like a binary file, not an NDJSON stream (it holds NUL bytes)"}[kind]
+    assert cp.returncode == 2 and cp.stdout == b"", cp
+    assert cp.stderr.decode() == f"agent-viewer: error: standard input: {said}\n"
+
+
 def test_the_command_a_compressed_file_is_read_with_is_quoted_for_the_shell(capsys, tmp_path):
     import gzip
     import shlex

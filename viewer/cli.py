@@ -15,12 +15,13 @@ import time
 import click
 
 from viewer import __version__
-from viewer.core.printer import PROG, make_printer, print_file_with_workers, tell
+from viewer.core.printer import EXIT_USAGE, PROG, make_printer, print_file_with_workers, tell
 from viewer.core.sanitize import json_escape
 from viewer.core.sources import (
     CHUNK,
     LineSplitter,
     SourceError,
+    check_head,
     check_is_text,
     check_readable,
     fifo_chunks,
@@ -28,9 +29,6 @@ from viewer.core.sources import (
     is_stream_path,
     reopenable_fifo,
 )
-
-EXIT_USAGE = 2
-
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -256,6 +254,7 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
     timed = writer
     tick = SETTLE_TICK if until_result else IDLE_TICK  # (a writer's silence: see _read_chunks)
     grew = time.monotonic()  # when the input last gave bytes
+    checked = not writer
     for chunk in _follow_chunks(path, tick) if follow else _read_chunks(fd, tick if writer else None):
         if chunk == b"":  # all there is was read (a pipe: silent for a tick)
             # (a last line without its newline: its bytes came when the input last grew)
@@ -277,6 +276,9 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
             printer.restart()
             say(f"{path} was truncated or replaced: reading it again from its start")
             continue
+        if not checked:  # a pipe's first bytes (a file's were checked as it was opened)
+            checked = True
+            check_head(chunk, "-" if path is None else path, piped=path is None)
         grew = time.monotonic()
         if recorder is not None:
             recorder.write(chunk)

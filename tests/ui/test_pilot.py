@@ -4648,3 +4648,33 @@ async def test_a_live_run_that_has_said_nothing_yet_says_so_in_the_transcript():
         await settle(pilot)
         shown = _plain(app, app.transcript)
         assert "Nothing said" not in shown and "Thought" in shown
+
+
+async def test_a_gzip_piped_in_is_refused_with_the_command_that_reads_it():
+    """(From a new-user trial.)  `cat run.ndjson.gz | agent-viewer` filled the transcript with
+    mojibake under "⚠ 60 malformed lines"; a .gz by its name is refused before the screen opens.
+    Now the header and a notice say what it is and how to read it; q exits 2 saying so."""
+    import gzip
+
+    from viewer.core.feed import PipeFeed
+
+    read, write = os.pipe()
+    feed = PipeFeed(read, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    said = "standard input: is gzip-compressed; put zcat in the pipe: … | zcat | agent-viewer"
+    try:
+        async with app.run_test(size=(120, 30), notifications=True) as pilot:
+            os.write(write, gzip.compress(sample("demo_session.ndjson"))[:30_000])
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if app.header.refused:
+                    break
+            await pilot.pause()
+            top = app.header.render_line(0).text
+            assert "NOT READ" in top and said in top, top
+            assert said in [n.message for n in app._notifications]
+            assert app.model.malformed_lines == 0 and app.session is None  # (nothing read of it)
+            await pilot.press("q")
+        assert app.return_code == 2 and app.exit_note == said
+    finally:
+        os.close(write)

@@ -77,6 +77,8 @@ class Feed:
         self._grew_at = self._clock()  # when the input last gave bytes (see _settle)
         self.total_bytes: int | None = None
         self.error: str | None = None
+        #: Why the input was refused, not read (a pipe whose first bytes are compressed, say), or "".
+        self.refused = ""
         self.eof = False
         self.resets = 0
         #: A followed file: when what it held as it was opened had been read (by the feed's
@@ -448,6 +450,7 @@ class PipeFeed(Feed):
 
     def _on_error(self, message: str | None) -> None:
         self.error = message
+        self.refused = self._reader.refused
 
     def _on_chunk(self, chunk: bytes) -> None:
         if self._tee is not None:

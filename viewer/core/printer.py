@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # (imported when a file is big enough for workers: 15 ms of e
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
+EXIT_USAGE = 2  # a bad flag, or input that is not a stream (a missing file, a gzip, ...)
 
 
 # A log is no grid of cells: an emoji keeps its joiners, its U+FE0F and its skin tone (see

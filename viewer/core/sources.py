@@ -283,25 +283,35 @@ HEAD_BYTES = 4096
 
 def check_is_text(fd: int, name: str) -> None:
     """Raise SourceError when the regular file open on ``fd`` is not NDJSON text, which would
-    only give malformed lines (a screen of mojibake): compressed (naming the command that reads
-    it), UTF-16 text (PowerShell's ``>`` writes it), or binary (NUL bytes at its start, which
-    JSON text never holds).  Nothing for other files (a pipe is read as it comes)."""
+    only give malformed lines (a screen of mojibake): see :func:`check_head`.  Nothing for
+    other files (a pipe's first bytes are checked as they come)."""
     try:
         head = os.pread(fd, HEAD_BYTES, 0) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
     except OSError:
         return
+    check_head(head, name)
+
+
+def check_head(head: bytes, name: str, piped: bool = False) -> None:
+    """Raise SourceError when ``head``, the start of input ``name`` ("-": standard input), is
+    not NDJSON text: compressed (naming the command that reads it), UTF-16 text (PowerShell's
+    ``>`` writes it), or binary (NUL bytes at its start, which JSON text never holds).
+    ``piped``: the first bytes through a pipe (the command goes into the pipe)."""
     where = "standard input" if name == "-" else name
+
+    def read_with(command: str) -> str:
+        if piped:
+            return f"put {command} in the pipe: … | {command} | agent-viewer"
+        return f"read it with {command} {'FILE' if name == '-' else shlex.quote(name)} | agent-viewer"
+
     for magic, kind, reader in _COMPRESSED:
         if magic.match(head):
-            shown = f"{reader} FILE" if name == "-" else f"{reader} {shlex.quote(name)}"
-            raise SourceError(f"{where}: is {kind}-compressed; read it with {shown} | agent-viewer")
+            raise SourceError(f"{where}: is {kind}-compressed; {read_with(reader)}")
     if b"\0" not in head:
         return
     wide = _wide_encoding(head)
     if wide:
-        shown = "FILE" if name == "-" else shlex.quote(name)
-        raise SourceError(f"{where}: is {wide} text, not UTF-8; read it with "
-                          f"iconv -f {wide} -t UTF-8 {shown} | agent-viewer")
+        raise SourceError(f"{where}: is {wide} text, not UTF-8; {read_with(f'iconv -f {wide} -t UTF-8')}")
     # NUL bytes before the text: a file truncated under a writer that went on at its old
     # offset (copytruncate); read as before (one malformed line), not refused.
     if b"\0" in head.lstrip(b"\0"):
@@ -507,6 +517,8 @@ class PipeReader(_ReaderThread):
         self._poll = poll_interval
         self._on_idle = on_idle or (lambda: None)
         self._last = b""  # the end of the last chunk read
+        #: Why the input was refused at its first bytes (compressed, UTF-16, binary), or "".
+        self.refused = ""
         super().__init__()
 
     def _on_writer_closed(self) -> None:
@@ -581,6 +593,13 @@ class PipeReader(_ReaderThread):
                     return False
                 if not chunk:
                     return True
+                if selectable and not self._last:  # a pipe's first bytes (a file's were checked)
+                    try:
+                        check_head(chunk, "-" if self.path is None else self.path, piped=self.path is None)
+                    except SourceError as exc:  # (refused whole, as a file: not a screen of mojibake)
+                        self.refused = str(exc)
+                        self._on_error(self.refused)
+                        return False
                 self._last = chunk
                 self._on_chunk(chunk)
             return False

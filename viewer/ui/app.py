@@ -609,6 +609,12 @@ class AgentViewerApp(App[int]):
                 self._handle_exception(exc)
 
     def _check_feed_error(self) -> None:
+        if self.feed.refused:
+            if not self.header.refused:  # (said in full too: a narrow header cuts the command)
+                self.header.refused = self.feed.refused
+                self.header.refresh()
+                self.notify(self.feed.refused, title="Not read", severity="error", timeout=30, markup=False)
+            return
         err = self.feed.error or ""
         if err != self.header.extra and not self._save_error_shown:
             self.header.extra = err
@@ -1053,12 +1059,20 @@ class AgentViewerApp(App[int]):
 
     def quit_status(self) -> tuple[int, str]:
         """The exit status of a quit, and why it is not 0 (as ``--print`` says it)."""
-        from viewer.core.printer import EXIT_OK, EXIT_RUN_FAILED, foreign_problem, session_problem
+        from viewer.core.printer import (
+            EXIT_OK,
+            EXIT_RUN_FAILED,
+            EXIT_USAGE,
+            foreign_problem,
+            session_problem,
+        )
 
         m = self.model
         if m.foreign:
             return EXIT_RUN_FAILED, foreign_problem(m.events - m.duplicates, m.format, m.other_agent)
         s = m.last_run
+        if self.feed.refused:  # (as a file of it is refused before the screen opens)
+            return EXIT_USAGE, self.feed.refused
         if not self.feed.live and not self.feed.finished:
             return EXIT_RUN_FAILED, f"quit before {self.feed.source} was read to its end"
         if s is None and not m.ended:

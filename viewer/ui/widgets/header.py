@@ -77,6 +77,7 @@ class SessionHeader(Widget):
         self.started_at: float | None = None  # when a live source was opened
         self.source = ""  # and what it is ("standard input", a FIFO's path)
         self.extra = ""  # e.g. replay position, follow state
+        self.refused = ""  # why the input was not read (a pipe of gzip, say): see Feed.refused
         self.live_label = ""  # replaces "● LIVE" (the replay says "▶ REPLAY")
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
         self.going_to = ""  # a replay's --start-at that waits for the file to be read that far
@@ -175,7 +176,10 @@ class SessionHeader(Widget):
             line1.append(" DEMO ", style=f"bold white on {BADGE['magenta']}")
         if m is None or s is None:
             # (A badge's own last space is the first of the two after it, as below.)
-            if m is not None and m.ended:
+            if m is not None and m.ended and self.refused:  # (what it is, and the command that reads it)
+                line1.append(" ✗ NOT READ ", style=STATE_STYLES["failed"][1])
+                line1.append(f" {one_line(self.refused, 300)}")
+            elif m is not None and m.ended:
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
                 line1.append(" the input ended without a single JSON event" if m.malformed_lines
                              else " the input was empty (not one line of text)")
