@@ -9,7 +9,7 @@ import orjson
 import pytest
 from rich.cells import cell_len
 
-from tests.ui.conftest import make_app, screen_rows, settle
+from tests.ui.conftest import make_app, sample, screen_rows, settle
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
 
@@ -262,6 +262,30 @@ async def test_y_in_a_calls_detail_copies_the_section_being_read():
         app.copy_out("a\nb", what="Output (exit 1)")  # (Codex's title: not "(exit 1) (2 lines)")
         await pilot.pause()
         assert list(app._notifications)[-1].message == "Copied Output (exit 1), 2 lines: a⏎b"
+
+
+async def test_y_on_the_blank_row_above_a_section_copies_that_section():
+    """(From a trial.)  Scrolled so that the view's top row is the blank one between two
+    sections, the next section's title just below it, y copied the section above, out of view
+    ("Copied Description"), not the one read."""
+    app = make_app(sample("claude_code_run.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("home", "tab")
+        d = app.detail
+        titles = {sec.title: sec for sec in d._titles.values()}
+        later = list(titles)[1:]  # (not the first: above it are the call's facts, where y copies the command)
+        assert later, titles
+        for _ in range(200):  # down a row at a time, to a blank row over a later section's title
+            if not d.render_line(0).text.strip() and d.render_line(1).text.strip() in later:
+                break
+            await pilot.press("j")
+            await pilot.pause()
+        else:
+            raise AssertionError("no blank row above a section's title came to the top")
+        sec = titles[d.render_line(1).text.strip()]
+        await pilot.press("y")
+        assert app.clipboard == sec.body, (sec.title, app.clipboard)
 
 
 async def test_a_long_command_gives_way_to_its_exit_code_and_time():

@@ -272,7 +272,11 @@ class DetailView(BlockView):
         top = int(self.scroll_y)
         hit = self._current_at is not None and self.hit_pos >= 0 and (
             top <= self._current_line < top + self.scrollable_content_region.height)
-        i = self._current_at[1] if hit else self.place()[0]  # type: ignore[index]
+        if hit:
+            i = self._current_at[1]  # type: ignore[index]
+        else:  # (a blank row at the top ends the section above: the one read is below it)
+            below = self.block_at_line(top + 1) if not self.render_line(0).text.strip() else -1
+            i = below if below >= 0 else self.place()[0]
         blocks, titles = self._blocks, self._titles
         for k in range(min(i, len(blocks) - 1), -1, -1):
             sec = titles.get(id(blocks[k]))
