@@ -373,6 +373,24 @@ async def test_the_match_gone_to_stays_on_screen_when_the_window_is_resized():
         assert any("NEEDLE005" in row for row in _current(view))
 
 
+async def test_a_match_near_the_bottom_of_an_unscrolled_view_stays_on_screen_when_it_gets_lower():
+    """(From a trial.)  A match low in a view at its top (no scrolling needed to show it): a
+    smaller window kept the view's top, and the match was below its bottom row."""
+    from tests.ui.conftest import sample
+
+    app = make_app(sample("claude_code_run.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "Decimal")
+        await pilot.press("n")
+        await pilot.pause()
+        assert view.scroll_offset.y == 0 and view._current_line > 20 and _current(view)
+        await pilot.resize_terminal(70, 22)
+        await pilot.pause()
+        await pilot.pause()
+        assert _current(view), _rows(view)
+
+
 async def test_a_narrow_border_keeps_the_match_count_and_drops_the_keys():
     """(From a new-user trial.)  At 64 columns the count was cut ("1 of 5…" for 52), at 40 gone."""
     app = make_app(_read_calls())

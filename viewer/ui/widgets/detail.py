@@ -189,6 +189,7 @@ class DetailView(BlockView):
         self._hits_for: tuple | None = None  # and the call: (session id, call index, raw)
         self.wrapped = 0  # the last step went round: 1 to the first match, -1 to the last
         self._current_line = -1  # the line of the match gone to last (drawn in its own style)
+        self._synced_height = 0  # the view's height at the last sync (see sync)
         self._rows: dict[tuple[int, int, int], int] = {}  # rows before a match in its chunk, by width
         self._resyncing = False
         #: Each body of the call on show, folded for searches (see fold): a body, and its
@@ -561,23 +562,29 @@ class DetailView(BlockView):
         self._current_nth = self.hit_pos - k
         self.refresh()
 
-    def _current_visible(self) -> bool:
-        """The match gone to last is on screen (the user has not scrolled it away)."""
+    def _current_visible(self, height: int | None = None) -> bool:
+        """The match gone to last is on screen (the user has not scrolled it away); ``height``:
+        in a view that many rows high (the height it had, in a resize)."""
         if not 0 <= self.hit_pos < len(self.hits) or self.hits_stale:
             return False
         top = self.scroll_offset.y
-        return top <= self._hit_line(self.hits[self.hit_pos]) < top + self.scrollable_content_region.height
+        height = self.scrollable_content_region.height if height is None else height
+        return top <= self._hit_line(self.hits[self.hit_pos]) < top + height
 
     def sync(self, changed: set[int] | None = None, reset: bool = False, keep_place: bool = False) -> None:
         """(After a resize or a new theme, a match on screen stays on screen: the blocks above
-        it are measured anew, estimated until drawn.)"""
+        it are measured anew, estimated until drawn.  On screen as it was: a lower view had
+        it below its bottom row, and kept its old top.)"""
         keep = False
-        if not self._resyncing and self._width and (reset or self._content_width() != self._width):
+        height = self.scrollable_content_region.height
+        if not self._resyncing and self._width and (
+                reset or self._content_width() != self._width or height != self._synced_height):
             self._resyncing = True  # (finding the match's line may cut a rest, which syncs)
             try:
-                keep = self._current_visible()
+                keep = self._current_visible(self._synced_height or height)
             finally:
                 self._resyncing = False
+        self._synced_height = height
         super().sync(changed, reset, keep_place)
         if keep:
             self._scroll_to_current()
