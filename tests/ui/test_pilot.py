@@ -4678,3 +4678,4 @@ async def test_a_gzip_piped_in_is_refused_with_the_command_that_reads_it():
         assert app.return_code == 2 and app.exit_note == said
     finally:
         os.close(write)
+

@@ -67,21 +67,22 @@ class _Heading:
     """A call's label and target (sanitized).  A path too long for the width is broken after
     a "/", not mid-name as Rich would fold it ("tests/test" / "_totals.py")."""
 
-    def __init__(self, lead: Text | Callable[[], Text], target: str) -> None:
+    def __init__(self, lead: Text | Callable[[], Text], target: str, style: str = "cyan") -> None:
         self.lead, self.target = lead, target  # (a callable: made when drawn, a running call's spinner)
+        self.style = style
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width, target = options.max_width, self.target
         line = self.lead() if callable(self.lead) else self.lead.copy()
         if line.cell_len + cell_len(target) <= width or "/" not in target or " " in target:
-            line.append(target, style="cyan")
+            line.append(target, style=self.style)
             yield line
             return
         for piece in re.findall(r"[^/]*/|[^/]+", target):
             if line.cell_len and line.cell_len + cell_len(piece) > width:
                 yield line
                 line = Text()
-            line.append(piece, style="cyan")  # (a piece wider than the window is folded)
+            line.append(piece, style=self.style)  # (a piece wider than the window is folded)
         yield line
 
 
@@ -291,7 +292,12 @@ class DetailView(BlockView):
         # (composed as it is drawn, and searched so; but a big one: see COMPOSE_MAX)
         body = sec.body.removesuffix("\n")  # (a file's last newline ends its last line: no line after it)
         body, note = truncate_body(composed(body) if len(body) < COMPOSE_MAX else body)
-        parts: list[RenderableType | _Chunk] = [safe_line(sec.title, 200, style="bold underline")]
+        title = one_line(sec.title, 500)
+        # A path (a file's contents, a listed directory) wraps after a "/", whole: cut at the
+        # row's end, a long one lost its file name ("/tmp/claude-1000/-home-…").
+        path = title.startswith("/")
+        parts: list[RenderableType | _Chunk] = [
+            _Heading(Text(), title, style="bold underline") if path else safe_line(title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
         kind, lang = sec.kind, sec.lang
         lazy = len(body) > LAZY_FROM
