@@ -248,6 +248,17 @@ def test_a_new_codex_run_ends_the_one_before_it_in_a_file(h, capsys, tmp_path):
     assert out.index("◌ ended without a result") < out.index("--- session 2 ---") < out.index("✓ succeeded")
 
 
+def test_text_mode_marks_each_call_once_and_a_to_do_lists_updates_with_a_dot(capsys):
+    """(From a trial.)  A to-do list ticked off printed a ✓ line at each update: 8 lines with a
+    mark for "5 tool calls", so grepping the marks miscounted.  Its updates say "·"."""
+    code, out, err = run_main(capsys, "--print", str(SAMPLES_DIR / "codex_run.ndjson"))
+    lines = out.splitlines()
+    marked = [line for line in lines if line and line[0] in "✓✗⊘◌?" and not line.startswith("✓ succeeded")]
+    assert len(marked) == 5 and "5 tool calls (1 failed)" in out, marked
+    assert [line for line in lines if line.startswith("· Updated todos")] == [
+        "· Updated todos 3 todos, 1 done", "· Updated todos 3 todos, 2 done", "· Updated todos 3 todos, 3 done"]
+
+
 def test_an_mcp_call_a_web_search_and_an_unknown_item_are_calls(h):
     """Every item that is not text is a call; one of a type not known is listed by its type
     (never dropped), and its detail shows the item."""

@@ -67,12 +67,14 @@ def describe_malformed(m: Malformed, base: int = 0) -> str:
     return f"line {m.line - base}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
 
-def tool_line(t: ToolCall, target: str, under: str = "") -> str:
+def tool_line(t: ToolCall, target: str, under: str = "", again: bool = False) -> str:
     """Call ``t`` in one line, as the panes say it: what it did, on what (``target``, as
     :func:`~viewer.core.detail.call_target` shows it), how it went (its summary, exit code,
     time), and the Task whose sub-agent made it (``under``: two may run at once); its status's
-    mark first ("✗ Ran terminal command make (exit 2; …)")."""
-    text = f"{STATUS_MARKS.get(t.status, '?')} {t.heading}"  # ("◌ Shell make (unfinished)", not "Ran …")
+    mark first ("✗ Ran terminal command make (exit 2; …)"), or ``again`` (an update of a call
+    said before: Codex's to-do list ticked off) "·", so that the marks count the calls."""
+    mark = "·" if again else STATUS_MARKS.get(t.status, "?")
+    text = f"{mark} {t.heading}"  # ("◌ Shell make (unfinished)", not "Ran …")
     if target:
         text += f" {one_line(target, 160)}"
     notes = []
@@ -346,7 +348,7 @@ class TextPrinter(Printer):
                 # As it completes: not at a start that came late, nor at the same completion again.
                 if t.done and t.end_line == rec.line and not d.flags & Change.HEALTH:
                     self._heading(s)
-                    self._say_call(s, t)
+                    self._say_call(s, t, again=t.call_id in s.updated and rec.line != t.start_line)
             if d.flags & Change.RESULT:
                 self._finish(s)
                 self._say_summary(s)
@@ -466,12 +468,13 @@ class TextPrinter(Printer):
         run's heading said)."""
         return call_target(t, s, self.model.format_of(s).TARGET_FORMS)
 
-    def _say_call(self, s: Session, t: ToolCall) -> None:
-        """Call ``t``'s line (paths relative to the run's directory, which its heading said)."""
+    def _say_call(self, s: Session, t: ToolCall, again: bool = False) -> None:
+        """Call ``t``'s line (paths relative to the run's directory, which its heading said);
+        ``again``: an update of it (see tool_line)."""
         target = self._target(s, t)
         task = s.parent_of(t) if t.parent else None  # (a sub-agent's call: its Task, if read)
         under = one_line(task.target, 80) if task is not None else ""
-        self._say((SUB_MARK if t.parent else "") + tool_line(t, target, under))
+        self._say((SUB_MARK if t.parent else "") + tool_line(t, target, under, again))
 
     def _say_summary(self, s: Session) -> None:
         """How run ``s`` went (run_summary)."""
