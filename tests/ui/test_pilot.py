@@ -1285,6 +1285,15 @@ async def test_a_run_without_calls_that_ended_no_longer_says_yet():
         await pilot.press("right_square_bracket")
         await pilot.pause()
         assert [m.message for m in app._notifications] == ["No tool calls in this run."]
+        # c and s, the list's filters: "No tool calls to filter yet." there, and s said nothing
+        app.clear_notifications()
+        await pilot.press("c")
+        await pilot.pause()
+        assert [m.message for m in app._notifications] == ["Nothing to filter. No tool calls in this run."]
+        app.clear_notifications()
+        await pilot.press("s")
+        await pilot.pause()
+        assert [m.message for m in app._notifications] == ["Nothing to filter. No tool calls in this run."]
 
 
 async def test_a_search_that_only_hidden_thinking_matches_says_so():

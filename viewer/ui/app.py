@@ -1151,10 +1151,16 @@ class AgentViewerApp(App[int]):
         tl.status_filter = order[(cur + 1) % len(order)]
         tl.refilter()
         if len(order) == 1:
-            self.notify("No tool calls to filter yet.", timeout=1.5)
+            self._nothing_to_filter()
+
+    def _nothing_to_filter(self) -> None:
+        # ("No tool calls to filter yet." in a run that had ended; s said nothing)
+        self.notify_once(f"Nothing to filter. {self.no_calls_text()}", timeout=2)
 
     def action_cycle_kind(self) -> None:
         kinds = ["", *self._kinds()]
+        if len(kinds) == 1:
+            self._nothing_to_filter()
         tl = self.timeline
         cur = kinds.index(tl.kind_filter) if tl.kind_filter in kinds else 0
         tl.kind_filter = kinds[(cur + 1) % len(kinds)]
