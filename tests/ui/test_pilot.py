@@ -4688,3 +4688,17 @@ async def test_a_gzip_piped_in_is_refused_with_the_command_that_reads_it():
     finally:
         os.close(write)
 
+
+
+async def test_a_narrow_header_keeps_the_counts_that_are_not_zero():
+    """(From a trial.)  At 40 columns the header said "1 tool: 0 running · 0 ok · 0 failed ·…":
+    the one count that was not 0, "1 rejected", was cut.  Without room for them all, the zeros go."""
+    path = REAL_CURSOR_DIR / "maestro__05_rejected_shell.ndjson"
+    if not path.exists():
+        pytest.skip("no real streams here")
+    for width, shown in ((120, "2 tools: 0 running · 0 ok · 0 failed · 2 rejected"), (40, "2 tools: 2 rejected")):
+        app = make_app(path.read_bytes())
+        async with app.run_test(size=(width, 20)) as pilot:
+            await settle(pilot)
+            line = app.header.render_line(1).text
+            assert line.strip().startswith(shown), (width, line)

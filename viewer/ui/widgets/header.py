@@ -285,7 +285,7 @@ class SessionHeader(Widget):
         elif m.other_agent:  # partly readable (Claude Code's types are Cursor's): its calls are not counted
             line2.append(f"⚠ {m.other_agent} stream, partly read (h)   ", style="bold yellow")
         if s.tool_count:
-            self._counts(line2, s)
+            self._counts(line2, s, self.content_region.width)
         elif state == "foreign" or m.other_agent:  # its calls are there, as unknown events
             line2.append("tool calls not read", style="dim")
         else:  # (not "0 tools: 0 running · 0 ok · 0 failed")
@@ -356,25 +356,29 @@ class SessionHeader(Widget):
             line2.append_text(safe_line(uncoloured(rec.preview), 200, style="yellow"))
 
     @staticmethod
-    def _counts(line2: Text, s: Session) -> None:
-        """"18 tools: 0 running · 17 ok · 1 failed": the first three always (they stay put)."""
+    def _counts(line2: Text, s: Session, width: int) -> None:
+        """"18 tools: 0 running · 17 ok · 1 failed": the first three always (they stay put),
+        unless the line has no room for them all in ``width`` cells: then only those not 0 (at
+        40 columns, "1 tool: 0 running · 0 ok · 0 failed ·…" cut the one that was: 1 rejected)."""
         counts = s.status_counts
         running, failed, rejected = counts["running"], counts["failed"], counts["rejected"]
         unknown = counts["unknown"]  # (an outcome the viewer does not know: "?" in the list)
         done = s.done_tools - failed - rejected - unknown  # each call counted once: the parts add up
-        line2.append(f"{s.tool_count:,} tool{'' if s.tool_count == 1 else 's'}: ", style="dim")
-        line2.append(f"{running:,} running", style="yellow" if running else "dim")
-        line2.append(" · ")
-        line2.append(f"{done:,} ok", style="green" if done else "dim")
-        line2.append(" · ")
-        line2.append(f"{failed:,} failed", style="bold red" if failed else "dim")
-        if rejected:
-            line2.append(" · ")
-            line2.append(f"{rejected:,} rejected", style="magenta")
-        if unknown:
-            line2.append(" · ")
-            line2.append(f"{unknown:,} of unknown outcome", style="yellow")  # (not the events: "⚠ 3 unknown")
-        unfinished = counts["unfinished"]
-        if unfinished:
-            line2.append(" · ")
-            line2.append(f"{unfinished:,} unfinished", style="bright_black")
+        parts = [
+            (running, f"{running:,} running", "yellow", True),
+            (done, f"{done:,} ok", "green", True),
+            (failed, f"{failed:,} failed", "bold red", True),
+            (rejected, f"{rejected:,} rejected", "magenta", False),
+            # (not the events: "⚠ 3 unknown")
+            (unknown, f"{unknown:,} of unknown outcome", "yellow", False),
+            (counts["unfinished"], f"{counts['unfinished']:,} unfinished", "bright_black", False),
+        ]
+        shown = [p for p in parts if p[0] or p[3]]
+        head = f"{s.tool_count:,} tool{'' if s.tool_count == 1 else 's'}: "
+        if line2.cell_len + len(head) + sum(len(p[1]) + 3 for p in shown) - 3 > width:
+            shown = [p for p in shown if p[0]]
+        line2.append(head, style="dim")
+        for i, (n, text, style, _always) in enumerate(shown):
+            if i:
+                line2.append(" · ")
+            line2.append(text, style=style if n else "dim")
