@@ -344,8 +344,9 @@ async def test_a_narrow_header_still_says_what_the_run_cost_when_its_token_count
 
     data = init() + assistant({"type": "text", "text": "ok"}) + j(type="result", subtype="success", is_error=False, result="ok", total_cost_usd=0.4213,
                       usage={"input_tokens": 123_456_789, "output_tokens": 7_654_321})
+    # (and at a width with room for the counts, not the cost after them: the cost, from a trial)
     for width, said in ((90, "no tool calls   tokens 123,456,789 in / 7,654,321 out · $0.421"),
-                        (50, "no tool calls   $0.421")):
+                        (60, "no tool calls   $0.421"), (50, "no tool calls   $0.421")):
         app = make_app(data)
         async with app.run_test(size=(width, 20)) as pilot:
             await settle(pilot)

@@ -314,10 +314,11 @@ class SessionHeader(Widget):
         width = self.content_region.width
         cost = fmt_cost(r.cost_usd) if r is not None and r.cost_usd is not None else ""
         counts = fmt_tokens(tokens) if tokens is not None else ""
-        if counts and line2.cell_len + 10 + len(counts) <= width:
+        # (The cost before the token counts: at 80 columns the counts stayed and the cost went.)
+        if counts and line2.cell_len + 10 + len(counts) + (3 + len(cost) if cost else 0) <= width:
             line2.append("   tokens ", style="dim")
             line2.append(counts)
-            if cost and line2.cell_len + 3 + len(cost) <= width:  # (before the cache's count)
+            if cost:  # (before the cache's count)
                 line2.append(f" · {cost}")
             cached = f" · {fmt_cache_read(tokens)}"
             if tokens.cache_read and line2.cell_len + len(cached) <= width:
