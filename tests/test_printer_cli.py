@@ -1819,6 +1819,13 @@ def test_follow_until_result_ends_once_the_growing_file_has_its_result(tmp_path)
     assert b"Ran terminal command pytest (exit 0)" in out
 
 
+def test_until_result_on_a_file_without_follow_is_refused_saying_what_to_add(capsys):
+    """(From a trial.)  `--print --until-result run.ndjson` was accepted and did nothing: the
+    file was read as it was, not on to its run's end."""
+    code, out, err = run_main(capsys, "--print", "--until-result", str(SAMPLES_DIR / "demo_session.ndjson"))
+    assert code == 2 and out == "" and "--until-result reads a file on to its run's end with --follow: add --follow" in err
+
+
 def test_until_result_is_refused_for_the_tui(capsys, monkeypatch):
     """The TUI keeps a run on screen until q: the flag is said to be for --print."""
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)

@@ -420,6 +420,9 @@ def cli(
             # A script whose log variable came out empty must not print the demo's success.
             raise SourceError(f"no input: give a FILE or pipe a stream in (standard input is {_stdin_kind()}; "
                               "--demo prints the bundled demo run)")
+        if until_result and file is not None and not follow and not stream:
+            # (From a trial: accepted, it did nothing; the file was read as it was.)
+            raise click.UsageError("--until-result reads a file on to its run's end with --follow: add --follow")
         return run_print(file, output_format or "text", follow, save, until_result)
     if until_result:
         raise click.UsageError("--until-result applies to --print (the TUI keeps the run on screen until q)")
