@@ -201,3 +201,18 @@ def test_a_commands_output_that_only_quotes_the_words_is_not_a_failure(h):
             + use("read_file_6_0", "read_file", file_path="/w/notes.txt")
             + res("read_file_6_0", status="success", output="Command exited with code: 2") + RESULT)
     assert [t.status for t in model(h, data).sessions[0].tools] == ["success", "success"]
+
+
+def test_a_new_gemini_run_ends_the_one_before_it_in_a_file(h):
+    """Gemini CLI's events do not name their run (only init does): a run cut off before its
+    result, followed by another, ended where the next began (not live to the input's end)."""
+    from tests.conftest import SAMPLES_DIR
+
+    whole = (SAMPLES_DIR / "gemini_run.ndjson").read_bytes()
+    cut = b"".join(line for line in whole.splitlines(keepends=True) if b'"type":"result"' not in line)
+    again = whole.replace(b"c7f1e2a0-5b2d-4f0e-9a51-0d3e2b1c4a77", b"00000000-0000-4000-8000-000000000002")
+    assert again != whole
+    m = model(h, cut + again)
+    first, second = m.sessions
+    assert first.ended and first.result is None and first.blocks[-1].text == "The next run began here"
+    assert second.result is not None and not second.result.failed

@@ -1387,12 +1387,24 @@ def test_a_compressed_binary_or_utf16_pipe_is_named_not_printed_as_garbage(h, ki
              "binary": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8}[kind]
     cp = subprocess.run([sys.executable, "-m", "viewer", "--print"], input=piped, capture_output=True,
                         env=h.cli_env(), cwd=h.repo, timeout=20)
-    said = {"gzip": "is gzip-compressed; put zcat in the pipe: … | zcat | agent-viewer",
-            "UTF-16LE": "is UTF-16LE text, not UTF-8; put iconv -f UTF-16LE -t UTF-8 in the pipe: "
-                        "… | iconv -f UTF-16LE -t UTF-8 | agent-viewer",
+    said = {"gzip": "is gzip-compressed; read it with … | zcat | agent-viewer",
+            "UTF-16LE": "is UTF-16LE text, not UTF-8; read it with … | iconv -f UTF-16LE -t UTF-8 | agent-viewer",
             "binary": "looks like a binary file, not an NDJSON stream (it holds NUL bytes)"}[kind]
     assert cp.returncode == 2 and cp.stdout == b"", cp
     assert cp.stderr.decode() == f"agent-viewer: error: standard input: {said}\n"
+
+
+@pytest.mark.parametrize("at", [1, 8])
+def test_a_piped_stream_with_a_line_of_nul_bytes_is_read_not_refused(h, at):
+    """(From a review.)  A pipe's first read (up to a MB) was checked whole: a line of NULs in
+    it (left where a file was cut short under its writer) refused the stream as binary, while
+    the same file by its name was read, the NULs one malformed line."""
+    lines = (SAMPLES_DIR / "demo_session.ndjson").read_bytes().splitlines(keepends=True)
+    data = b"".join(lines[:at]) + b"\0" * 200 + b"\n" + b"".join(lines[at:])
+    cp = subprocess.run([sys.executable, "-m", "viewer", "--print", "--output-format", "json"], input=data,
+                        capture_output=True, env=h.cli_env(), cwd=h.repo, timeout=20)
+    assert cp.returncode == 0 and json.loads(cp.stdout)["subtype"] == "success", cp.stderr
+    assert f"line {at + 1}: malformed line kept aside (only NUL bytes".encode() in cp.stderr, cp.stderr
 
 
 def test_the_command_a_compressed_file_is_read_with_is_quoted_for_the_shell(capsys, tmp_path):

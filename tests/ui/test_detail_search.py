@@ -368,6 +368,15 @@ async def test_the_match_gone_to_stays_on_screen_when_the_window_is_resized():
             await pilot.pause()
             await pilot.pause()
             assert any("NEEDLE004" in row for row in _current(view)), (size, _rows(view))
+        # Taller, the match still in view where it was: the view stays put (a review: it jumped
+        # to put the match a third of the way down again)
+        await pilot.press("j", "j", "j", "j", "j")
+        await pilot.pause()
+        top = view.scroll_offset.y
+        await pilot.resize_terminal(120, 46)
+        await pilot.pause()
+        await pilot.pause()
+        assert view.scroll_offset.y == top and any("NEEDLE004" in row for row in _current(view))
         await pilot.press("n")
         await pilot.pause()
         assert any("NEEDLE005" in row for row in _current(view))

@@ -1294,6 +1294,14 @@ async def test_a_run_without_calls_that_ended_no_longer_says_yet():
         await pilot.press("s")
         await pilot.pause()
         assert [m.message for m in app._notifications] == ["Nothing to filter. No tool calls in this run."]
+    # A run with calls, whose filters leave none of a kind or status: not said to have none
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        app.timeline.status_filter = "running"  # (chosen live: since then every call ended)
+        await pilot.press("c")  # (the kind filter, among the calls of that status: none)
+        await pilot.pause()
+        assert not [m for m in app._notifications if "Nothing to filter" in m.message]
 
 
 async def test_a_search_that_only_hidden_thinking_matches_says_so():
@@ -4670,7 +4678,7 @@ async def test_a_gzip_piped_in_is_refused_with_the_command_that_reads_it():
     read, write = os.pipe()
     feed = PipeFeed(read, clock=lambda: 1000.0)
     app = AgentViewerApp(feed, clock=lambda: 1000.0)
-    said = "standard input: is gzip-compressed; put zcat in the pipe: … | zcat | agent-viewer"
+    said = "standard input: is gzip-compressed; read it with … | zcat | agent-viewer"
     try:
         async with app.run_test(size=(120, 30), notifications=True) as pilot:
             os.write(write, gzip.compress(sample("demo_session.ndjson"))[:30_000])

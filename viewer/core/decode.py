@@ -374,7 +374,8 @@ class Decoder:
                 raw, obj = rest, kept
             else:  # (said as "not JSON: a line of text", which a row of NULs is not)
                 reason = ("only NUL bytes, as left where a file was cut short under its writer"
-                          if not rest else "NUL bytes, then not JSON")
+                          if not rest else "NUL bytes, then invalid JSON (truncated or split object?)"
+                          if _OBJECT_START.match(rest) else "NUL bytes, then not JSON")
         if obj is not None:
             out.extend(self._flush_pending(arrival))
             self.events += 1

@@ -298,10 +298,11 @@ def check_head(head: bytes, name: str, piped: bool = False) -> None:
     ``>`` writes it), or binary (NUL bytes at its start, which JSON text never holds).
     ``piped``: the first bytes through a pipe (the command goes into the pipe)."""
     where = "standard input" if name == "-" else name
+    head = head[:HEAD_BYTES]  # (a pipe's first read may be a MB: a NUL line far in is no sign)
 
     def read_with(command: str) -> str:
         if piped:
-            return f"put {command} in the pipe: … | {command} | agent-viewer"
+            return f"read it with … | {command} | agent-viewer"
         return f"read it with {command} {'FILE' if name == '-' else shlex.quote(name)} | agent-viewer"
 
     for magic, kind, reader in _COMPRESSED:
@@ -312,9 +313,10 @@ def check_head(head: bytes, name: str, piped: bool = False) -> None:
     wide = _wide_encoding(head)
     if wide:
         raise SourceError(f"{where}: is {wide} text, not UTF-8; {read_with(f'iconv -f {wide} -t UTF-8')}")
-    # NUL bytes before the text: a file truncated under a writer that went on at its old
-    # offset (copytruncate); read as before (one malformed line), not refused.
-    if b"\0" in head.lstrip(b"\0"):
+    # NUL bytes before a line's text: a file truncated under a writer that went on at its old
+    # offset (copytruncate); read as before (malformed lines), not refused.  NULs after text
+    # on a line are binary (an ELF header, a PNG's chunks).
+    if any(b"\0" in line.lstrip(b"\0") for line in head.split(b"\n")):
         raise SourceError(f"{where}: looks like a binary file, not an NDJSON stream (it holds NUL bytes)")
 
 
@@ -519,6 +521,7 @@ class PipeReader(_ReaderThread):
         self._last = b""  # the end of the last chunk read
         #: Why the input was refused at its first bytes (compressed, UTF-16, binary), or "".
         self.refused = ""
+        self._checked = False  # (its first bytes were)
         super().__init__()
 
     def _on_writer_closed(self) -> None:
@@ -593,7 +596,8 @@ class PipeReader(_ReaderThread):
                     return False
                 if not chunk:
                     return True
-                if selectable and not self._last:  # a pipe's first bytes (a file's were checked)
+                if selectable and not self._checked:  # a pipe's first bytes (a file's were checked)
+                    self._checked = True  # (the first writer's: a FIFO's next writer goes on with it)
                     try:
                         check_head(chunk, "-" if self.path is None else self.path, piped=self.path is None)
                     except SourceError as exc:  # (refused whole, as a file: not a screen of mojibake)

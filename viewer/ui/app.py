@@ -1150,7 +1150,7 @@ class AgentViewerApp(App[int]):
         cur = order.index(tl.status_filter) if tl.status_filter in order else 0
         tl.status_filter = order[(cur + 1) % len(order)]
         tl.refilter()
-        if len(order) == 1:
+        if self.session is None or not self.session.tool_count:
             self._nothing_to_filter()
 
     def _nothing_to_filter(self) -> None:
@@ -1159,7 +1159,7 @@ class AgentViewerApp(App[int]):
 
     def action_cycle_kind(self) -> None:
         kinds = ["", *self._kinds()]
-        if len(kinds) == 1:
+        if self.session is None or not self.session.tool_count:
             self._nothing_to_filter()
         tl = self.timeline
         cur = kinds.index(tl.kind_filter) if tl.kind_filter in kinds else 0

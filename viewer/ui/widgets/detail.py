@@ -583,11 +583,13 @@ class DetailView(BlockView):
         it below its bottom row, and kept its old top.)"""
         keep = False
         height = self.scrollable_content_region.height
-        if not self._resyncing and self._width and (
-                reset or self._content_width() != self._width or height != self._synced_height):
+        rewrapped = reset or self._content_width() != self._width
+        if not self._resyncing and self._width and (rewrapped or height != self._synced_height):
             self._resyncing = True  # (finding the match's line may cut a rest, which syncs)
             try:
                 keep = self._current_visible(self._synced_height or height)
+                # (only lower or taller: moved only if it is now out of view, not to a third down)
+                keep = keep and (rewrapped or not self._current_visible(height))
             finally:
                 self._resyncing = False
         self._synced_height = height
