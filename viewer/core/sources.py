@@ -295,8 +295,9 @@ def check_is_text(fd: int, name: str) -> None:
 def check_head(head: bytes, name: str, piped: bool = False) -> None:
     """Raise SourceError when ``head``, the start of input ``name`` ("-": standard input), is
     not NDJSON text: compressed (naming the command that reads it), UTF-16 text (PowerShell's
-    ``>`` writes it), or binary (NUL bytes at its start, which JSON text never holds).
-    ``piped``: the first bytes through a pipe (the command goes into the pipe)."""
+    ``>`` writes it), or binary (NUL bytes after text on a line, which JSON text never holds);
+    only its first HEAD_BYTES are looked at.  ``piped``: the first bytes through a pipe (the
+    command goes into the pipe)."""
     where = "standard input" if name == "-" else name
     head = head[:HEAD_BYTES]  # (a pipe's first read may be a MB: a NUL line far in is no sign)
 
