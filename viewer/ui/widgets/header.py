@@ -24,6 +24,9 @@ STATE_STYLES = {
 }
 
 
+#: The shortest form of the hint that a file may still be written (a narrow window's).
+STILL_WRITTEN_SHORT = "⚠ still written? (--follow)   "
+
 #: A live run that has sent nothing for this many seconds says so in the header.
 QUIET_AFTER = 30
 #: Cells a run's working directory is given before the key and the mode fields give way to it.
@@ -284,8 +287,10 @@ class SessionHeader(Widget):
             line2.append(f"⚠ {guess}? (h)   ", style="bold yellow")
         elif m.other_agent:  # partly readable (Claude Code's types are Cursor's): its calls are not counted
             line2.append(f"⚠ {m.other_agent} stream, partly read (h)   ", style="bold yellow")
-        if s.tool_count:
-            self._counts(line2, s, self.content_region.width)
+        sw = self.still_written
+        hinted = sw is not None and sw.run is s  # (said first on the line: see below)
+        if s.tool_count:  # (room left for the hint's shortest form)
+            self._counts(line2, s, self.content_region.width - (cell_len(STILL_WRITTEN_SHORT) if hinted else 0))
         elif state == "foreign" or m.other_agent:  # its calls are there, as unknown events
             line2.append("tool calls not read", style="dim")
         else:  # (not "0 tools: 0 running · 0 ok · 0 failed")
@@ -325,11 +330,10 @@ class SessionHeader(Widget):
                 line2.append(cached, style="dim")
         elif cost and line2.cell_len + 3 + len(cost) <= width:  # (narrow: what the run cost, at least)
             line2.append(f"   {cost}")
-        sw = self.still_written
-        if sw is not None and sw.run is s:  # first: the command is what matters, and is long
+        if hinted:  # first: the command is what matters, and is long
             # Shorter as the window narrows: it hid the counts and the warning after it.
             for hint in (f"⚠ still being written? {one_line(sw.command, 300)}   ",
-                         "⚠ still being written? (--follow reads on)   ", "⚠ still written? (--follow)   "):
+                         "⚠ still being written? (--follow reads on)   ", STILL_WRITTEN_SHORT):
                 if cell_len(hint) + warned_to <= self.content_region.width:
                     break
             line2 = Text.assemble((hint, "bold yellow"), line2, no_wrap=True, overflow="ellipsis")
