@@ -254,7 +254,7 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
     timed = writer
     tick = SETTLE_TICK if until_result else IDLE_TICK  # (a writer's silence: see _read_chunks)
     grew = time.monotonic()  # when the input last gave bytes
-    checked = False  # (a file's first bytes were checked as it was opened: again, the same)
+    checked = not writer and not follow  # (a saved file's first bytes were checked as it was opened)
     for chunk in _follow_chunks(path, tick) if follow else _read_chunks(fd, tick if writer else None):
         if chunk == b"":  # all there is was read (a pipe: silent for a tick)
             # (a last line without its newline: its bytes came when the input last grew)

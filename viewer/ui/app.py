@@ -1150,17 +1150,17 @@ class AgentViewerApp(App[int]):
         cur = order.index(tl.status_filter) if tl.status_filter in order else 0
         tl.status_filter = order[(cur + 1) % len(order)]
         tl.refilter()
-        if self.session is None or not self.session.tool_count:
-            self._nothing_to_filter()
+        self._say_if_nothing_to_filter()
 
-    def _nothing_to_filter(self) -> None:
-        # ("No tool calls to filter yet." in a run that had ended; s said nothing)
-        self.notify_once(f"Nothing to filter. {self.no_calls_text()}", timeout=2)
+    def _say_if_nothing_to_filter(self) -> None:
+        """c or s in a run without calls says so ("No tool calls to filter yet." in a run that
+        had ended; s said nothing)."""
+        if self.session is None or not self.session.tool_count:
+            self.notify_once(f"Nothing to filter. {self.no_calls_text()}", timeout=2)
 
     def action_cycle_kind(self) -> None:
         kinds = ["", *self._kinds()]
-        if self.session is None or not self.session.tool_count:
-            self._nothing_to_filter()
+        self._say_if_nothing_to_filter()
         tl = self.timeline
         cur = kinds.index(tl.kind_filter) if tl.kind_filter in kinds else 0
         tl.kind_filter = kinds[(cur + 1) % len(kinds)]
