@@ -105,6 +105,30 @@ def test_pipe_feed_tee_saves_exact_bytes(tmp_path):
     assert hashlib.sha256(out.read_bytes()).digest() == hashlib.sha256(payload).digest()
 
 
+def test_a_refused_pipe_leaves_the_save_file_as_it_was(tmp_path):
+    """The TUI's wiring: a pipe refused at its first bytes (gzip) is not teed, and the copy
+    saved before is still whole when the viewer closes the recorder."""
+    import gzip
+
+    from viewer.core.record import Recorder
+
+    out = tmp_path / "saved.ndjson"
+    out.write_bytes(ev(1))
+    r, w = os.pipe()
+    rec = Recorder(str(out))
+    feed = PipeFeed(r, tee=rec.write)
+    feed.start()
+    os.write(w, gzip.compress(b"".join(ev(i) for i in range(50))))
+    os.close(w)
+    deadline = time.monotonic() + 5
+    while not feed.finished and time.monotonic() < deadline:
+        feed.poll()
+        time.sleep(0.01)
+    rec.close()
+    assert "gzip" in feed.refused
+    assert out.read_bytes() == ev(1)
+
+
 def test_save_is_complete_when_the_viewer_stops_mid_stream(tmp_path):
     """--print --save while the producer is still writing; killing the viewer keeps what arrived."""
     out = tmp_path / "saved.ndjson"

@@ -1394,6 +1394,32 @@ def test_a_compressed_binary_or_utf16_pipe_is_named_not_printed_as_garbage(h, ki
     assert cp.stderr.decode() == f"agent-viewer: error: standard input: {said}\n"
 
 
+@pytest.mark.parametrize("before", [True, False])
+def test_save_leaves_its_file_as_it_was_when_the_input_is_refused_or_empty(h, tmp_path, before):
+    """(Noticed in the last session.)  `cat run.ndjson.gz | agent-viewer --print --save
+    copy.ndjson` refused the input, but had already emptied copy.ndjson, a run saved before.
+    The copy replaces the file only once the input's first bytes are read; with none, a new
+    file is not left behind either."""
+    import gzip
+
+    copy = tmp_path / "copy.ndjson"
+    timing = tmp_path / "copy.ndjson.timing"
+    old = (SAMPLES_DIR / "demo_session.ndjson").read_bytes()
+    if before:
+        copy.write_bytes(old)
+        timing.write_text("# agent-viewer timing v1\n100\t0\n")
+    for piped in (gzip.compress(old), b""):
+        cp = run_cli(h, "--print", "--save", str(copy), input=piped)
+        assert cp.returncode == (2 if piped else 1), cp  # (1: "the input is empty")
+        if before:
+            assert copy.read_bytes() == old and timing.read_text() == "# agent-viewer timing v1\n100\t0\n"
+        else:
+            assert not copy.exists() and not timing.exists()
+    cp = run_cli(h, "--print", "--save", str(copy), input=_run("hello"))  # read: replaced
+    assert cp.returncode == 0 and copy.read_bytes() == _run("hello"), cp
+    assert timing.read_text().startswith("# agent-viewer timing v1\n") and "100\t0" not in timing.read_text()
+
+
 @pytest.mark.parametrize("at", [1, 8])
 def test_a_piped_stream_with_a_line_of_nul_bytes_is_read_not_refused(h, at):
     """(From a review.)  A pipe's first read (up to a MB) was checked whole: a line of NULs in

@@ -403,9 +403,10 @@ def test_recorder_reports_a_full_disk_and_stops(tmp_path):
         pytest.skip("no /dev/full")
     rec = Recorder.__new__(Recorder)
     Recorder.__init__(rec, str(tmp_path / "ok.ndjson"))
+    rec.write(b'{"type":"x"}\n')  # (the disk fills during the run)
     rec._data.close()
     rec._data = open("/dev/full", "wb", buffering=0)
-    rec.write(b'{"type":"x"}\n')
+    rec.write(b'{"type":"y"}\n')
     assert rec.error and "No space left" in rec.error
     rec.write(b"more\n")  # no exception after the failure
     rec.close()

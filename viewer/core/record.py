@@ -1,7 +1,10 @@
 """``--save``: keep a byte-exact copy of a live stream, with arrival times.
 
 The copy is written chunk by chunk as bytes arrive and flushed each time, so
-it is complete up to the moment the viewer stops, however it stops.  Arrival
+it is complete up to the moment the viewer stops, however it stops.  It
+replaces an existing file only once the input's first bytes are read: input
+refused at its first bytes (compressed, say), or none at all, leaves the file
+as it was (a new one is not left behind).  Arrival
 times go to a sidecar ``PATH.timing`` that ``--replay`` picks up::
 
     # agent-viewer timing v1
@@ -54,15 +57,42 @@ class Recorder:
         self._mid_line = False  # the copy ends inside a line
         self._t0: float | None = None
         self._lock = threading.Lock()
-        # Open both now so a bad path is reported before the UI starts.
-        self._data = open(path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
+        self._begun = False  # (the first bytes came: the files were emptied and the copy begun)
+        # Open both now, so a bad path is reported before the UI starts, but empty them only
+        # when the first bytes come.
+        self._created: list[str] = []
+        self._data = self._open(path, "wb")
         try:
-            self._timing = open(timing_path(path), "w", encoding="ascii")  # noqa: SIM115
-            self._timing.write(TIMING_HEADER)
-            self._timing.flush()
+            self._timing = self._open(timing_path(path), "w")
         except OSError:
             self._data.close()
+            self._remove_created()
             raise
+
+    def _open(self, path: str, mode: str):
+        existed = os.path.lexists(path)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)  # (not O_TRUNC: see _begin)
+        if not existed:
+            self._created.append(path)
+        if mode == "wb":
+            return os.fdopen(fd, mode, buffering=0)
+        return os.fdopen(fd, mode, encoding="ascii")
+
+    def _begin(self) -> None:
+        """The first bytes came: the copy replaces what the files held."""
+        self._begun = True
+        for f in (self._data, self._timing):
+            f.flush()
+            os.ftruncate(f.fileno(), 0)
+        self._timing.write(TIMING_HEADER)
+        self._timing.flush()
+
+    def _remove_created(self) -> None:
+        for path in self._created:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
     def write(self, chunk: bytes) -> None:
         if self.error is not None or not chunk:
@@ -75,6 +105,8 @@ class Recorder:
                 self._t0 = now
             mask = _hold_signals()
             try:
+                if not self._begun:
+                    self._begin()
                 view = memoryview(chunk)
                 while view:
                     n = self._data.write(view)
@@ -114,8 +146,8 @@ class Recorder:
     def _mark(self, what: str) -> None:
         """A line in the timing sidecar saying ``what`` happened at this point of the copy."""
         with self._lock:
-            if self._closed or self.error is not None:
-                return
+            if self._closed or self.error is not None or not self._begun:
+                return  # (not begun: nothing was read before it)
             now = self.clock()
             ms = int((now - self._t0) * 1000) if self._t0 is not None else 0
             try:
@@ -138,8 +170,12 @@ class Recorder:
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
             self._close_files()
+            if not self._begun and self.error is None:
+                self._remove_created()  # (nothing came: no empty copy left behind)
 
 
 def read_restarts(path: str) -> list[int]:
