@@ -680,6 +680,30 @@ async def test_a_long_cwd_keeps_its_end_in_the_header():
         assert len(first) <= 120
 
 
+@pytest.mark.parametrize(("agent", "stream", "says"), [
+    ("cursor", "maestro__02_shell_tool_call.ndjson", " Cursor · "),
+    ("claude", "maestro__02_tool_use_allowed.ndjson", " Claude Code · claude-sonnet-5 "),
+    ("codex", "agentcmd__stream-output-1.ndjson", " Codex "),
+])
+async def test_the_header_names_the_agent_before_its_model(agent, stream, says):
+    """(From a new-user trial.)  The header named a Claude Code run by its model alone, where
+    --print says "Claude Code · claude-sonnet-5": a Cursor run can be of a Claude model too.
+    At 80 columns the agent gives way to the working directory, after the key and the mode."""
+    path = REAL_CURSOR_DIR.parent / agent / stream
+    if not path.exists():
+        pytest.skip(f"no {agent} stream here")
+    app = make_app(path.read_bytes())
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot)
+        head = app.header.render_line(0).text
+        assert says in head and "?" not in head, head
+        if app.session.init is not None and app.session.init.cwd:
+            await pilot.resize_terminal(80, 24)
+            await settle(pilot)
+            narrow = app.header.render_line(0).text
+            assert says.split(" · ")[0].strip() not in narrow and "…" in narrow, narrow
+
+
 async def test_a_big_file_shows_its_first_screen_before_most_of_it_is_decoded(tmp_path, monkeypatch):
     """The first screen of a saved file comes after its first chunk, and is painted before
     the load goes on.  (A saved file's chunks are decoded as the app takes them: taking 64 at

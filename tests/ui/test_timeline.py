@@ -520,7 +520,7 @@ async def test_the_header_says_a_results_duration_as_a_duration():
     app = make_app(data)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
-        assert app.header.render_line(0).text.startswith(" ✓ SUCCEEDED  in 21.5 s  Auto")
+        assert app.header.render_line(0).text.startswith(" ✓ SUCCEEDED  in 21.5 s  Cursor · Auto")
 
 
 async def test_a_run_with_no_time_has_no_gap_too_wide_in_the_header_nor_the_full_screen_title():

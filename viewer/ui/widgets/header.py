@@ -29,8 +29,12 @@ STILL_WRITTEN_SHORT = "⚠ still written? (--follow)   "
 
 #: A live run that has sent nothing for this many seconds says so in the header.
 QUIET_AFTER = 30
-#: Cells a run's working directory is given before the key and the mode fields give way to it.
+#: Cells a run's working directory is given before other fields give way to it (GIVE_WAY).
 CWD_ROOM = 24
+#: The agent's name, a field of the header's first line with no prefix and not bold.
+AGENT_FIELD = "agent"
+#: The fields that give way to the working directory, first to last.
+GIVE_WAY = ("key ", "mode ", AGENT_FIELD)
 
 
 def _two_lines(a: Text, b: Text) -> Text:
@@ -244,11 +248,13 @@ class SessionHeader(Widget):
                 line1.append(f"{gap()}no event for {quiet}", style="yellow")
         init = s.init
         fields: list[tuple[str, str]] = []
-        agent = m.format_of(s).AGENT if m is not None else ""
-        if init is not None:  # (Codex's stream never names its model: the agent, not "?")
-            fields.append(("", init.model or agent or "?"))
-        elif agent:  # (joined mid-way: whose run it is, still)
-            fields.append(("", agent))
+        # Whose run it is (a Cursor run can be of a Claude model too), then its model (Codex's
+        # stream never names its: the agent alone, not "?"), also for a run joined mid-way.
+        agent = m.format_of(s).AGENT if m is not None and not m.other_agent else ""
+        if agent:
+            fields.append((AGENT_FIELD, agent))
+        if init is not None and (init.model or not agent):
+            fields.append(("", init.model or "?"))
         if s.session_id:  # (a stream joined mid-way may name none: not "session ?")
             fields.append(("session ", short_id(s.session_id)))
         if init is not None:
@@ -258,14 +264,19 @@ class SessionHeader(Widget):
                 fields.append(("mode ", init.permission_mode))
         if init is not None and init.cwd:
             # (From a keyboard-only trial: at 80 columns the working directory was gone while
-            # "key login" and "mode def…" stayed.)  The key, then the mode, give way to it.
+            # "key login" and "mode def…" stayed.)  The key, the mode, then the agent give way to it.
             avail = self.content_region.width - line1.cell_len
             want = min(cell_len(one_line(init.cwd)), CWD_ROOM) + 2
-            spare = [f for f in fields if f[0] in ("key ", "mode ")]
+            spare = sorted((f for f in fields if f[0] in GIVE_WAY), key=lambda f: GIVE_WAY.index(f[0]))
             while spare and sum(2 + cell_len(p) + safe_line(v, 80).cell_len for p, v in fields) + want > avail:
                 fields.remove(spare.pop(0))
+        before = ""
         for prefix, value in fields:
-            line1.append(gap())
+            line1.append(" · " if before == AGENT_FIELD and not prefix else gap())  # ("Cursor · Auto")
+            before = prefix
+            if prefix == AGENT_FIELD:
+                line1.append_text(safe_line(value, 80))
+                continue
             if prefix:
                 line1.append(prefix, style="dim")
             line1.append_text(safe_line(value, 80, style="bold" if not prefix else ""))
