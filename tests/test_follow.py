@@ -84,6 +84,37 @@ def test_follow_reads_growth_truncation_and_rotation(tmp_path):
         copy.close()
 
 
+def test_follow_sees_a_file_rewritten_in_place_by_a_longer_one(tmp_path):
+    """(From a new-user trial.)  `cp other.ndjson run.ndjson` onto a followed file keeps its
+    inode, and its new size is more than was read: it seemed to have grown, and the new run
+    was read from the old offset, mid-line (one malformed line, then its events as unknown,
+    read as the old run's format).  The bytes last read are checked after each wait."""
+    import threading
+
+    from viewer.core.sources import follow_file
+
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(ev(0) + ev(1))
+    stop = threading.Event()
+    chunks = follow_file(str(path), stop, poll_interval=0.01, caught_up=True)
+    try:
+        assert next(chunks) == ev(0) + ev(1) and next(chunks) == b""
+        fd = os.open(path, os.O_WRONLY)  # rewritten in place, never shorter than before
+        os.pwrite(fd, b"".join(ev(i) for i in range(10, 20)), 0)
+        os.close(fd)
+        assert next(chunks) is None  # a new stream...
+        assert next(chunks) == b"".join(ev(i) for i in range(10, 20))  # ...read from its start
+        with open(path, "ab") as f:  # then growth is growth again
+            f.write(ev(20))
+        got = next(chunks)
+        while got == b"":
+            got = next(chunks)
+        assert got == ev(20)
+    finally:
+        stop.set()
+        chunks.close()
+
+
 def test_pipe_feed_tee_saves_exact_bytes(tmp_path):
     from viewer.core.record import Recorder
 

@@ -612,6 +612,10 @@ class PipeReader(_ReaderThread):
             sel.close()
 
 
+#: Bytes at the end of what ``follow_file`` read that it checks are still there after a wait.
+TAIL_CHECK = 128
+
+
 def follow_file(
     path: str,
     stop: threading.Event,
@@ -627,6 +631,11 @@ def follow_file(
     pos = 0
     missing_reported = False
     lost = False  # the file was deleted after it had been read
+    # The last bytes read (up to TAIL_CHECK), looked at again after each wait: a file replaced
+    # in place by a longer one (`cp other.ndjson run.ndjson`: the same inode, truncated and
+    # rewritten between two looks) only seems to have grown.
+    tail = b""
+    waited = False
     try:
         while not stop.is_set():
             if opened is None:
@@ -640,6 +649,7 @@ def follow_file(
                     continue
                 missing_reported = False
                 pos = 0
+                tail = b""
                 if lost:  # deleted, now back: another file, another stream
                     lost = False
                     yield None
@@ -655,12 +665,23 @@ def follow_file(
                     os.close(fd)
                     opened = None
                 continue
+            if waited and tail:
+                waited = False
+                try:
+                    same = os.pread(fd, len(tail), pos - len(tail)) == tail
+                except OSError:
+                    same = False
+                if not same:  # rewritten since: a new stream, read from its start
+                    pos, tail = 0, b""
+                    yield None
+                    continue
             try:
                 chunk = os.pread(fd, CHUNK, pos)
             except OSError:
                 chunk = b""
             if chunk:
                 pos += len(chunk)
+                tail = (tail + chunk)[-TAIL_CHECK:] if len(chunk) < TAIL_CHECK else chunk[-TAIL_CHECK:]
                 yield chunk
                 continue
             # At EOF: look for truncation or rotation.
@@ -678,12 +699,13 @@ def follow_file(
                     lost = True
                 continue
             if cur.st_size < pos:
-                pos = 0
+                pos, tail = 0, b""
                 yield None
                 continue
             if caught_up and cur.st_size <= pos:  # (not when it grew since the read)
                 yield b""
             stop.wait(poll_interval)
+            waited = True
     finally:
         if opened is not None:
             os.close(opened[0])
