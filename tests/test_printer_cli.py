@@ -1420,6 +1420,18 @@ def test_save_leaves_its_file_as_it_was_when_the_input_is_refused_or_empty(h, tm
     assert timing.read_text().startswith("# agent-viewer timing v1\n") and "100\t0" not in timing.read_text()
 
 
+def test_save_names_its_timing_file_when_that_cannot_be_written(h, tmp_path):
+    """(From a new-user trial.)  With FILE.timing a directory, the error named FILE, which
+    was fine, and had emptied it."""
+    copy = tmp_path / "copy.ndjson"
+    copy.write_bytes(b"old\n")
+    (tmp_path / "copy.ndjson.timing").mkdir()
+    cp = run_cli(h, "--print", "--save", str(copy), input=_run("hello"))
+    assert cp.returncode == 2, cp
+    assert cp.stderr.decode() == f"agent-viewer: error: --save {copy}: cannot write {copy}.timing (Is a directory)\n"
+    assert copy.read_bytes() == b"old\n"
+
+
 @pytest.mark.parametrize("at", [1, 8])
 def test_a_piped_stream_with_a_line_of_nul_bytes_is_read_not_refused(h, at):
     """(From a review.)  A pipe's first read (up to a MB) was checked whole: a line of NULs in

@@ -306,8 +306,9 @@ def open_recorder(save: str | None):
         raise SourceError(f"--save {save}: is a directory")
     try:
         return Recorder(save)
-    except OSError as exc:
-        raise SourceError(f"--save {save}: cannot write ({exc.strerror})") from None
+    except OSError as exc:  # (the timing sidecar's name, if it is the one: a directory, say)
+        which = "" if exc.filename in (None, save) else f" {exc.filename}"
+        raise SourceError(f"--save {save}: cannot write{which} ({exc.strerror})") from None
 
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
