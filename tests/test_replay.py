@@ -412,6 +412,23 @@ def test_recorder_reports_a_full_disk_and_stops(tmp_path):
     rec.close()
 
 
+def test_recorder_says_what_it_saved(tmp_path):
+    """What the TUI says on stderr as it exits with --save: the size saved, or that the file
+    was left as it was (or not made) when nothing was read."""
+    path = tmp_path / "copy.ndjson"
+    rec = Recorder(str(path))
+    rec.close()
+    assert rec.outcome() == f"nothing was read: {path} was not written" and not path.exists()
+    path.write_bytes(b"old\n")
+    rec = Recorder(str(path))
+    rec.close()
+    assert rec.outcome() == f"nothing was read: {path} was left as it was" and path.read_bytes() == b"old\n"
+    rec = Recorder(str(path))
+    rec.write(b'{"type":"x"}\n' * 200)
+    rec.close()
+    assert rec.outcome() == f"saved 2.5 KB to {path}" and path.stat().st_size == 2600
+
+
 def test_recorder_ignores_writes_after_it_is_closed(tmp_path):
     """A reader thread may still tee a chunk while the viewer quits and closes the copy."""
     rec = Recorder(str(tmp_path / "copy.ndjson"))

@@ -704,6 +704,24 @@ async def test_the_header_names_the_agent_before_its_model(agent, stream, says):
             assert says.split(" · ")[0].strip() not in narrow and "…" in narrow, narrow
 
 
+async def test_the_screen_says_a_copy_is_being_saved(tmp_path):
+    """(From a new-user trial.)  `... | agent-viewer --save run.ndjson`: nothing on screen said
+    a copy was being kept, nor where."""
+    from viewer.core.record import Recorder
+
+    rec = Recorder(str(tmp_path / "copy.ndjson"))
+    clock = lambda: 0.0  # noqa: E731
+    app = AgentViewerApp(BytesFeed(sample("demo_session.ndjson"), live=True, clock=clock), clock=clock, recorder=rec)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            said = [n.message for n in app._notifications]
+            assert f"What is read is saved to {tmp_path}/copy.ndjson (its times to {tmp_path}/copy.ndjson.timing, " \
+                "for --replay)." in said, said
+    finally:
+        rec.close()
+
+
 async def test_a_big_file_shows_its_first_screen_before_most_of_it_is_decoded(tmp_path, monkeypatch):
     """The first screen of a saved file comes after its first chunk, and is painted before
     the load goes on.  (A saved file's chunks are decoded as the app takes them: taking 64 at

@@ -25,6 +25,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from viewer.core.formats.common import human_bytes
+
 TIMING_SUFFIX = ".timing"
 TIMING_HEADER = "# agent-viewer timing v1\n"
 
@@ -62,6 +64,7 @@ class Recorder:
         # when the first bytes come.
         self._created: list[str] = []
         self._data = self._open(path, "wb")
+        self._existed = path not in self._created
         try:
             self._timing = self._open(timing_path(path), "w")
         except OSError:
@@ -167,6 +170,13 @@ class Recorder:
                 f.close()
             except OSError:
                 pass
+
+    def outcome(self) -> str:
+        """What was saved, said once the viewer stops ("saved 1.2 MB to run.ndjson")."""
+        if not self._begun:
+            return f"nothing was read: {self.path} was left as it was" if self._existed \
+                else f"nothing was read: {self.path} was not written"
+        return f"saved {human_bytes(self.offset)} to {self.path}"
 
     def close(self) -> None:
         with self._lock:

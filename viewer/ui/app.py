@@ -32,6 +32,7 @@ from viewer.core.detail import call_target
 from viewer.core.feed import Feed
 from viewer.core.formats import get_format
 from viewer.core.model import Change, Session, StreamModel, ref_span
+from viewer.core.record import timing_path
 from viewer.core.sanitize import clean, one_line
 from viewer.ui.launch import THEME_ENV
 from viewer.ui.render import (
@@ -331,6 +332,9 @@ class AgentViewerApp(App[int]):
         gc.set_threshold(*GC_THRESHOLDS)
         if self.greeting:
             self.notify(self.greeting, title="Demo", timeout=10, markup=False)
+        if self.recorder is not None:  # (a trial: nothing on screen said a copy was being kept)
+            self.notify(f"What is read is saved to {self.recorder.path} (its times to "
+                        f"{timing_path(self.recorder.path)}, for --replay).", title="Saving", timeout=6, markup=False)
         self._use_theme_asked()
         self.after_mount()
         # Start reading after the first paint: the screen comes up at once, whatever the size

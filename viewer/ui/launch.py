@@ -152,8 +152,8 @@ def launch(path: str | None, follow: bool = False, save: str | None = None, demo
             feed.stop()
             if recorder is not None:
                 recorder.close()
-    if recorder is not None and recorder.error:
-        tell(recorder.error, sys.stderr)  # (it names the --save path)
+    if recorder is not None:  # (it names the --save path)
+        tell(recorder.error or recorder.outcome(), sys.stderr)
     if app.exit_note:  # (why the exit status is not 0: the run failed, or had not ended)
         tell(app.exit_note, sys.stderr)
     return app.return_code or 0
