@@ -3430,6 +3430,16 @@ async def test_a_running_call_is_not_told_in_the_past_tense():
             " ".join(s.text for s in app.transcript._render_strips(t.block, 80)[:1]).split())
 
 
+async def test_a_file_of_blank_lines_is_said_to_hold_only_those():
+    """(From a new-user trial.)  Three blank lines were "the input was empty (not one line of
+    text)"; q's exit line said it too."""
+    app = make_app(b"\n \n\n")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert "◌ NO EVENTS  the input held only 3 blank lines" in app.header.render_line(0).text
+        assert app.quit_status()[1] == "the input holds no events: only 3 blank lines"
+
+
 async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too():
     """(From a new-user trial.)  The header said NO EVENTS, the detail "No tool calls in this run
     yet.": the file is read after the first screen, and the detail was not told it ended."""

@@ -199,16 +199,18 @@ QUIET_EVERY = 60
 MALFORMED_LISTED = 20
 
 
-def no_events(malformed: int) -> str:
+def no_events(malformed: int, blank: int = 0) -> str:
     if malformed:
         return (f"the input holds no events: not one of its lines is a JSON object ({malformed:,} "
                 "malformed; is it an NDJSON stream?)")
+    if blank:  # (not "empty": a trial's file of three blank lines)
+        return f"the input holds no events: only {plural(blank, 'blank line')}"
     return "the input is empty (not one line of text)"
 
 
-def session_problem(s: Session | None, malformed: int = 0) -> str:
+def session_problem(s: Session | None, malformed: int = 0, blank: int = 0) -> str:
     if s is None:
-        return no_events(malformed)
+        return no_events(malformed, blank)
     if s.result is None:
         return "the run ended without a result"
     if s.state == "failed":
@@ -542,7 +544,7 @@ class TextPrinter(Printer):
                     why = session_problem(other)
                     if why:
                         tell(f"session {other.index + 1} of {len(m.sessions)}: {why}", self.err)
-        problem = session_problem(cur, self.decoder.malformed)
+        problem = session_problem(cur, self.decoder.malformed, self.decoder.blank_lines)
         if m.foreign:
             problem = foreign_problem(m.events - m.duplicates, m.format, m.other_agent) + "; each is listed as unknown"
         elif m.other_agent and not self._agent_told:
@@ -588,7 +590,7 @@ class JsonPrinter(_RunsPrinter):
             return
         if self._before_restart is not None and self._before_restart[0] == runs.events:
             return  # (nothing came since it last started over: that was told then)
-        problem = runs.problem(self.decoder.malformed)
+        problem = runs.problem(self.decoder.malformed, self.decoder.blank_lines)
         cut = bool(problem) and runs.last_result() is None and runs.unknown < runs.events
         if cut:
             sid = runs.current
@@ -650,7 +652,7 @@ class JsonPrinter(_RunsPrinter):
 
     def close(self) -> int:
         self.tell_malformed_count(self.err, self.decoder.malformed)  # (workers send only their first)
-        problem = self.runs.problem(self.decoder.malformed)
+        problem = self.runs.problem(self.decoder.malformed, self.decoder.blank_lines)
         before = self._before_restart
         if before is not None and before[0] == self.runs.events:  # (nothing since the file started over)
             _, problem, told = before
@@ -821,11 +823,11 @@ class RunOutcome:
         if self.other_agent:
             tell(agent_note(self.other_agent, self.format), err)
 
-    def problem(self, malformed: int = 0) -> str:
-        """Why the run did not succeed ("" when it did); ``malformed``: lines that were not
-        events."""
+    def problem(self, malformed: int = 0, blank: int = 0) -> str:
+        """Why the run did not succeed ("" when it did); ``malformed``, ``blank``: lines that
+        were not events."""
         if not self.events:
-            return no_events(malformed)
+            return no_events(malformed, blank)
         if self.unknown == self.events:
             return foreign_problem(self.events, self.format, self.other_agent)
         return self.why(self.last_result(), self.last_format())
@@ -855,7 +857,7 @@ class StreamJsonPrinter(_RunsPrinter):
         """Every event is out; the exit status says how the run went, as in the other modes."""
         self.out.flush()
         self.tell_malformed_count(self.err)
-        problem = self.runs.problem(self.decoder.malformed)
+        problem = self.runs.problem(self.decoder.malformed, self.decoder.blank_lines)
         if problem:
             tell(problem, self.err)
             return EXIT_RUN_FAILED

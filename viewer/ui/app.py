@@ -316,6 +316,7 @@ class AgentViewerApp(App[int]):
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
         self.header.unchanged_for = self.feed.unchanged_for
+        self.header.blank_lines = lambda: self.feed.ingest.decoder.blank_lines
         self.header.caught_up_at = self.timeline.caught_up_at = lambda: self.feed.caught_up_at
         if self.feed.live:  # (what it waits on, and since when, until the first event)
             self.header.started_at = self.clock()
@@ -1083,7 +1084,7 @@ class AgentViewerApp(App[int]):
             return EXIT_RUN_FAILED, "quit before any event came"
         if s is not None and s.result is None and not s.ended:
             return EXIT_RUN_FAILED, "quit before the run ended"
-        problem = session_problem(s, m.malformed_lines)
+        problem = session_problem(s, m.malformed_lines, self.feed.ingest.decoder.blank_lines)
         return (EXIT_RUN_FAILED, problem) if problem else (EXIT_OK, "")
 
     def action_interrupt(self) -> None:

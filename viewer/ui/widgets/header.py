@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from viewer.core.detail import fmt_cache_read, fmt_cost, fmt_duration, fmt_tokens, fmt_wait
+from viewer.core.formats.common import plural
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line, uncoloured
 from viewer.ui.render import BADGE, StillWritten, fmt_clock, keep_end, own_since, safe_line
@@ -73,6 +74,7 @@ class SessionHeader(Widget):
         self.live_source = False
         #: Seconds since the input last changed (a followed file), when known.
         self.unchanged_for: Callable[[], float | None] | None = None
+        self.blank_lines: Callable[[], int] = lambda: 0  # (the input's: see NO EVENTS)
         #: When the records a followed file held as it was opened had been read (see
         #: Feed.caught_up_at), and the wall clock (seconds since the epoch) to set a run's own
         #: times against, for such a run's clock.
@@ -188,7 +190,9 @@ class SessionHeader(Widget):
                 line1.append(f" {one_line(self.refused, 300)}")
             elif m is not None and m.ended:
                 line1.append(" ◌ NO EVENTS ", style=STATE_STYLES["ended"][1])
+                blank = self.blank_lines()
                 line1.append(" the input ended without a single JSON event" if m.malformed_lines
+                             else f" the input held only {plural(blank, 'blank line')}" if blank
                              else " the input was empty (not one line of text)")
                 if self.extra:  # e.g. a replayed file that changed since it was read
                     line1.append(f"  ({one_line(self.extra, 200)})", style="cyan")
