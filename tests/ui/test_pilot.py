@@ -394,6 +394,34 @@ async def test_a_paused_replay_says_paused_from_its_first_frame(monkeypatch):
         assert "going to event 300" in _plain(app, app.header)
 
 
+async def test_a_replay_played_to_the_end_of_a_file_still_written_says_so(tmp_path):
+    """(From a new-user trial.)  Opening a file an agent was still writing said "⚠ still being
+    written? agent-viewer --follow …"; replaying it said nothing at its end, under ENDED WITHOUT
+    RESULT.  The file grows after it was read, as an agent's does."""
+    from viewer.core.feed import StoreFeed
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.ui.replay import ReplayApp
+
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(b"".join(lines[:30]))
+    feed = StoreFeed(str(path))
+    index = FileIndex(feed.store, path.stat().st_size)
+    index.read()
+    app = ReplayApp(Replay(index=index, playing=False), feed, clock=lambda: 0.0, start_reading=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.header.still_written is None
+        with open(path, "ab") as f:
+            f.write(b"".join(lines[30:40]))
+        await pilot.press("end")
+        await settle(pilot)
+        assert app.model.current.result is None and app.header.still_written is not None
+        assert app.header.render_line(1).text.startswith("⚠ still being written? (--follow reads on)")
+        said = list(app._notifications)[-1].message
+        assert said == f"The file may still be written (it has grown since it was read): agent-viewer --follow {path} keeps reading it."
+
+
 async def test_replay_controls_step_seek_and_speed():
     app = make_replay_app(sample("demo_session.ndjson"))
     replay = app.replay

@@ -213,6 +213,14 @@ class StoreFeed(Feed):
         super().__init__()
         self.label = path
         self.store = FileStore(path)
+        #: How much of the file the replay read, once it has read it to its end (None: not yet).
+        self.read_to: int | None = None
+
+    def still_written(self, recent: float = 60.0) -> str:
+        """As :meth:`FileFeed.still_written`, once the replay has read the file to its end."""
+        if self.read_to is None:
+            return ""
+        return still_written(self.store.fileno(), self.read_to, recent)
 
 
 class BytesFeed(Feed):

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Input
 
 from viewer.core.decode import Malformed
 from viewer.core.detail import fmt_duration
-from viewer.core.feed import Feed
+from viewer.core.feed import Feed, StoreFeed
 from viewer.core.model import Change
 from viewer.core.replay import ERROR, TOOL_START, Replay
 from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
@@ -157,6 +157,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._drawn = None  # what the bar showed last
         self._elapsed_drawn = ""  # and the header's clock
         self._told_changed = False
+        self._looked_if_written = False  # (the file, once played to its end: see pump)
 
     def quit_status(self) -> tuple[int, str]:
         """A replay is not the run: quitting it says nothing of how the run went."""
@@ -227,6 +228,13 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self._refresh_all(self._end_flags(), None, None)
             if self.view_index < 0:  # no run at all (the detail pane says so, not "yet")
                 self._show_no_run()
+        if self._read and self.replay.at_end and not self._looked_if_written and self.model.current is not None:
+            # Played to the end of a run without a result: the file may still be written (a
+            # trial replayed one an agent was writing, and was not told).
+            self._looked_if_written = True
+            if index is not None and isinstance(self.feed, StoreFeed):
+                self.feed.read_to = index.bytes_read
+            self._tell_if_still_written()
         if not deltas and self.replay.playing:  # (paused, a spinner that turns says it plays)
             self._tick_animations()
         s = self.session
