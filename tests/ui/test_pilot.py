@@ -422,6 +422,24 @@ async def test_a_replay_played_to_the_end_of_a_file_still_written_says_so(tmp_pa
         assert said == f"The file may still be written (it has grown since it was read): agent-viewer --follow {path} keeps reading it."
 
 
+async def test_a_transcript_search_match_stays_in_view_when_the_window_gets_smaller():
+    """(From a new-user trial.)  A match in view in a run that fitted the transcript went below
+    the view of a smaller window, which showed the run's top until n."""
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, lines[:60])
+        await settle(pilot)
+        await pilot.press("slash", *"todos", "enter")
+        await settle(pilot)
+        tr = app.transcript
+        hit = tr.highlight_block
+        assert hit >= 0 and tr.scroll_y == 0 and tr.block_top(hit) > 8  # in view: the run fits
+        await pilot.resize_terminal(60, 20)
+        await settle(pilot)
+        assert tr.scrollable_content_region.height < tr.block_top(hit)  # (it would be out of view at the top)
+        assert "Updated todos" in _plain(app, tr) and tr.highlight_block == hit
+
+
 async def test_replay_controls_step_seek_and_speed():
     app = make_replay_app(sample("demo_session.ndjson"))
     replay = app.replay

@@ -53,6 +53,7 @@ class BlockView(ScrollView, can_focus=True):
         self._starts: list[int] = [0]
         self._exact: list[bool] = []  # height measured by rendering (else estimated)
         self._width = 0
+        self._laid_out_height = 0  # the view's height as the last resize left it
         self._cache: LRUCache[tuple[int, Hashable, int], list[Strip]] = LRUCache(512)
         self.follow = True
         #: The bottom of the view is at the end.  Kept as the user left it, so a window made
@@ -359,6 +360,7 @@ class BlockView(ScrollView, can_focus=True):
     # -- drawing -------------------------------------------------------------------
     def on_resize(self) -> None:
         self.sync()  # blocks are measured again only when the width changed
+        self._laid_out_height = self.scrollable_content_region.height
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

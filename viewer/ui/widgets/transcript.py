@@ -395,6 +395,21 @@ class Transcript(BlockView):
         self.mark_selected(target)
         self.post_message(self.ToolClicked(target))
 
+    def on_resize(self) -> None:
+        """A search's match in view stays in view when the window gets smaller (a trial's went
+        below a lower view, which showed the run's top until n)."""
+        hb = self.highlight_block
+        top = int(self.scroll_y)
+        shown = 0 <= hb < self.block_count() and self._overlaps(hb, top, top + self._laid_out_height)
+        super().on_resize()
+        top = int(self.scroll_y)
+        if shown and not self._overlaps(hb, top, top + self.scrollable_content_region.height):
+            self.scroll_to_block(hb, top=False)
+            self.scroll_to_text(hb, self.highlight_query)
+
+    def _overlaps(self, index: int, top: int, bottom: int) -> bool:
+        return self.block_top(index) < bottom and self.block_top(index + 1) > top
+
     def message_to_copy(self) -> tuple[str, str] | None:
         """What ``y`` copies here, and what it is: the search's match when it is on screen, else
         the last message on screen (when following: the newest, the run's answer once it has
