@@ -352,7 +352,10 @@ class DetailView(BlockView):
         subcalls = s.subcalls_of(t) if s is not None else []
         if subcalls:
             grid.add_row("sub-agent", Text("ran " + _numbers(subcalls)))
-        grid.add_row("kind", safe_line(t.kind_key, 100))
+        # As the stream names it, after the tool list's name when that is another: "Shell
+        # (command_execution)" (a trial matched the list's Shell to nothing here).
+        kind = t.kind_key if one_line(t.short) == one_line(t.kind_key) else f"{one_line(t.short)} ({t.kind_key})"
+        grid.add_row("kind", safe_line(kind, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
         # Where its events are in the stream (line numbers; r shows them raw).
         # After a followed file started over, the lines read count on across that (as in a
