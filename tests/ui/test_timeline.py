@@ -1020,11 +1020,14 @@ async def test_clearing_a_search_follows_a_live_run_again_after_its_box_gave_the
         assert tr.follow and tr.scroll_y == tr.max_scroll_y
 
 
-async def test_a_long_path_titling_a_files_contents_wraps_whole_in_the_detail():
+@pytest.mark.parametrize("path", [
+    "/tmp/claude-1000/-home-saurabh-Projects-maestro/9afe9e75-89bb-404f-b3d6-b1280cab2cda/scratchpad/spike.txt",
+    "services/billing/src/main/java/com/example/invoice/totals/TaxAndDiscountCalculator.java",  # (relative)
+])
+async def test_a_long_path_titling_a_files_contents_wraps_whole_in_the_detail(path):
     """(From a trial.)  A written file's section, titled by its path, was cut at the row's end
     ("/tmp/claude-1000/-home-saurabh-Projects-maestro/9afe9e75-…"): its name was lost.  It
-    wraps after a "/", whole, as the heading's target does."""
-    path = "/tmp/claude-1000/-home-saurabh-Projects-maestro/9afe9e75-89bb-404f-b3d6-b1280cab2cda/scratchpad/spike.txt"
+    wraps after a "/", whole, as the heading's target does; a relative path too."""
     args = {"path": path, "fileText": "HELLO\n"}
     done_ = {"success": {"path": path, "linesCreated": 1, "fileSize": 6}}
     data = b"".join([*HEAD, start("c1", "writeToolCall", args), done("c1", "writeToolCall", args, done_), RESULT])
@@ -1035,6 +1038,6 @@ async def test_a_long_path_titling_a_files_contents_wraps_whole_in_the_detail():
         await settle(pilot)
         view = app.screen.query_one("#zoom-detail")
         rows = [view.render_line(y).text.strip() for y in range(view.size.height)]
-        at = next((i for i, row in enumerate(rows) if row.startswith("/tmp/claude-1000/")), None)
+        at = next((i for i, row in enumerate(rows) if row.startswith(path[:12])), None)
         assert at is not None, "\n".join(rows)
         assert rows[at] + rows[at + 1] == path, rows[at:at + 3]

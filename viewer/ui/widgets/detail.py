@@ -67,18 +67,21 @@ class _Heading:
     """A call's label and target (sanitized).  A path too long for the width is broken after
     a "/", not mid-name as Rich would fold it ("tests/test" / "_totals.py")."""
 
-    def __init__(self, lead: Text | Callable[[], Text], target: str, style: str = "cyan") -> None:
+    def __init__(self, lead: Text | Callable[[], Text], target: str, style: str = "cyan", words: bool = False) -> None:
+        """``words``: the target is a path with words after it ("src/a.py (new file)"), broken
+        after a "/" or a space; else one with a space (a command) is left to Rich."""
         self.lead, self.target = lead, target  # (a callable: made when drawn, a running call's spinner)
         self.style = style
+        self.words = words
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width, target = options.max_width, self.target
         line = self.lead() if callable(self.lead) else self.lead.copy()
-        if line.cell_len + cell_len(target) <= width or "/" not in target or " " in target:
+        if line.cell_len + cell_len(target) <= width or "/" not in target or (" " in target and not self.words):
             line.append(target, style=self.style)
             yield line
             return
-        for piece in re.findall(r"[^/]*/|[^/]+", target):
+        for piece in re.findall(r"[^/ ]*/|[^/ ]+ *| +" if self.words else r"[^/]*/|[^/]+", target):
             if line.cell_len and line.cell_len + cell_len(piece) > width:
                 yield line
                 line = Text()
@@ -294,10 +297,12 @@ class DetailView(BlockView):
         body, note = truncate_body(composed(body) if len(body) < COMPOSE_MAX else body)
         title = one_line(sec.title, 500)
         # A path (a file's contents, a listed directory) wraps after a "/", whole: cut at the
-        # row's end, a long one lost its file name ("/tmp/claude-1000/-home-…").
-        path = title.startswith("/")
+        # row's end, a long one lost its file name ("/tmp/claude-1000/-home-…").  Relative too,
+        # and with words after it ("… (new file)").
+        path = "/" in title.split(" ", 1)[0]
         parts: list[RenderableType | _Chunk] = [
-            _Heading(Text(), title, style="bold underline") if path else safe_line(title, 200, style="bold underline")]
+            _Heading(Text(), title, style="bold underline", words=True) if path
+            else safe_line(title, 200, style="bold underline")]
         lexer = lexer_for(sec.lang, body) if sec.kind == "code" else ""
         kind, lang = sec.kind, sec.lang
         lazy = len(body) > LAZY_FROM
