@@ -1020,17 +1020,23 @@ async def test_clearing_a_search_follows_a_live_run_again_after_its_box_gave_the
         assert tr.follow and tr.scroll_y == tr.max_scroll_y
 
 
-@pytest.mark.parametrize("path", [
-    "/tmp/claude-1000/-home-saurabh-Projects-maestro/9afe9e75-89bb-404f-b3d6-b1280cab2cda/scratchpad/spike.txt",
-    "services/billing/src/main/java/com/example/invoice/totals/TaxAndDiscountCalculator.java",  # (relative)
+@pytest.mark.parametrize(("path", "kind"), [
+    ("/tmp/claude-1000/-home-saurabh-Projects-maestro/9afe9e75-89bb-404f-b3d6-b1280cab2cda/scratchpad/spike.txt",
+     "writeToolCall"),
+    ("services/billing/src/main/java/com/example/invoice/totals/TaxAndDiscountCalculator.java",  # (relative)
+     "writeToolCall"),
+    ("/home/maya/code/invoice-tool/src/invoice_tool/formatting/currencies/money_and_tax.py", "editToolCall"),  # "(new file)" after
 ])
-async def test_a_long_path_titling_a_files_contents_wraps_whole_in_the_detail(path):
+async def test_a_long_path_titling_a_files_contents_wraps_whole_in_the_detail(path, kind):
     """(From a trial.)  A written file's section, titled by its path, was cut at the row's end
     ("/tmp/claude-1000/-home-saurabh-Projects-maestro/9afe9e75-…"): its name was lost.  It
-    wraps after a "/", whole, as the heading's target does; a relative path too."""
+    wraps after a "/", whole, as the heading's target does; a relative path too, and one with
+    words after it (a new file's: it was folded mid-name)."""
     args = {"path": path, "fileText": "HELLO\n"}
     done_ = {"success": {"path": path, "linesCreated": 1, "fileSize": 6}}
-    data = b"".join([*HEAD, start("c1", "writeToolCall", args), done("c1", "writeToolCall", args, done_), RESULT])
+    if kind == "editToolCall":
+        done_ = {"success": {"path": path, "afterFullFileContent": "HELLO\n", "linesAdded": 1}}
+    data = b"".join([*HEAD, start("c1", kind, args), done("c1", kind, args, done_), RESULT])
     app = make_app(data)
     async with app.run_test(size=(80, 30)) as pilot:
         await settle(pilot)
@@ -1040,4 +1046,5 @@ async def test_a_long_path_titling_a_files_contents_wraps_whole_in_the_detail(pa
         rows = [view.render_line(y).text.strip() for y in range(view.size.height)]
         at = next((i for i, row in enumerate(rows) if row.startswith(path[:12])), None)
         assert at is not None, "\n".join(rows)
-        assert rows[at] + rows[at + 1] == path, rows[at:at + 3]
+        title = path + (" (new file)" if kind == "editToolCall" else "")
+        assert rows[at] + rows[at + 1] == title and rows[at].endswith("/"), rows[at:at + 3]
