@@ -274,6 +274,21 @@ class Printer:
     def close(self) -> int:  # pragma: no cover - interface
         raise NotImplementedError
 
+    @property
+    def has_run(self) -> bool:  # pragma: no cover - interface
+        """The input has a run with an event."""
+        raise NotImplementedError
+
+    @property
+    def run_over(self) -> bool:  # pragma: no cover - interface
+        """The input's last run has its result (a pipe read on after its reader went stops)."""
+        raise NotImplementedError
+
+    @property
+    def run_unended(self) -> bool:
+        """The input has a run, and its last one has no result (yet)."""
+        return self.has_run and not self.run_over
+
 
 class _RunsPrinter(Printer):
     """A printer that follows the runs cheaply, in :attr:`runs` (a :class:`RunOutcome`)."""
@@ -281,14 +296,12 @@ class _RunsPrinter(Printer):
     runs: RunOutcome
 
     @property
-    def run_over(self) -> bool:
-        """The input's last run has its result (a pipe read on after its reader went stops)."""
-        return self.runs.last_result() is not None
+    def has_run(self) -> bool:
+        return self.runs.events > 0
 
     @property
-    def run_unended(self) -> bool:
-        """The input has a run, and its last one has no result (yet)."""
-        return self.runs.events > 0 and not self.run_over
+    def run_over(self) -> bool:
+        return self.runs.last_result() is not None
 
 
 class TextPrinter(Printer):
@@ -396,15 +409,13 @@ class TextPrinter(Printer):
 
     @property
     def run_over(self) -> bool:
-        """The input's last run has its result (a pipe read on after its reader went stops)."""
         s = self._last_run
         return s is not None and s.result is not None
 
     @property
-    def run_unended(self) -> bool:
-        """The input has a run, and its last one has no result (yet)."""
+    def has_run(self) -> bool:
         s = self._last_run
-        return s is not None and s.events > 0 and s.result is None
+        return s is not None and s.events > 0
 
     def idle(self, now: float | None = None) -> None:
         """The input (a pipe) has been silent a while: after QUIET_FIRST seconds, and every
