@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import os
 from pathlib import Path
 
 import orjson
@@ -418,15 +419,40 @@ def test_recorder_says_what_it_saved(tmp_path):
     path = tmp_path / "copy.ndjson"
     rec = Recorder(str(path))
     rec.close()
-    assert rec.outcome() == f"nothing was read: {path} was not written" and not path.exists()
+    assert rec.outcome() == f"nothing was saved: {path} was not written" and not path.exists()
     path.write_bytes(b"old\n")
     rec = Recorder(str(path))
     rec.close()
-    assert rec.outcome() == f"nothing was read: {path} was left as it was" and path.read_bytes() == b"old\n"
+    assert rec.outcome() == f"nothing was saved: {path} was left as it was" and path.read_bytes() == b"old\n"
     rec = Recorder(str(path))
     rec.write(b'{"type":"x"}\n' * 200)
     rec.close()
     assert rec.outcome() == f"saved 2.5 KB to {path}" and path.stat().st_size == 2600
+
+
+def test_recorder_saves_to_a_fifo_and_leaves_no_file_through_a_dangling_symlink(tmp_path):
+    """(From a review.)  Emptying the copy at the first bytes (ftruncate) failed on a FIFO:
+    "saving to f stopped: Invalid argument".  And a symlink to nothing yet, with nothing read,
+    left its target behind, said to be "left as it was"."""
+    import threading
+
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    rec = Recorder(str(fifo))
+    rec.write(b'{"type":"x"}\n')
+    rec.close()
+    reader.join(5)
+    assert rec.error is None and got == [b'{"type":"x"}\n']
+
+    link = tmp_path / "link.ndjson"
+    link.symlink_to(tmp_path / "target.ndjson")
+    rec = Recorder(str(link))
+    rec.close()
+    assert not (tmp_path / "target.ndjson").exists() and link.is_symlink()
+    assert rec.outcome() == f"nothing was saved: {link} was not written"
 
 
 def test_recorder_ignores_writes_after_it_is_closed(tmp_path):

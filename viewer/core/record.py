@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -64,7 +65,7 @@ class Recorder:
         # when the first bytes come.
         self._created: list[str] = []
         self._data = self._open(path, "wb")
-        self._existed = path not in self._created
+        self._existed = not self._created
         try:
             self._timing = self._open(timing_path(path), "w")
         except OSError:
@@ -73,10 +74,16 @@ class Recorder:
             raise
 
     def _open(self, path: str, mode: str):
-        existed = os.path.lexists(path)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)  # (not O_TRUNC: see _begin)
-        if not existed:
+        """Open ``path`` to write, not emptied (see _begin); made if missing, and then noted
+        (the file, a symlink's target: removed if nothing comes)."""
+        try:  # (made here, by this open: not another process's file, made in between)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             self._created.append(path)
+        except FileExistsError:  # (a symlink too, even one to nothing yet)
+            existed = os.path.exists(path)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+            if not existed:
+                self._created.append(os.path.realpath(path))
         if mode == "wb":
             return os.fdopen(fd, mode, buffering=0)
         return os.fdopen(fd, mode, encoding="ascii")
@@ -86,7 +93,8 @@ class Recorder:
         self._begun = True
         for f in (self._data, self._timing):
             f.flush()
-            os.ftruncate(f.fileno(), 0)
+            if stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # (not a FIFO, /dev/null: as O_TRUNC)
+                os.ftruncate(f.fileno(), 0)
         self._timing.write(TIMING_HEADER)
         self._timing.flush()
 
@@ -173,9 +181,9 @@ class Recorder:
 
     def outcome(self) -> str:
         """What was saved, said once the viewer stops ("saved 1.2 MB to run.ndjson")."""
-        if not self._begun:
-            return f"nothing was read: {self.path} was left as it was" if self._existed \
-                else f"nothing was read: {self.path} was not written"
+        if not self._begun:  # (nothing came, or the input was refused at its first bytes)
+            return f"nothing was saved: {self.path} was left as it was" if self._existed \
+                else f"nothing was saved: {self.path} was not written"
         return f"saved {human_bytes(self.offset)} to {self.path}"
 
     def close(self) -> None:
