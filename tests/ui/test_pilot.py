@@ -440,6 +440,24 @@ async def test_a_transcript_search_match_stays_in_view_when_the_window_gets_smal
         assert "Updated todos" in _plain(app, tr) and tr.highlight_block == hit
 
 
+async def test_a_transcript_search_match_in_a_long_block_stays_in_view_when_the_window_gets_lower():
+    """(From a review.)  The match's block was still in the lower view, its top, and the match
+    line below it: the view is kept on the match's line, not its block."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"Nothing is committed", "enter")
+        await settle(pilot)
+        tr = app.transcript
+        assert "Nothing is committed" in _plain(app, tr)
+        await pilot.resize_terminal(120, 20)
+        await settle(pilot)
+        assert "Nothing is committed" in _plain(app, tr)
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        assert "Nothing is committed" in _plain(app, tr)
+
+
 async def test_replay_controls_step_seek_and_speed():
     app = make_replay_app(sample("demo_session.ndjson"))
     replay = app.replay

@@ -359,6 +359,9 @@ class BlockView(ScrollView, can_focus=True):
 
     # -- drawing -------------------------------------------------------------------
     def on_resize(self) -> None:
+        self.resized()  # (a subclass's own on_resize would be called too, Textual calls each class's)
+
+    def resized(self) -> None:
         self.sync()  # blocks are measured again only when the width changed
         self._laid_out_height = self.scrollable_content_region.height
 

@@ -44,6 +44,7 @@ from viewer.ui.render import (
     call_time,
     drawn,
     fit_before,
+    fold,
     mark_matches,
     markdown,
     prose,
@@ -395,20 +396,30 @@ class Transcript(BlockView):
         self.mark_selected(target)
         self.post_message(self.ToolClicked(target))
 
-    def on_resize(self) -> None:
+    def resized(self) -> None:
         """A search's match in view stays in view when the window gets smaller (a trial's went
         below a lower view, which showed the run's top until n)."""
-        hb = self.highlight_block
         top = int(self.scroll_y)
-        shown = 0 <= hb < self.block_count() and self._overlaps(hb, top, top + self._laid_out_height)
-        super().on_resize()
+        line = self._match_line()
+        shown = line is not None and top <= line < top + self._laid_out_height
+        super().resized()
         top = int(self.scroll_y)
-        if shown and not self._overlaps(hb, top, top + self.scrollable_content_region.height):
-            self.scroll_to_block(hb, top=False)
-            self.scroll_to_text(hb, self.highlight_query)
+        line = self._match_line() if shown else None
+        if line is not None and not top <= line < top + self.scrollable_content_region.height:
+            self.scroll_to_block(self.highlight_block, top=False)
+            self.scroll_to_text(self.highlight_block, self.highlight_query)
 
-    def _overlaps(self, index: int, top: int, bottom: int) -> bool:
-        return self.block_top(index) < bottom and self.block_top(index + 1) > top
+    def _match_line(self) -> int | None:
+        """The line of the search's match in the view as it is measured now (its block's
+        first line that shows it), or None."""
+        hb = self.highlight_block
+        if not 0 <= hb < len(self._heights) or not self.highlight_query or not self._width:
+            return None
+        q = fold(self.highlight_query)
+        for k, strip in enumerate(self._render_strips(hb, self._width)):
+            if q in fold(strip.text):
+                return self.block_top(hb) + k
+        return None
 
     def message_to_copy(self) -> tuple[str, str] | None:
         """What ``y`` copies here, and what it is: the search's match when it is on screen, else
