@@ -786,6 +786,33 @@ async def test_the_screen_says_a_copy_is_being_saved(tmp_path):
         rec.close()
 
 
+async def test_a_header_line_that_just_fits_keeps_all_its_fields():
+    """(From a review.)  The fields gave way 4 columns early: the agent's was counted with its
+    internal name, and the " · " after it as a 2-cell gap."""
+    path = REAL_CURSOR_DIR / "maestro__02_shell_tool_call.ndjson"
+    if not path.exists():
+        pytest.skip("no Cursor stream here")
+    app = make_app(path.read_bytes())
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        wide = app.header.render_line(0).text.rstrip()
+        assert "Cursor · " in wide and "key login" in wide and "cursor-spike" in wide, wide
+        await pilot.resize_terminal(len(wide) + 2, 30)  # (the header's padding)
+        await settle(pilot)
+        assert app.header.render_line(0).text.rstrip() == wide
+
+
+async def test_the_agent_gives_way_only_to_a_model_that_names_the_run():
+    """(From a review.)  A run that names no model, only a working directory: the agent is its
+    only name, and it gave way to the directory when narrow."""
+    init = {"type": "system", "subtype": "init", "session_id": "s", "cwd": "/home/someone/code/the-project"}
+    app = make_app(orjson.dumps(init) + b"\n")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        head = app.header.render_line(0).text
+        assert " Cursor " in head and "?" not in head, head
+
+
 async def test_a_big_file_shows_its_first_screen_before_most_of_it_is_decoded(tmp_path, monkeypatch):
     """The first screen of a saved file comes after its first chunk, and is painted before
     the load goes on.  (A saved file's chunks are decoded as the app takes them: taking 64 at
@@ -3502,6 +3529,28 @@ async def test_a_file_of_blank_lines_is_said_to_hold_only_those():
         await settle(pilot)
         assert "◌ NO EVENTS  the input held only 3 blank lines" in app.header.render_line(0).text
         assert app.quit_status()[1] == "the input holds no events: only 3 blank lines"
+    from viewer.core.feed import StoreFeed
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.ui.replay import ReplayApp
+
+    with tempfile.TemporaryDirectory() as tmp:  # (from a review: --replay said "empty")
+        path = os.path.join(tmp, "blank.ndjson")
+        with open(path, "wb") as f:
+            f.write(b"\n \n\r\n")
+        feed = StoreFeed(path)
+        index = FileIndex(feed.store, 5)
+        index.read()
+        app = ReplayApp(Replay(index=index, playing=True), feed, clock=lambda: 0.0, start_reading=False)
+        await _blank_replay_says_so(app)
+
+
+async def _blank_replay_says_so(app) -> None:
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert "◌ NO EVENTS  the input held only 3 blank lines" in app.header.render_line(0).text
+        await pilot.press("h")
+        await settle(pilot)
+        assert "3 blank lines" in screen_rows(app)
 
 
 async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too():

@@ -36,7 +36,7 @@ from viewer.core.decode import (
 )
 from viewer.core.formats import DETECT_BYTES, Format, detect_first, detect_head, get_format
 from viewer.core.model import Delta, StreamModel
-from viewer.core.sources import CHUNK, decode_chunks
+from viewer.core.sources import CHUNK, Ingest, decode_chunks
 
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
 READING_CHARS_PER_S = 60.0
@@ -426,6 +426,7 @@ class FileIndex:
         self.error: str | None = None
         self.bytes_read = 0
         self.bytes_done = 0  # the end of the last record indexed
+        self.ingest = Ingest()  # (what decodes it: its decoder counts the blank lines)
         if fmt is None:  # (the format the file's start tells: its model reads in it from the first event, so
             fmt = detect_head(store.read(0, DETECT_BYTES))  # no action is made twice, in two formats)
         self.format = fmt  # (None: the default one, until the events tell)
@@ -456,7 +457,7 @@ class FileIndex:
 
     def _read(self) -> Iterator[None]:
         """Read the file, a record per step."""
-        for rec in with_restarts(decode_chunks(self._chunks()), self._restarts):
+        for rec in with_restarts(decode_chunks(self._chunks(), self.ingest), self._restarts):
             self._add(rec)
             yield
 

@@ -457,9 +457,10 @@ def iter_file_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:
         yield chunk
 
 
-def decode_chunks(chunks: Iterable[bytes]) -> Iterator[Record]:
-    """Decode a whole input given as chunks of bytes, yielding records as they are found."""
-    ingest = Ingest()
+def decode_chunks(chunks: Iterable[bytes], ingest: Ingest | None = None) -> Iterator[Record]:
+    """Decode a whole input given as chunks of bytes, yielding records as they are found
+    (``ingest``: the one to decode with, whose counts the caller reads: blank lines)."""
+    ingest = ingest or Ingest()
     for chunk in chunks:
         yield from ingest.feed(chunk)
     yield from ingest.close()

@@ -316,7 +316,7 @@ class AgentViewerApp(App[int]):
         self._panes["search"].cursor_blink = False
         self.header.live_source = self.feed.live
         self.header.unchanged_for = self.feed.unchanged_for
-        self.header.blank_lines = lambda: self.feed.ingest.decoder.blank_lines
+        self.header.blank_lines = self.blank_lines
         self.header.caught_up_at = self.timeline.caught_up_at = lambda: self.feed.caught_up_at
         if self.feed.live:  # (what it waits on, and since when, until the first event)
             self.header.started_at = self.clock()
@@ -968,7 +968,11 @@ class AgentViewerApp(App[int]):
             pct = self.header.percent_loaded
             loading = "" if pct is None else f" ({pct}% read)"
             loading = f"The file is still being read{loading}: this is what was read so far."
-        return self.model, self.feed.ingest.decoder.blank_lines, loading
+        return self.model, self.blank_lines(), loading
+
+    def blank_lines(self) -> int:
+        """The input's blank lines read so far."""
+        return self.feed.ingest.decoder.blank_lines
 
     def action_toggle_thinking(self) -> None:
         t = self.transcript
@@ -1084,7 +1088,7 @@ class AgentViewerApp(App[int]):
             return EXIT_RUN_FAILED, "quit before any event came"
         if s is not None and s.result is None and not s.ended:
             return EXIT_RUN_FAILED, "quit before the run ended"
-        problem = session_problem(s, m.malformed_lines, self.feed.ingest.decoder.blank_lines)
+        problem = session_problem(s, m.malformed_lines, self.blank_lines())
         return (EXIT_RUN_FAILED, problem) if problem else (EXIT_OK, "")
 
     def action_interrupt(self) -> None:

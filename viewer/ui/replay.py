@@ -173,6 +173,10 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def loaded(self) -> bool:
         return True
 
+    def blank_lines(self) -> int:
+        index = self.replay.index
+        return index.ingest.decoder.blank_lines if index is not None else 0
+
     @property
     def bar(self) -> ReplayBar:
         return self._panes["bar"]  # type: ignore[return-value]
@@ -232,8 +236,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             # Played to the end of a run without a result: the file may still be written (a
             # trial replayed one an agent was writing, and was not told).
             self._looked_if_written = True
-            if index is not None and isinstance(self.feed, StoreFeed):
-                self.feed.read_to = index.bytes_read
+            if index is not None and not index.error and isinstance(self.feed, StoreFeed):
+                self.feed.read_to = index.bytes_read  # (read cut short by an error: not "grown")
             self._tell_if_still_written()
         if not deltas and self.replay.playing:  # (paused, a spinner that turns says it plays)
             self._tick_animations()

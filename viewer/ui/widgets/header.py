@@ -38,6 +38,16 @@ AGENT_FIELD = "agent"
 GIVE_WAY = ("key ", "mode ", AGENT_FIELD)
 
 
+def _fields_width(fields: list[tuple[str, str]]) -> int:
+    """The cells the header's fields take on its first line, with the gaps before them."""
+    width, before = 0, ""
+    for prefix, value in fields:
+        width += 3 if before == AGENT_FIELD and not prefix else 2  # (" · " after the agent)
+        width += (0 if prefix == AGENT_FIELD else cell_len(prefix)) + safe_line(value, 80).cell_len
+        before = prefix
+    return width
+
+
 def _two_lines(a: Text, b: Text) -> Text:
     out = Text("\n", no_wrap=True, overflow="ellipsis").join([a, b])
     out.no_wrap = True
@@ -271,11 +281,14 @@ class SessionHeader(Widget):
             # "key login" and "mode def…" stayed.)  The key, the mode, then the agent give way to it.
             avail = self.content_region.width - line1.cell_len
             want = min(cell_len(one_line(init.cwd)), CWD_ROOM) + 2
-            spare = sorted((f for f in fields if f[0] in GIVE_WAY), key=lambda f: GIVE_WAY.index(f[0]))
-            while spare and sum(2 + cell_len(p) + safe_line(v, 80).cell_len for p, v in fields) + want > avail:
+            # (the agent only with a model after it: Codex's names no model, the agent is its name)
+            named = any(p == "" for p, _ in fields)
+            spare = sorted((f for f in fields if f[0] in GIVE_WAY and (named or f[0] != AGENT_FIELD)),
+                           key=lambda f: GIVE_WAY.index(f[0]))
+            while spare and _fields_width(fields) + want > avail:
                 fields.remove(spare.pop(0))
         before = ""
-        for prefix, value in fields:
+        for prefix, value in fields:  # (as _fields_width counts them)
             line1.append(" · " if before == AGENT_FIELD and not prefix else gap())  # ("Cursor · Auto")
             before = prefix
             if prefix == AGENT_FIELD:
