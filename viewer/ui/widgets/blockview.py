@@ -311,16 +311,22 @@ class BlockView(ScrollView, can_focus=True):
         end of a 100 KB message was thousands of lines below the view)."""
         if not 0 <= index < len(self._heights) or not text:
             return
-        strips = self._render_strips(index, self._content_width())
         room = self.size.height - 2  # (the block starts two lines down)
-        if len(strips) <= room:
+        width = self._content_width()
+        if len(self._render_strips(index, width)) <= room:  # (drawn: its height may be an estimate)
             return
+        k = self.line_with(index, text, width)
+        if k is not None and k >= room:
+            self.scroll_to(y=self._starts[index] + k - 2, animate=False, immediate=True, force=True)
+
+    def line_with(self, index: int, text: str, width: int) -> int | None:
+        """The first line of block ``index`` drawn at ``width`` that shows ``text`` (any case),
+        counted from the block's top; None if none does."""
         q = fold(text)
-        for k, strip in enumerate(strips):
+        for k, strip in enumerate(self._render_strips(index, width)):
             if q in fold(strip.text):
-                if k >= room:
-                    self.scroll_to(y=self._starts[index] + k - 2, animate=False, immediate=True, force=True)
-                return
+                return k
+        return None
 
     def action_scroll_home(self) -> None:
         """To the top at once (an animation over a long transcript took most of a second)."""

@@ -44,7 +44,6 @@ from viewer.ui.render import (
     call_time,
     drawn,
     fit_before,
-    fold,
     mark_matches,
     markdown,
     prose,
@@ -415,11 +414,8 @@ class Transcript(BlockView):
         hb = self.highlight_block
         if not 0 <= hb < len(self._heights) or not self.highlight_query or not self._width:
             return None
-        q = fold(self.highlight_query)
-        for k, strip in enumerate(self._render_strips(hb, self._width)):
-            if q in fold(strip.text):
-                return self.block_top(hb) + k
-        return None
+        k = self.line_with(hb, self.highlight_query, self._width)
+        return None if k is None else self.block_top(hb) + k
 
     def message_to_copy(self) -> tuple[str, str] | None:
         """What ``y`` copies here, and what it is: the search's match when it is on screen, else
