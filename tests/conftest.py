@@ -212,17 +212,19 @@ def real_dir() -> Path:
     return REAL_CURSOR_DIR
 
 
+def real_capture(name: str, agent: str = "cursor") -> bytes:
+    """A real capture's bytes, by file name (``maestro__05_rejected_shell.ndjson``) and the
+    agent whose folder holds it; the test is skipped when it is not here."""
+    p = REAL_CURSOR_DIR.parent / agent / name
+    if not p.exists():
+        pytest.skip(f"real stream {agent}/{p.name} not found")
+    return p.read_bytes()
+
+
 @pytest.fixture(scope="session")
 def real(real_dir: Path):
     """``real("maestro__05_rejected_shell")`` -> the capture's bytes (skips if absent)."""
-
-    def load(stem: str) -> bytes:
-        p = real_dir / f"{stem}.ndjson"
-        if not p.exists():
-            pytest.skip(f"real stream {p.name} not found")
-        return p.read_bytes()
-
-    return load
+    return lambda stem: real_capture(f"{stem}.ndjson")
 
 
 class _Streams(dict):

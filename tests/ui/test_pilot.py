@@ -11,7 +11,7 @@ import orjson
 import pytest
 from textual import events
 
-from tests.conftest import REAL_CURSOR_DIR
+from tests.conftest import REAL_CURSOR_DIR, real_capture
 from tests.ui.conftest import REPO, make_app, make_replay_app, sample, screen_rows, settle
 from viewer.core.detail import fmt_wait
 from viewer.core.feed import BytesFeed
@@ -753,10 +753,8 @@ async def test_the_header_names_the_agent_before_its_model(agent, stream, says):
     """(From a new-user trial.)  The header named a Claude Code run by its model alone, where
     --print says "Claude Code · claude-sonnet-5": a Cursor run can be of a Claude model too.
     At 80 columns the agent gives way to the working directory, after the key and the mode."""
-    path = REAL_CURSOR_DIR.parent / agent / stream
-    if not path.exists():
-        pytest.skip(f"no {agent} stream here")
-    app = make_app(path.read_bytes())
+    data = real_capture(stream, agent)
+    app = make_app(data)
     async with app.run_test(size=(140, 30)) as pilot:
         await settle(pilot)
         head = app.header.render_line(0).text
@@ -789,10 +787,8 @@ async def test_the_screen_says_a_copy_is_being_saved(tmp_path):
 async def test_a_header_line_that_just_fits_keeps_all_its_fields():
     """(From a review.)  The fields gave way 4 columns early: the agent's was counted with its
     internal name, and the " · " after it as a 2-cell gap."""
-    path = REAL_CURSOR_DIR / "maestro__02_shell_tool_call.ndjson"
-    if not path.exists():
-        pytest.skip("no Cursor stream here")
-    app = make_app(path.read_bytes())
+    data = real_capture("maestro__02_shell_tool_call.ndjson")
+    app = make_app(data)
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
         wide = app.header.render_line(0).text.rstrip()
@@ -3330,10 +3326,8 @@ async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
     """(From a new-user trial.)  A run of an agent whose format is not known has its text in
     events agent-viewer does not know; cut to a line each, none of it could be read, even at
     250 columns."""
-    path = REAL_CURSOR_DIR.parent / "gemini" / "gke-labs-issue-740__message-deltas.ndjson"
-    if not path.exists():
-        pytest.skip("no Gemini stream here")
-    lines = path.read_bytes().splitlines(keepends=True)
+    data = real_capture("gke-labs-issue-740__message-deltas.ndjson", "gemini")
+    lines = data.splitlines(keepends=True)
     first = orjson.loads(lines[0])["content"]
     data = b"".join(line.replace(b'"type":"message"', b'"type":"chunk"') for line in lines)
     app = make_app(data)
@@ -3347,10 +3341,8 @@ async def test_another_agents_events_can_be_read_in_full_in_the_transcript():
 async def test_a_run_joined_mid_way_without_a_session_id_is_not_called_session_question_mark():
     """(From a trial.)  The Gemini capture starts mid-run: no init, no session id; the header
     said "session ?", a field with nothing in it.  It names the agent, and no session."""
-    path = REAL_CURSOR_DIR.parent / "gemini" / "gke-labs-issue-740__message-deltas.ndjson"
-    if not path.exists():
-        pytest.skip("no Gemini stream here")
-    app = make_app(path.read_bytes())
+    data = real_capture("gke-labs-issue-740__message-deltas.ndjson", "gemini")
+    app = make_app(data)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         head = app.header.render_line(0).text
@@ -3813,12 +3805,10 @@ async def test_a_claude_code_thinking_part_shows_as_a_thought_not_its_signature(
     showed 300 characters of base64 signature in the transcript.  Read as Claude Code's, the
     part is a thought without text, and its signature is not shown at all."""
 
-    path = REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
-    signature = next(p["signature"] for line in path.read_bytes().splitlines() if b'"signature"' in line
+    data = real_capture("maestro__02_tool_use_allowed.ndjson", "claude")
+    signature = next(p["signature"] for line in data.splitlines() if b'"signature"' in line
                      for p in orjson.loads(line)["message"]["content"] if p.get("type") == "thinking")
-    app = make_app(path.read_bytes())
+    app = make_app(data)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         shown = await _transcript_from_top(app, pilot)
@@ -4000,10 +3990,8 @@ async def test_the_keys_start_in_the_transcript_when_the_run_has_no_call_to_move
     """(From a fourth new-user trial.)  In a run without calls the keys started in the empty
     tool list: g, j and PgUp did nothing, and the transcript was two Tabs away."""
 
-    path = REAL_CURSOR_DIR.parent / "claude" / "maestro__01_simple_no_tool.ndjson"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
-    for data, where in [(path.read_bytes(), "transcript"),
+    captured = real_capture("maestro__01_simple_no_tool.ndjson", "claude")
+    for data, where in [(captured, "transcript"),
                         (sample("demo_session.ndjson"), "timeline"),  # a run with calls: the list
                         (sample("demo_session.ndjson").split(b'"type":"tool_call"')[0].rsplit(b"\n", 1)[0] + b"\n",
                          "transcript")]:  # a finished run without a call
@@ -4465,10 +4453,7 @@ async def test_a_replayed_save_copy_times_a_running_call_on_the_clock_it_plays_b
     from viewer.core.sources import MemoryStore
     from viewer.ui.replay import ReplayApp
 
-    path = REAL_CURSOR_DIR / "cursor-hack__direct-sleep.ndjson"
-    if not path.exists():
-        pytest.skip("no real streams here")
-    data = path.read_bytes()
+    data = real_capture("cursor-hack__direct-sleep.ndjson")
     ends, at = [], 0
     for line in data.splitlines(keepends=True):
         at += len(line)
@@ -4870,11 +4855,9 @@ async def test_a_gzip_piped_in_is_refused_with_the_command_that_reads_it():
 async def test_a_narrow_header_keeps_the_counts_that_are_not_zero():
     """(From a trial.)  At 40 columns the header said "1 tool: 0 running · 0 ok · 0 failed ·…":
     the one count that was not 0, "1 rejected", was cut.  Without room for them all, the zeros go."""
-    path = REAL_CURSOR_DIR / "maestro__05_rejected_shell.ndjson"
-    if not path.exists():
-        pytest.skip("no real streams here")
+    data = real_capture("maestro__05_rejected_shell.ndjson")
     for width, shown in ((120, "2 tools: 0 running · 0 ok · 0 failed · 2 rejected"), (40, "2 tools: 2 rejected")):
-        app = make_app(path.read_bytes())
+        app = make_app(data)
         async with app.run_test(size=(width, 20)) as pilot:
             await settle(pilot)
             line = app.header.render_line(1).text

@@ -310,12 +310,10 @@ async def test_a_long_command_gives_way_to_its_exit_code_and_time():
 async def test_the_header_counts_the_tokens_read_from_the_cache():
     """(From a daily-user trial.)  A run that read 22,528 tokens from the cache, more than its
     18,377 of input, showed only "tokens 18,377 in / 122 out"."""
-    from tests.conftest import REAL_CURSOR_DIR
+    from tests.conftest import real_capture
 
-    path = REAL_CURSOR_DIR / "maestro__02_shell_tool_call.ndjson"
-    if not path.exists():
-        pytest.skip("no real streams here")
-    app = make_app(path.read_bytes())
+    data = real_capture("maestro__02_shell_tool_call.ndjson")
+    app = make_app(data)
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
         assert "tokens 18,377 in / 122 out · 22,528 cache read" in app.header.render_line(1).text
