@@ -968,3 +968,50 @@ def test_a_saved_copys_run_clock_goes_on_to_a_result_with_a_time_of_its_own():
     r.tick(0.0)
     r.tick(1.0)  # a second into the pause
     assert r.position == 3 and r.run_now_ms() > start
+
+
+def _with_malformed() -> bytes:
+    """timed_run with a line that is not JSON at its start, two after its first event, and one
+    at its end: 6 events among 10 lines."""
+    lines = timed_run().splitlines(keepends=True)
+    lines.append(line({"type": "result", "subtype": "success", "is_error": False, "session_id": "s-2"}))
+    return b"".join([b"Error: warming up\n", lines[0], b"{oops\n", b"not json\n", *lines[1:], b"tail garbage\n"])
+
+
+@pytest.mark.parametrize("from_file", [False, True], ids=["records", "file index"])
+def test_the_replay_counts_events_as_h_does_not_malformed_lines(from_file):
+    """From a trial: the bar read "event 6/34" where h said 30 events (4 malformed lines), and
+    --start-at 30 stopped short of the last events.  The bar, a step and --start-at N count
+    events; the lines that are not events are passed over with the event after them."""
+    data = _with_malformed()
+    recs = records_of(data)
+    if from_file:
+        index = _file_index(data)
+        index.read()
+        r = Replay(index=index, playing=False)
+    else:
+        r = Replay(recs, schedule(recs), playing=False)
+    full = _applied(recs, len(recs))
+    assert full.events == 6 and full.malformed_lines == 4 and len(recs) == 10
+    p = r.progress()
+    assert (p.events, p.event_total, p.total) == (0, 6, 10)
+    r.step(1)  # the init, over the first malformed line
+    assert (r.position, r.progress().events) == (2, 1)
+    r.step(1)  # over two malformed lines, to the second event
+    assert (r.position, r.progress().events) == (5, 2)
+    r.step(-1)  # back to the first event: the malformed lines after it are undone too
+    assert (r.position, r.progress().events) == (2, 1)
+    assert r.model.malformed_lines == 1
+    r.seek(len(recs) - 2)  # the last event applied
+    r.step(1)  # nothing but a malformed line left: it goes to the end
+    assert r.at_end and (r.progress().events, r.progress().event_total) == (6, 6)
+    assert r.model.malformed_lines == 4
+    assert r.step_target(1) == len(recs) + 1  # past the end (the app says so)
+    r.seek(0)
+    assert r.step_target(-1) == -1
+    # --start-at counts events too: 6 is the last, 7 is past it
+    assert parse_start_at("6", r.times, events=r.events()) == len(recs) - 1
+    assert parse_start_at("2", r.times, events=r.events()) == 5
+    assert parse_start_at("0", r.times, events=r.events()) == 0
+    with pytest.raises(ValueError, match="the run has 6 events"):
+        parse_start_at("7", r.times, events=r.events())

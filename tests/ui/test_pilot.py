@@ -2582,6 +2582,33 @@ async def test_the_detail_pane_shows_the_completion_of_the_call_on_show_at_once(
         assert "No completion event" not in shown and app.detail.tool.status in shown, shown
 
 
+async def test_the_replay_bar_counts_the_events_h_counts():
+    """From a trial: with 4 malformed lines among 30 events, the bar read "event 34/34" at the
+    end and h said 30 events; a step onto a malformed line moved the count and nothing else."""
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    data = b"".join([lines[0], b"Error: not json\n", b"{half\n", *lines[1:-1], b"oops\n", lines[-1]])
+    app = make_replay_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        events = app.model.events
+        assert events == len(lines) and app.model.malformed_lines == 3
+        assert f"event {events}/{events}" in app.bar.render().plain
+        await pilot.press("h")
+        await settle(pilot)
+        assert f"{events} events" in screen_rows(app)
+        await pilot.press("escape")
+        await pilot.press("home")
+        await pilot.press("right")  # the init
+        await settle(pilot)
+        assert f"event   1/{events}" in app.bar.render().plain
+        await pilot.press("right")  # the prompt, past the two malformed lines before it
+        await settle(pilot)
+        assert f"event   2/{events}" in app.bar.render().plain
+        assert app.model.malformed_lines == 2 and app.session.blocks[-1].kind == "prompt"
+
+
 async def test_a_replay_starts_before_its_file_is_read_and_says_how_far_reading_is():
     """--replay of a big file plays at once: the bar says how much of the file is read, End
     goes to the end of what is read, and once the whole file is, the run ends there."""

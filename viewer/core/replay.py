@@ -227,15 +227,55 @@ def start_at_target(value: str) -> tuple[str, float]:
                      f"not {value!r}")
 
 
-def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None = None) -> int:
+class Events:
+    """Between records and events.  A replay moves over records (each event, malformed line
+    and restart of the input), and counts events, as ``h`` does: a file with 4 malformed lines
+    among 30 events read "event 6/34", and ``--start-at 30`` stopped 4 events short.
+    ``others``: where the records that are not events are, in order."""
+
+    def __init__(self, others: Sequence[int], total: int) -> None:
+        self.others = others
+        self.total = total  # records
+
+    @classmethod
+    def of(cls, records: Sequence[Record]) -> Events:
+        if isinstance(records, RecordIndex):
+            n = len(records)  # (first: a reading thread adds to `others` before the records)
+            return cls(records.others, n)
+        return cls([i for i, r in enumerate(records) if type(r) is not Event], len(records))
+
+    def within(self, n: int) -> int:
+        """Events among the first ``n`` records."""
+        return n - bisect_left(self.others, n, 0, len(self.others))
+
+    @property
+    def count(self) -> int:
+        return self.within(self.total)
+
+    def after(self, k: int) -> int:
+        """Records to apply for ``k`` events: through the k-th, and not past it (0 for 0)."""
+        lo, hi = max(0, k), self.total
+        while lo < hi:  # the fewest records with k events among them
+            mid = (lo + hi) // 2
+            if self.within(mid) >= k:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+
+def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None = None,
+                   events: Events | None = None) -> int:
     """``--start-at``: an event number (``120``) or a time (``90s``, ``1:30``) -> records to apply.
-    Times are replay times: with ``idle_limit``, longer pauses were shortened (the error says so)."""
+    Times are replay times: with ``idle_limit``, longer pauses were shortened (the error says so).
+    ``events``: which of the records are events (without it, all are)."""
     kind, target = start_at_target(value)
     v = value.strip()
     if kind == "event":
-        if target > len(times):
-            raise ValueError(f"--start-at {v}: the run has {len(times):,} events")
-        return int(target)
+        count = len(times) if events is None else events.count
+        if target > count:
+            raise ValueError(f"--start-at {v}: the run has {count:,} events")
+        return int(target) if events is None else events.after(int(target))
     end = times[-1] if len(times) else 0.0
     if int(target) > int(end):  # in whole seconds, as the replay bar shows the duration
         if idle_limit is None:
@@ -259,7 +299,7 @@ class StartAt:
     def reached(self, records: Sequence[Record], times: Sequence[float]) -> bool:
         n = len(records)
         if self.kind == "event":
-            return n >= self.target
+            return Events.of(records).count >= self.target
         return n > 0 and times[n - 1] > self.target  # every record up to then is read
 
 
@@ -273,6 +313,9 @@ class Progress:
     playing: bool
     #: Share of the file read so far while a :class:`FileIndex` is still reading it, else None.
     reading: float | None = None
+    #: Events among the records applied, and among all (None: every record is an event).
+    events: int | None = None
+    event_total: int | None = None
 
     @property
     def played(self) -> float:
@@ -350,6 +393,7 @@ class RecordIndex(Sequence[Record]):
         self._count = array("q")  # lines the event spans, negated when it repeats the line before
         self._reason: dict[int, str] = {}  # malformed lines: why (their preview is read again)
         self._other: dict[int, Record] = {}  # restarts
+        self.others = array("q")  # where the records that are not events are (see Events)
         self.changed = False  # an event read again was not what it was: the file changed
 
     def add(self, rec: Record, arrival: float | None = None) -> None:
@@ -362,6 +406,8 @@ class RecordIndex(Sequence[Record]):
             offset, length, line = rec.offset, rec.length, rec.line
         if kind is Malformed:  # (a file of non-JSON lines kept 580 bytes a line as records)
             self._reason[len(self._count)] = sys.intern(rec.reason)
+        if kind is not Event:
+            self.others.append(len(self._count))  # (before the record: see Events.of)
         self._offset.append(offset)
         self._length.append(length)
         self._line.append(line)
@@ -599,8 +645,13 @@ class Replay:
 
     def progress(self) -> Progress:
         reading = self.index.fraction if self.index is not None else None
-        return Progress(self.position, self.total, self.clock_time, self.duration, self.speed, self.playing,
-                        reading)
+        ev = self.events()
+        return Progress(self.position, ev.total, self.clock_time, self.duration, self.speed, self.playing,
+                        reading, ev.within(self.position), ev.count)
+
+    def events(self) -> Events:
+        """The records read so far, as events (see :class:`Events`)."""
+        return Events.of(self.records)
 
     def _gap(self, through_untimed: bool = False) -> tuple[float, float, float, float] | None:
         """The pause after the last record applied, before the next: (play time into it, its
@@ -800,7 +851,7 @@ class Replay:
             return None
         self.start = None
         try:
-            n = parse_start_at(st.value, self.times[: self.total], st.idle_limit)
+            n = parse_start_at(st.value, self.times[: self.total], st.idle_limit, self.events())
         except ValueError as exc:
             self.playing = self._play_after_start  # (from the start, as without --start-at)
             return str(exc)
@@ -830,9 +881,21 @@ class Replay:
         self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i))]
         return self.speed
 
+    def step_target(self, n: int) -> int:
+        """Where ``n`` events on (back, when negative) is, in records: a malformed line or a
+        restart is passed over with the event after it (or stepped back over with the one
+        before it).  Past either end: -1 before the start, ``total + 1`` after the end."""
+        ev = self.events()
+        k = ev.within(self.position) + n
+        if n < 0 and self.position == 0:
+            return -1
+        if n > 0 and self.position >= ev.total:
+            return ev.total + 1
+        return ev.after(k) if k < ev.count or n < 0 else ev.total
+
     def step(self, n: int) -> list[Delta]:
         self.playing = False
-        return self.seek(self.position + n)
+        return self.seek(self.step_target(n))
 
     def line_of(self, i: int) -> int:
         """The (first) line of record ``i`` (for a restart: 0 in a file index, the line before

@@ -55,9 +55,11 @@ class ReplayBar(Widget):
         state = "▶" if p.playing else ("■" if p.position >= p.total else "❚❚")
         speed = f"{p.speed:g}×"
         left = f"{state:<2} {speed:>5}  "  # ▶ ■ and ❚❚: one width, the bar does not move
-        total = f"{p.total:,}"
+        # Events, as h counts them (a malformed line is a record the replay passes over).
+        done, of = (p.position, p.total) if p.events is None else (p.events, p.event_total)
+        total = f"{of:,}"
         # The position is padded to the width of the total: the bar keeps its length as it plays.
-        count = f"{p.position:>{len(total)},}/{total}"
+        count = f"{done:>{len(total)},}/{total}"
         duration = fmt_clock(p.duration)
         clock = f"  {fmt_clock(p.time):>{len(duration)}} / {duration}"  # (the bar keeps its length)
         # The file is still being read: the total and duration grow.
@@ -398,7 +400,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def action_step(self, n: int) -> None:
         if n < 0 and self._back_over_a_screen():
             return
-        to = self.replay.position + n
+        to = self.replay.step_target(n)
         if to < 0:
             self.notify_once("This is the start of the run.", timeout=2)
         elif to > self.replay.total:
