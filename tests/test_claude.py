@@ -506,11 +506,11 @@ def test_text_mode_says_each_result_of_a_message_that_ends_several_calls(tmp_pat
 def test_a_file_of_a_claude_code_run_then_a_cursor_run_reads_each_in_its_format(h, tmp_path, capsys):
     """(From a review.)  Once told, the format never changed: a Cursor run after a Claude Code
     one (two logs joined with cat) was read as Claude Code's, every event unknown."""
-    from tests.conftest import REAL_CURSOR_DIR
+    from tests.conftest import real_capture
     from viewer.cli import main
 
-    cl = (REAL_CURSOR_DIR.parent / "claude" / "maestro__02_tool_use_allowed.ndjson").read_bytes()
-    cu = (REAL_CURSOR_DIR / "maestro__02_shell_tool_call.ndjson").read_bytes()
+    cl = real_capture("maestro__02_tool_use_allowed.ndjson", "claude")
+    cu = real_capture("maestro__02_shell_tool_call.ndjson")
     for data, names in ((cl + cu, ["claude", "cursor"]), (cu + cl, ["cursor", "claude"])):
         m, _, _ = h.model_of(data)
         assert [m.format_of(s).NAME for s in m.sessions] == names

@@ -115,6 +115,32 @@ def test_follow_sees_a_file_rewritten_in_place_by_a_longer_one(tmp_path):
         chunks.close()
 
 
+def test_follow_sees_a_rewrite_between_two_reads_of_a_big_file(tmp_path):
+    """(From a review.)  The bytes last read were looked at again only after a wait: a file
+    rewritten while a big one was read, a chunk after another, was taken for the same file."""
+    import threading
+
+    from viewer.core.sources import CHUNK, follow_file
+
+    path = tmp_path / "run.ndjson"
+    old = b"".join(ev(i) for i in range(CHUNK // len(ev(0)) * 3 // 2))
+    path.write_bytes(old)
+    stop = threading.Event()
+    chunks = follow_file(str(path), stop, poll_interval=0.01, caught_up=True)
+    try:
+        first = next(chunks)
+        assert first == old[:CHUNK]  # a chunk, and more to read at once
+        new = b"\n".join([b'{"type":"system","subtype":"init","session_id":"new"}'] * (len(old) // 50)) + b"\n"
+        fd = os.open(path, os.O_WRONLY)  # rewritten in place before the next read
+        os.pwrite(fd, new, 0)
+        os.close(fd)
+        assert next(chunks) is None  # a new stream...
+        assert next(chunks) == new[:CHUNK]  # ...read from its start
+    finally:
+        stop.set()
+        chunks.close()
+
+
 def test_pipe_feed_tee_saves_exact_bytes(tmp_path):
     from viewer.core.record import Recorder
 

@@ -11,8 +11,8 @@ import orjson
 import pytest
 from textual import events
 
-from tests.conftest import REAL_CURSOR_DIR, real_capture
-from tests.ui.conftest import REPO, make_app, make_replay_app, sample, screen_rows, settle
+from tests.conftest import real_capture
+from tests.ui.conftest import make_app, make_replay_app, sample, screen_rows, settle
 from viewer.core.detail import fmt_wait
 from viewer.core.feed import BytesFeed
 from viewer.ui.app import AgentViewerApp
@@ -1400,7 +1400,7 @@ async def test_a_run_without_calls_that_ended_no_longer_says_yet():
     still said "No tool calls in this run yet.", and so did ] in any finished run."""
     feed = BytesFeed(b"", live=True, eof=False, clock=lambda: 1000.0)
     app = AgentViewerApp(feed, clock=lambda: 1000.0)
-    lines = (REAL_CURSOR_DIR / "maestro__01_simple_no_tool.ndjson").read_bytes().splitlines(keepends=True)
+    lines = real_capture("maestro__01_simple_no_tool.ndjson").splitlines(keepends=True)
     result = next(i for i, line in enumerate(lines) if b'"type":"result"' in line)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         push(feed, lines[:result])
@@ -3593,7 +3593,7 @@ async def test_a_file_still_being_written_suggests_follow(tmp_path, monkeypatch)
     from viewer.core.feed import FileFeed
 
     lines = sample("demo_session.ndjson").splitlines(keepends=True)
-    codex = (REAL_CURSOR_DIR.parent / "codex" / "agentcmd__stream-output-1.ndjson").read_bytes().splitlines(True)
+    codex = real_capture("agentcmd__stream-output-1.ndjson", "codex").splitlines(True)
     cases = [("fresh", lines[:40], None, True), ("old", lines[:40], 3600, False), ("done", lines, None, False),
              ("codex", codex, None, False),  # another agent's runs never have a result
              ("stdin", lines[:40], None, False)]  # agent-viewer < run.ndjson: --follow needs a FILE
@@ -4090,8 +4090,7 @@ async def test_replay_keys_that_can_go_no_further_say_so():
 async def test_a_replay_whose_events_came_at_once_says_it_plays_at_once():
     """(From a new-user trial.)  A real stream whose events' times span 3 ms was at its end as
     soon as it opened, and said nothing."""
-    real = REPO.parent / "shared" / "real_streams" / "cursor" / "maestro__01_simple_no_tool.ndjson"
-    app = make_replay_app(real.read_bytes())
+    app = make_replay_app(real_capture("maestro__01_simple_no_tool.ndjson"))
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot)
         notices = [str(n.message) for n in app._notifications]
@@ -4675,7 +4674,7 @@ async def test_a_run_cut_mid_thought_by_its_failure_says_so_on_screen():
     """(From a new user's trial.)  Under --follow, a run that failed while thinking kept
     "✻ Thinking…" above "✗ Run failed": the result ended the thought, and no delta said so."""
     lines, feed, app = live_demo()
-    first = (REAL_CURSOR_DIR / "maestro__02_shell_tool_call.ndjson").read_bytes().splitlines(keepends=True)
+    first = real_capture("maestro__02_shell_tool_call.ndjson").splitlines(keepends=True)
     failed = sample("failed_run.ndjson").splitlines(keepends=True)
     result = next(i for i, line in enumerate(failed) if b'"type":"result"' in line)
     async with app.run_test(size=(120, 40)) as pilot:

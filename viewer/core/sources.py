@@ -632,11 +632,11 @@ def follow_file(
     pos = 0
     missing_reported = False
     lost = False  # the file was deleted after it had been read
-    # The last bytes read (up to TAIL_CHECK), looked at again after each wait: a file replaced
+    # The last bytes read (up to TAIL_CHECK), looked at again before each read: a file replaced
     # in place by a longer one (`cp other.ndjson run.ndjson`: the same inode, truncated and
-    # rewritten between two looks) only seems to have grown.
+    # rewritten between two looks) only seems to have grown.  Before each read, not only after
+    # a wait: a big file is read a chunk after another, and a rewrite can come in between.
     tail = b""
-    waited = False
     try:
         while not stop.is_set():
             if opened is None:
@@ -666,8 +666,7 @@ def follow_file(
                     os.close(fd)
                     opened = None
                 continue
-            if waited and tail:
-                waited = False
+            if tail:
                 try:
                     same = os.pread(fd, len(tail), pos - len(tail)) == tail
                 except OSError:
@@ -706,7 +705,6 @@ def follow_file(
             if caught_up and cur.st_size <= pos:  # (not when it grew since the read)
                 yield b""
             stop.wait(poll_interval)
-            waited = True
     finally:
         if opened is not None:
             os.close(opened[0])
