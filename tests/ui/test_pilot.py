@@ -752,18 +752,43 @@ async def test_a_long_cwd_keeps_its_end_in_the_header():
 async def test_the_header_names_the_agent_before_its_model(agent, stream, says):
     """(From a new-user trial.)  The header named a Claude Code run by its model alone, where
     --print says "Claude Code · claude-sonnet-5": a Cursor run can be of a Claude model too.
-    At 80 columns the agent gives way to the working directory, after the key and the mode."""
+    (When narrow: see the next test.)"""
     data = real_capture(stream, agent)
     app = make_app(data)
     async with app.run_test(size=(140, 30)) as pilot:
         await settle(pilot)
         head = app.header.render_line(0).text
         assert says in head and "?" not in head, head
-        if app.session.init is not None and app.session.init.cwd:
-            await pilot.resize_terminal(80, 24)
+
+
+@pytest.mark.parametrize(("agent", "stream", "agent_name", "cwd_end"), [
+    ("cursor", "maestro__02_shell_tool_call.ndjson", "Cursor", "/cursor-spike"),
+    ("claude", "maestro__02_tool_use_allowed.ndjson", "Claude Code", "/claude-spike"),
+])
+async def test_a_narrow_header_drops_a_field_only_when_it_has_no_room_for_it(agent, stream, agent_name, cwd_end):
+    """(From trials.)  At 50 to 70 columns the agent, the key and the mode gave way to a working
+    directory that then did not fit either, and left the room empty; at 60, the directory was
+    shown as "…sor-spike".  At every width: what is left out did not fit in the room left, and
+    a directory is shown with its last folder whole."""
+    data = real_capture(stream, agent)
+    app = make_app(data)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        wide = app.header.render_line(0).text.rstrip()
+        fields = [f for f in (f"{agent_name} · ", "session ", "key ", "mode ") if f in wide]
+        assert len(fields) >= 3 and cwd_end in wide, wide
+        # The cells each field adds: "session 5545ce80" and the gap before it; "Cursor · ".
+        need = {f: len(f) if " · " in f else len(wide[wide.index(f):].split("  ")[0]) + 2 for f in fields}
+        for width in range(44, 124, 2):
+            await pilot.resize_terminal(width, 30)
             await settle(pilot)
-            narrow = app.header.render_line(0).text
-            assert says.split(" · ")[0].strip() not in narrow and "…" in narrow, narrow
+            line = app.header.render_line(0).text.rstrip()
+            free = width - 2 - len(line)  # (the header's padding)
+            for f, cells in need.items():
+                if f not in line:
+                    assert cells > free, f"{width} columns: {f!r} left out of {line!r}"
+            assert cwd_end in line or len("…" + cwd_end) + 2 > free, f"{width} columns: {line!r}"
+            assert not line.endswith(cwd_end[-9:]) or line.endswith(cwd_end), f"{width} columns: {line!r}"
 
 
 async def test_the_screen_says_a_copy_is_being_saved(tmp_path):

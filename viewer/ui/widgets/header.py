@@ -30,12 +30,18 @@ STILL_WRITTEN_SHORT = "⚠ still written? (--follow)   "
 
 #: A live run that has sent nothing for this many seconds says so in the header.
 QUIET_AFTER = 30
-#: Cells a run's working directory is given before other fields give way to it (GIVE_WAY).
+#: Cells a run's working directory is given before the fields after it in KEEP are shown.
 CWD_ROOM = 24
+#: The most cells a working directory's last folder needs to be shown (a longer one is cut).
+CWD_MIN = 16
 #: The agent's name, a field of the header's first line with no prefix and not bold.
 AGENT_FIELD = "agent"
-#: The fields that give way to the working directory, first to last.
-GIVE_WAY = ("key ", "mode ", AGENT_FIELD)
+#: The working directory's place in KEEP (it is not one of the fields: it goes last, and
+#: takes the room left).
+CWD = "cwd"
+#: What a narrow header keeps, first to last: the model (or the agent, when the run names
+#: none: Codex's), the session, the working directory, then the agent, the mode and the key.
+KEEP = ("", "session ", CWD, AGENT_FIELD, "mode ", "key ")
 
 
 def _fields_width(fields: list[tuple[str, str]]) -> int:
@@ -46,6 +52,50 @@ def _fields_width(fields: list[tuple[str, str]]) -> int:
         width += (0 if prefix == AGENT_FIELD else cell_len(prefix)) + safe_line(value, 80).cell_len
         before = prefix
     return width
+
+
+def _cwd_min(cwd: str) -> int:
+    """The fewest cells a working directory is shown in: its last folder after "…/" (up to
+    CWD_MIN); "…sor-spike" said less than the fields it had pushed off."""
+    last = cwd.rstrip("/").rsplit("/", 1)[-1]
+    return min(cell_len(cwd), cell_len(last) + 2, CWD_MIN)
+
+
+def _cwd_in(cwd: str, room: int) -> str:
+    """A working directory in ``room`` cells: cut from its start, at a folder's
+    ("…/invoice-tool")."""
+    shown = keep_end(cwd, room)
+    if shown.startswith("…") and shown[1:2] != "/" and "/" in shown[2:]:
+        shown = "…" + shown[shown.index("/", 2):]
+    return shown
+
+
+def _keep(fields: list[tuple[str, str]], cwd: str, avail: int) -> tuple[list[tuple[str, str]], int]:
+    """The fields of the header's first line that fit in ``avail`` cells with the working
+    directory, taken in KEEP's order (one that does not fit is passed over for the next) and
+    shown in theirs, and the fewest cells the directory may be shown in.  (From trials: at 80 columns the working directory was gone while "key
+    login" and "mode def…" stayed; at 50 to 70, the agent, the key and the mode gave way to a
+    directory that then did not fit either.)"""
+    cwd_min = _cwd_min(cwd) if cwd else 0
+    if _fields_width(fields) + (min(cell_len(cwd), CWD_ROOM) + 2 if cwd else 0) <= avail:
+        return fields, cwd_min
+    # (the agent ranks as the model when the run names none: Codex's, the agent is its name)
+    named = any(p == "" for p, _ in fields)
+    rank = {p: KEEP.index("" if p == AGENT_FIELD and not named else p) for p, _ in fields if p in KEEP}
+    kept: list[tuple[str, str]] = []
+    reserve = 0  # cells kept for the working directory, once its turn has come
+    for prefix in sorted(set(rank.values()) | ({KEEP.index(CWD)} if cwd else set())):
+        if KEEP[prefix] == CWD:
+            left = avail - _fields_width(kept) - 2
+            if left >= cwd_min:  # (the cells it is shown in, at most CWD_ROOM: cut at a folder, fewer)
+                reserve = cell_len(_cwd_in(cwd, min(left, CWD_ROOM))) + 2
+            continue
+        for f in fields:
+            if rank.get(f[0]) == prefix:
+                trial = [g for g in fields if g in kept or g is f]
+                if prefix == 0 or _fields_width(trial) + reserve <= avail:  # (the first: cut if it must be)
+                    kept = trial
+    return [f for f in fields if f in kept or f[0] not in KEEP], cwd_min
 
 
 def _two_lines(a: Text, b: Text) -> Text:
@@ -276,17 +326,8 @@ class SessionHeader(Widget):
                 fields.append(("key ", init.api_key_source))
             if init.permission_mode:
                 fields.append(("mode ", init.permission_mode))
-        if init is not None and init.cwd:
-            # (From a keyboard-only trial: at 80 columns the working directory was gone while
-            # "key login" and "mode def…" stayed.)  The key, the mode, then the agent give way to it.
-            avail = self.content_region.width - line1.cell_len
-            want = min(cell_len(one_line(init.cwd)), CWD_ROOM) + 2
-            # (the agent only with a model after it: Codex's names no model, the agent is its name)
-            named = any(p == "" for p, _ in fields)
-            spare = sorted((f for f in fields if f[0] in GIVE_WAY and (named or f[0] != AGENT_FIELD)),
-                           key=lambda f: GIVE_WAY.index(f[0]))
-            while spare and _fields_width(fields) + want > avail:
-                fields.remove(spare.pop(0))
+        cwd = one_line(init.cwd) if init is not None and init.cwd else ""
+        fields, cwd_min = _keep(fields, cwd, self.content_region.width - line1.cell_len)
         before = ""
         for prefix, value in fields:  # (as _fields_width counts them)
             line1.append(" · " if before == AGENT_FIELD and not prefix else gap())  # ("Cursor · Auto")
@@ -297,16 +338,13 @@ class SessionHeader(Widget):
             if prefix:
                 line1.append(prefix, style="dim")
             line1.append_text(safe_line(value, 80, style="bold" if not prefix else ""))
-        if init is not None and init.cwd:
+        if cwd:
             # The end of a path says most (the project): shorten it from the start to the room
             # left, rather than letting the line's ellipsis cut that end off.
             room = self.content_region.width - line1.cell_len - 2
-            if room >= 8:
+            if room >= cwd_min:
                 line1.append("  ")
-                shown = keep_end(one_line(init.cwd), min(60, room))
-                if shown.startswith("…") and shown[1:2] != "/" and "/" in shown[2:]:
-                    shown = "…" + shown[shown.index("/", 2):]  # at a directory's start ("…/invoice-tool")
-                line1.append_text(safe_line(shown, style="cyan"))
+                line1.append_text(safe_line(_cwd_in(cwd, min(60, room)), style="cyan"))
 
         # Another agent's stream: said first on the line, so a narrow window keeps it.
         # Short: the badge on the first line says UNKNOWN FORMAT; h says the rest.
