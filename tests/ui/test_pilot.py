@@ -93,6 +93,26 @@ async def test_help_is_not_covered_by_the_demos_greeting():
         assert [k.render().plain.strip() for k in app.screen.query(FooterKey)] == ["esc Close"]
 
 
+async def test_a_replays_help_says_what_q_exits_with_in_a_replay():
+    """(From a new-user trial.)  The help said q quits "with the run's exit status (1 if it
+    failed)": a replay of a failed run exited 0, as the README says."""
+    app = make_replay_app(sample("failed_run.ndjson"))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        assert app.session.result is not None and app.session.result.failed
+        await pilot.press("question_mark")
+        await pilot.pause()
+        rows = screen_rows(app)
+        assert "quit (a replay exits 0" in rows and "the run's exit status" not in rows, rows
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
 async def test_keys_that_come_together_each_scroll_the_help():
     """(From a new user's trial.)  Five Downs sent at once (a held key, a fast typist) scrolled
     the help one line: each scroll waited for the next refresh and went from the same line."""
@@ -2759,6 +2779,15 @@ async def test_a_start_at_past_the_end_found_on_screen_says_so():
         await settle(pilot)
         assert any("the run has" in n.message for n in app._notifications)
         assert replay.position == 0 and replay.start is None
+        # (From a trial: once the notice went, nothing said the start was not the one asked for.)
+        head = _plain(app, app.header)
+        assert "--start-at 99999: the run has 337 events: at the start of the run (Space plays" in head, head
+        await pilot.press("right")  # a move: the header is the run's again
+        await settle(pilot)
+        assert "99999" not in _plain(app, app.header)
+        await pilot.press("home")
+        await settle(pilot)
+        assert "99999" not in _plain(app, app.header)
 
 
 async def test_a_paused_replay_does_not_redraw_its_bar_every_frame():
@@ -3037,6 +3066,27 @@ async def test_an_unknown_kinds_long_name_is_cut_with_an_ellipsis():
         assert app.session.tools[0].short == "Quantum leap generator"
         row = _plain(app, app.timeline).splitlines()[0]
         assert " 1   Quantum leap ge… a.txt" in row, row  # 16 columns at most, and it says it is cut
+
+
+async def test_a_narrow_tool_list_cuts_a_long_kind_before_the_file_names():
+    """(From a new-user trial.)  At 40 columns, an unknown kind's long name widened the kind
+    column for every row, and left a Read's file name 4 cells: "…e.js"."""
+    data = b"".join(orjson.dumps({"session_id": "s", **f}) + b"\n" for f in (
+        {"type": "system", "subtype": "init", "model": "m", "cwd": "/w"},
+        {"type": "tool_call", "subtype": "started", "call_id": "a",
+         "tool_call": {"quantumLeapGeneratorToolCall": {"args": {}}}},
+        {"type": "tool_call", "subtype": "started", "call_id": "b",
+         "tool_call": {"readToolCall": {"args": {"path": "/w/src/components/invoice_table.js"}}}},
+    ))
+    app = make_app(data)
+    async with app.run_test(size=(40, 15)) as pilot:
+        await settle(pilot)
+        rows = _plain(app, app.timeline).splitlines()
+        assert "invoice_table.js" in rows[1], rows
+        assert "Quant…" in rows[0], rows  # (cut, and says so)
+        await pilot.resize_terminal(120, 30)  # wide again: the name whole
+        await settle(pilot)
+        assert "Quantum leap ge…" in _plain(app, app.timeline).splitlines()[0]
 
 
 async def test_a_kind_filter_names_the_full_label_when_two_kinds_share_a_short_name():

@@ -166,7 +166,7 @@ async def test_a_long_kind_of_wide_characters_is_cut_with_no_space_before_its_el
     key = "データベース検索ツールToolCall"
     data = b"".join([*HEAD, start("c1", key, args), done("c1", key, args, {"success": {}}), RESULT])
     app = make_app(data)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(140, 30)) as pilot:  # (narrower, the kind gives room to the file)
         await settle(pilot)
         tl = app.timeline
         row = tl.render_line(0).text
@@ -326,13 +326,19 @@ async def test_the_header_says_what_a_claude_code_run_cost():
         return init() + j(type="result", subtype="success", is_error=False, result="ok", **cost,
                           usage={"input_tokens": 5, "output_tokens": 7, "cache_read_input_tokens": 300})
 
-    for data, said in ((run(total_cost_usd=0.1184), " · $0.118 · 300 cache read"),
+    # (In --print's order: from a trial, the header had the cost between the counts.)
+    for data, said in ((run(total_cost_usd=0.1184), " · 300 cache read · $0.118"),
                        (run(total_cost_usd="lots"), " · 300 cache read"), (run(), " · 300 cache read")):
         app = make_app(data)
         async with app.run_test(size=(140, 30)) as pilot:
             await settle(pilot)
             line = app.header.render_line(1).text.rstrip()
             assert line.endswith("tokens 5 in / 7 out" + said), line
+            if "$" in said:  # narrow: the cache's count goes first, the cost stays
+                await pilot.resize_terminal(len(line) - 2, 30)
+                await settle(pilot)
+                line = app.header.render_line(1).text.rstrip()
+                assert line.endswith("tokens 5 in / 7 out · $0.118"), line
 
 
 async def test_a_narrow_header_still_says_what_the_run_cost_when_its_token_counts_do_not_fit():

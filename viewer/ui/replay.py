@@ -20,7 +20,7 @@ from viewer.core.model import Change
 from viewer.core.replay import ERROR, TOOL_START, Replay
 from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
 from viewer.ui.render import fmt_clock
-from viewer.ui.screens import DetailScreen, HelpScreen
+from viewer.ui.screens import REPLAY_QUIT, DetailScreen, HelpScreen
 
 #: The progress bar's length, at least, before the counters make room for it.
 BAR_MIN = 24
@@ -208,7 +208,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_help(self) -> None:
         self.clear_notifications()
-        self.push_screen(HelpScreen(REPLAY_HELP, page_keys="PgUp PgDn  g G", call_keys=False))
+        self.push_screen(HelpScreen(REPLAY_HELP, page_keys="PgUp PgDn  g G", call_keys=False,
+                                    instead=dict([REPLAY_QUIT])))
 
     def pump(self) -> None:
         self._ticks += 1
@@ -224,6 +225,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             why = self.replay.settle_start()  # (once there, the new model is shown just below)
             if why:
                 self.notify(why, title="--start-at", severity="error", timeout=8, markup=False)
+                self.header.start_missed = why  # (and in the header, until a move)
+                self.header.refresh()
         self._show_going_to()
         deltas = self.replay.tick(self.clock())
         self._absorb_deltas(deltas)
@@ -340,7 +343,11 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     # -- controls ------------------------------------------------------------------------------
     def _give_up_start(self) -> None:
-        """The user moved (or played) while --start-at waited for the file: theirs wins."""
+        """The user moved (or played) while --start-at waited for the file: theirs wins.  (Once
+        the file was read and it could not go there, the header stops saying so.)"""
+        if self.header.start_missed:
+            self.header.start_missed = ""
+            self.header.refresh()
         start = self.replay.start
         if start is not None:
             self.replay.start = None

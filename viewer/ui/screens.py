@@ -49,6 +49,9 @@ HELP_ROWS = [
     ("q", "quit, with the run's exit status (as --print: 1 if it failed or had not ended); "
           "Ctrl+C: quit with exit status 130, as interrupted"),
 ]
+#: ... in a replay (which exits 0 whatever its run did: --print says how a run went).
+REPLAY_QUIT = ("q", "quit (a replay exits 0: --print FILE exits with how the run went); "
+                    "Ctrl+C: quit with exit status 130, as interrupted")
 
 
 class _ScrollingModal(ModalScreen[None]):
@@ -95,13 +98,16 @@ class HelpScreen(_ScrollingModal):
     """
 
     def __init__(self, extra_rows: list[tuple[str, str]] | None = None,
-                 page_keys: str = PAGE_KEYS, call_keys: bool = True) -> None:
+                 page_keys: str = PAGE_KEYS, call_keys: bool = True,
+                 instead: dict[str, str] | None = None) -> None:
         """``extra_rows`` come first; ``page_keys`` are the keys that page the lists (a
         replay takes Home and End for itself); ``call_keys``: ] and [ go from call line to call
-        line in the transcript (a replay takes them: its extra rows say what they do)."""
+        line in the transcript (a replay takes them: its extra rows say what they do);
+        ``instead``: what some keys do instead (a replay's q)."""
         super().__init__()
+        instead = instead or {}
         self.rows = (extra_rows or []) + [
-            (page_keys if key == PAGE_KEYS else key, what) for key, what in HELP_ROWS
+            (page_keys if key == PAGE_KEYS else key, instead.get(key, what)) for key, what in HELP_ROWS
             if call_keys or key != CALL_KEYS]
 
     def compose(self) -> ComposeResult:

@@ -150,6 +150,7 @@ class SessionHeader(Widget):
         self.live_label = ""  # replaces "● LIVE" (the replay says "▶ REPLAY")
         self.drawn: Session | None = None  # the session it drew last (the app waits for the first)
         self.going_to = ""  # a replay's --start-at that waits for the file to be read that far
+        self.start_missed = ""  # why it could not go there, once the file was read (until a move)
         self.demo = False  # the bundled demo run: said first, so it is never taken for a real one
         #: A saved file that looks still written, and the command that reads on (None: not).
         self.still_written: StillWritten | None = None
@@ -269,6 +270,8 @@ class SessionHeader(Widget):
                                  " (a move or Space gives it up)", style="cyan")
                 else:
                     paused = "PAUSED" in self.live_label
+                    if self.start_missed:  # (a notice said it, and went: the start looked chosen)
+                        line1.append(f" {one_line(self.start_missed, 200)}:", style="yellow")
                     line1.append(" at the start of the run" + (" (Space plays, → steps)" if paused else ""),
                                  style="dim")
             elif self.progress is not None and not self.live_source:  # a saved file, before its first event
@@ -385,15 +388,17 @@ class SessionHeader(Widget):
         width = self.content_region.width
         cost = fmt_cost(r.cost_usd) if r is not None and r.cost_usd is not None else ""
         counts = fmt_tokens(tokens) if tokens is not None else ""
-        # (The cost before the token counts: at 80 columns the counts stayed and the cost went.)
-        if counts and line2.cell_len + 10 + len(counts) + (3 + len(cost) if cost else 0) <= width:
+        # In --print's order; the cache's count goes first when narrow, then the counts: the
+        # cost stays (at 80 columns the counts stayed and the cost went).
+        paid = 3 + len(cost) if cost else 0
+        if counts and line2.cell_len + 10 + len(counts) + paid <= width:
             line2.append("   tokens ", style="dim")
             line2.append(counts)
-            if cost:  # (before the cache's count)
-                line2.append(f" · {cost}")
             cached = f" · {fmt_cache_read(tokens)}"
-            if tokens.cache_read and line2.cell_len + len(cached) <= width:
+            if tokens.cache_read and line2.cell_len + len(cached) + paid <= width:
                 line2.append(cached, style="dim")
+            if cost:
+                line2.append(f" · {cost}")
         elif cost and line2.cell_len + 3 + len(cost) <= width:  # (narrow: what the run cost, at least)
             line2.append(f"   {cost}")
         if hinted:  # first: the command is what matters, and is long
