@@ -442,6 +442,30 @@ async def test_a_replay_played_to_the_end_of_a_file_still_written_says_so(tmp_pa
         assert said == f"The file may still be written (it has grown since it was read): agent-viewer --follow {path} keeps reading it."
 
 
+async def test_a_replays_still_written_hint_tells_the_files_age_when_it_was_read(tmp_path):
+    """(From a review.)  "It changed N s before it was read" was worked out as the replay reached
+    its end: a file written 30 s before it was opened, played for two minutes, said nothing."""
+    from viewer.core.feed import StoreFeed
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.ui.replay import ReplayApp
+
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(b"".join(lines[:30]))
+    feed = StoreFeed(str(path))
+    index = FileIndex(feed.store, path.stat().st_size)
+    index.read()
+    index.read_at -= 120  # read two minutes ago (the replay has played since)...
+    os.utime(path, (index.read_at - 30, index.read_at - 30))  # ...half a minute after it changed
+    app = ReplayApp(Replay(index=index, playing=False), feed, clock=lambda: 0.0, start_reading=False)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        said = [str(n.message) for n in app._notifications]
+        assert any("(it changed 30 s before it was read)" in n for n in said), said
+
+
 async def test_a_transcript_search_match_stays_in_view_when_the_window_gets_smaller():
     """(From a new-user trial.)  A match in view in a run that fitted the transcript went below
     the view of a smaller window, which showed the run's top until n."""

@@ -44,10 +44,11 @@ from viewer.core.sources import (
 Clock = Callable[[], float]
 
 
-def still_written(fd: int, read: int | None, recent: float = 60.0) -> str:
+def still_written(fd: int, read: int | None, recent: float = 60.0, read_at: float | None = None) -> str:
     """Why the regular file open as ``fd`` looks like it is still being written ("" when it
     does not): it is longer than the ``read`` bytes read of it (None: not known), or it
-    changed less than ``recent`` seconds ago."""
+    changed less than ``recent`` seconds before it was read (at ``read_at``, a wall-clock
+    time; None: now)."""
     try:
         st = os.fstat(fd)
     except (OSError, ValueError):
@@ -56,7 +57,7 @@ def still_written(fd: int, read: int | None, recent: float = 60.0) -> str:
         return ""
     if read is not None and st.st_size > read:
         return "it has grown since it was read"
-    age = time.time() - st.st_mtime
+    age = (time.time() if read_at is None else read_at) - st.st_mtime
     # (said once, and kept on screen: "ago" would go stale)
     return f"it changed {age:.0f} s before it was read" if 0 <= age < recent else ""
 
@@ -213,14 +214,16 @@ class StoreFeed(Feed):
         super().__init__()
         self.label = path
         self.store = FileStore(path)
-        #: How much of the file the replay read, once it has read it to its end (None: not yet).
+        #: How much of the file the replay read, once it has read it to its end (None: not
+        #: yet), and when (a replay tells it at the run's end, minutes later maybe).
         self.read_to: int | None = None
+        self.read_at: float | None = None
 
     def still_written(self, recent: float = 60.0) -> str:
         """As :meth:`FileFeed.still_written`, once the replay has read the file to its end."""
         if self.read_to is None:
             return ""
-        return still_written(self.store.fileno(), self.read_to, recent)
+        return still_written(self.store.fileno(), self.read_to, recent, self.read_at)
 
 
 class BytesFeed(Feed):

@@ -469,6 +469,7 @@ class FileIndex:
         self.marks = bytearray()
         self.checkpoints = Checkpoints()
         self.complete = False
+        self.read_at: float | None = None  # when it was read to its end (the wall clock)
         self.error: str | None = None
         self.bytes_read = 0
         self.bytes_done = 0  # the end of the last record indexed
@@ -562,6 +563,7 @@ class FileIndex:
         if n and (not self.checkpoints.positions or self.checkpoints.positions[-1] < n):
             self.checkpoints.add(n, self._model)  # the last one is the model itself: End is a copy away
         self._model = None  # type: ignore[assignment]
+        self.read_at = time.time()  # (the file's age is told against it: see StoreFeed.still_written)
         self.complete = True
 
     def start(self) -> None:

@@ -243,6 +243,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self._looked_if_written = True
             if index is not None and not index.error and isinstance(self.feed, StoreFeed):
                 self.feed.read_to = index.bytes_read  # (read cut short by an error: not "grown")
+                self.feed.read_at = index.read_at
             self._tell_if_still_written()
         if not deltas and self.replay.playing:  # (paused, a spinner that turns says it plays)
             self._tick_animations()
