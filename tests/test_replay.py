@@ -1009,8 +1009,10 @@ def test_the_replay_counts_events_as_h_does_not_malformed_lines(from_file):
     assert r.step_target(1) == len(recs) + 1  # past the end (the app says so)
     r.seek(0)
     assert r.step_target(-1) == -1
-    # --start-at counts events too: 6 is the last, 7 is past it
-    assert parse_start_at("6", r.times, events=r.events()) == len(recs) - 1
+    # --start-at counts events too: 6 is the last (through the line after it, as a step goes),
+    # 7 is past it
+    assert parse_start_at("6", r.times, events=r.events()) == len(recs)
+    assert parse_start_at("5", r.times, events=r.events()) == len(recs) - 2
     assert parse_start_at("2", r.times, events=r.events()) == 5
     assert parse_start_at("0", r.times, events=r.events()) == 0
     with pytest.raises(ValueError, match="the run has 6 events"):

@@ -823,6 +823,7 @@ async def test_a_narrow_header_drops_a_field_only_when_it_has_no_room_for_it(age
         assert len(fields) >= 3 and cwd_end in wide, wide
         # The cells each field adds: "session 5545ce80" and the gap before it; "Cursor · ".
         need = {f: len(f) if " · " in f else len(wide[wide.index(f):].split("  ")[0]) + 2 for f in fields}
+        shown: set[str] = set()  # the session and the directory, once shown at a width
         for width in range(44, 124, 2):
             await pilot.resize_terminal(width, 30)
             await settle(pilot)
@@ -831,8 +832,31 @@ async def test_a_narrow_header_drops_a_field_only_when_it_has_no_room_for_it(age
             for f, cells in need.items():
                 if f not in line:
                     assert cells > free, f"{width} columns: {f!r} left out of {line!r}"
-            assert cwd_end in line or len("…" + cwd_end) + 2 > free, f"{width} columns: {line!r}"
+            # The directory after the session (in turn: a column more swapped one for the other).
+            assert cwd_end in line or "session " not in line or len("…" + cwd_end) + 2 > free, \
+                f"{width} columns: {line!r}"
+            assert "session " in line or cwd_end not in line, f"{width} columns: {line!r}"
             assert not line.endswith(cwd_end[-9:]) or line.endswith(cwd_end), f"{width} columns: {line!r}"
+            now = {x for x in ("session ", cwd_end) if x in line}
+            assert shown <= now, f"{width} columns: {shown - now} gone from {line!r}"  # (wider: none goes)
+            shown = now
+
+
+async def test_a_working_directory_ending_in_a_slash_keeps_its_last_folder_when_narrow():
+    """(From a review.)  "/home/u/projects/proj/" was shown as "…/" in a narrow header."""
+    data = b"".join(orjson.dumps({"session_id": "5545ce80-aaaa", **f}) + b"\n" for f in (
+        {"type": "system", "subtype": "init", "model": "Auto", "cwd": "/home/u/projects/proj/"},
+        {"type": "result", "subtype": "success", "is_error": False, "result": "ok", "duration_ms": 8300},
+    ))
+    app = make_app(data)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert "  /home/u/projects/proj" in app.header.render_line(0).text
+        for width in range(36, 80):
+            await pilot.resize_terminal(width, 30)
+            await settle(pilot)
+            line = app.header.render_line(0).text.rstrip()
+            assert not line.endswith("/") and (line.endswith("/proj") or "proj" not in line), f"{width}: {line!r}"
 
 
 async def test_the_screen_says_a_copy_is_being_saved(tmp_path):
@@ -3094,7 +3118,8 @@ async def test_an_unknown_kinds_long_name_is_cut_with_an_ellipsis():
 
 async def test_a_narrow_tool_list_cuts_a_long_kind_before_the_file_names():
     """(From a new-user trial.)  At 40 columns, an unknown kind's long name widened the kind
-    column for every row, and left a Read's file name 4 cells: "…e.js"."""
+    column for every row, and left a Read's file name 4 cells: "…e.js".  (Not the agents' own
+    names, from a review: "TodoW…", "↳5 Gr…"; see the Claude Code sample below.)"""
     data = b"".join(orjson.dumps({"session_id": "s", **f}) + b"\n" for f in (
         {"type": "system", "subtype": "init", "model": "m", "cwd": "/w"},
         {"type": "tool_call", "subtype": "started", "call_id": "a",
@@ -3107,10 +3132,15 @@ async def test_a_narrow_tool_list_cuts_a_long_kind_before_the_file_names():
         await settle(pilot)
         rows = _plain(app, app.timeline).splitlines()
         assert "invoice_table.js" in rows[1], rows
-        assert "Quant…" in rows[0], rows  # (cut, and says so)
+        assert "Quantum l…" in rows[0], rows  # (cut, and says so)
         await pilot.resize_terminal(120, 30)  # wide again: the name whole
         await settle(pilot)
         assert "Quantum leap ge…" in _plain(app, app.timeline).splitlines()[0]
+    app = make_app(sample("claude_code_run.ndjson"))
+    async with app.run_test(size=(40, 30)) as pilot:
+        await settle(pilot)
+        rows = _plain(app, app.timeline)
+        assert " TodoWrite " in rows and " ↳5 Grep " in rows, rows
 
 
 async def test_a_kind_filter_names_the_full_label_when_two_kinds_share_a_short_name():

@@ -275,7 +275,11 @@ def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None 
         count = len(times) if events is None else events.count
         if target > count:
             raise ValueError(f"--start-at {v}: the run has {count:,} events")
-        return int(target) if events is None else events.after(int(target))
+        if events is None:
+            return int(target)
+        # (the last event: through the lines after it too, as a step there goes; it stopped
+        # before them, and the next step moved nothing that showed)
+        return events.total if target == count else events.after(int(target))
     end = times[-1] if len(times) else 0.0
     if int(target) > int(end):  # in whole seconds, as the replay bar shows the duration
         if idle_limit is None:
@@ -298,8 +302,8 @@ class StartAt:
 
     def reached(self, records: Sequence[Record], times: Sequence[float]) -> bool:
         n = len(records)
-        if self.kind == "event":
-            return Events.of(records).count >= self.target
+        if self.kind == "event":  # (records first: never fewer than events, and cheap)
+            return n >= self.target and Events.of(records).count >= self.target
         return n > 0 and times[n - 1] > self.target  # every record up to then is read
 
 

@@ -36,8 +36,10 @@ from viewer.ui.widgets.scroll import set_virtual_size
 #: The kind column: as wide as the longest known kind ("Create", "Delete", "Search"), and at
 #: most as wide as this for an unknown one ("Quantum leap").
 LABEL_MIN, LABEL_MAX = 6, 16
-#: Cells a row's summary (its file, its command) keeps before a long kind's name is cut for it.
+#: Cells a row's summary (its file, its command) keeps before a long kind's name is cut for it,
+#: down to KIND_FLOOR cells (the agents' own kinds: "TodoWrite", a sub-agent's "↳5 Grep").
 SUMMARY_MIN = 16
+KIND_FLOOR = 10
 #: A row's cells besides its kind and its summary: the status glyph and a space, the number's
 #: space, the group mark, the kind's space and the time column (with the number's digits).
 _ROW_FIXED = 2 + 1 + 2 + 1 + 9
@@ -424,7 +426,7 @@ class Timeline(ScrollView, can_focus=True):
         dur = call_time(t, self.running_for)
         num_w, label_w = self._column_widths()
         # (From a trial: at 40 columns an unknown kind's long name left the file names 4 cells.)
-        label_w = max(LABEL_MIN, min(label_w, width - _ROW_FIXED - num_w - SUMMARY_MIN))
+        label_w = min(label_w, max(KIND_FLOOR, width - _ROW_FIXED - num_w - SUMMARY_MIN))
         num = f"{t.index + 1:>{num_w}} "
         kind = sub_mark(t, self.session) + one_line(t.short)
         if cell_len(kind) > label_w:  # (an unknown kind's long name; wide characters count two)
