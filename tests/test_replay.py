@@ -19,6 +19,7 @@ from viewer.core.replay import (
     READING_CHARS_PER_S,
     TOOL_START,
     Replay,
+    Scheduler,
     parse_start_at,
     schedule,
 )
@@ -49,9 +50,7 @@ def untimed_run() -> bytes:
     )
 
 
-def timed_run(gap_ms: int = 60_000) -> bytes:
-    sid = "s-2"
-    t0 = 1_790_000_000_000
+def timed_run(gap_ms: int = 60_000, t0: int = 1_790_000_000_000, sid: str = "s-2") -> bytes:
     return b"".join(
         [
             line({"type": "system", "subtype": "init", "session_id": sid}),
@@ -982,7 +981,7 @@ def _with_malformed() -> bytes:
 def test_the_replay_counts_events_as_h_does_not_malformed_lines(from_file):
     """From a trial: the bar read "event 6/34" where h said 30 events (4 malformed lines), and
     --start-at 30 stopped short of the last events.  The bar, a step and --start-at N count
-    events; the lines that are not events are passed over with the event after them."""
+    events; the lines that are not events come with the event before them."""
     data = _with_malformed()
     recs = records_of(data)
     if from_file:
@@ -995,13 +994,16 @@ def test_the_replay_counts_events_as_h_does_not_malformed_lines(from_file):
     assert full.events == 6 and full.malformed_lines == 4 and len(recs) == 10
     p = r.progress()
     assert (p.events, p.event_total, p.total) == (0, 6, 10)
-    r.step(1)  # the init, over the first malformed line
-    assert (r.position, r.progress().events) == (2, 1)
-    r.step(1)  # over two malformed lines, to the second event
+    r.step(1)  # the init, with the malformed line before it and the two after it
+    assert (r.position, r.progress().events) == (4, 1)
+    assert r.model.malformed_lines == 3
+    r.step(-1)
+    assert r.position == 0  # the start: before every line
+    r.step(1)
+    r.step(1)  # the second event
     assert (r.position, r.progress().events) == (5, 2)
-    r.step(-1)  # back to the first event: the malformed lines after it are undone too
-    assert (r.position, r.progress().events) == (2, 1)
-    assert r.model.malformed_lines == 1
+    r.step(-1)  # back to the first event, and the lines after it
+    assert (r.position, r.progress().events) == (4, 1)
     r.seek(len(recs) - 2)  # the last event applied
     r.step(1)  # nothing but a malformed line left: it goes to the end
     assert r.at_end and (r.progress().events, r.progress().event_total) == (6, 6)
@@ -1013,7 +1015,29 @@ def test_the_replay_counts_events_as_h_does_not_malformed_lines(from_file):
     # 7 is past it
     assert parse_start_at("6", r.times, events=r.events()) == len(recs)
     assert parse_start_at("5", r.times, events=r.events()) == len(recs) - 2
+    assert parse_start_at("1", r.times, events=r.events()) == 4  # (as a step there)
     assert parse_start_at("2", r.times, events=r.events()) == 5
     assert parse_start_at("0", r.times, events=r.events()) == 0
     with pytest.raises(ValueError, match="the run has 6 events"):
         parse_start_at("7", r.times, events=r.events())
+
+
+@pytest.mark.parametrize("from_file", [False, True], ids=["records", "file index"])
+def test_a_run_joined_after_a_later_one_plays_and_clocks_by_its_own_times(from_file):
+    """(From a trial: `cat new.ndjson old.ndjson`.)  The second run's times are a day before the
+    first's: it played at once (its play time stood still), and its clock read "24:26:56" (the
+    events' clock, which never goes back, stayed at the first run's end)."""
+    day = 86_400_000
+    data = timed_run(gap_ms=2_000, sid="new") + timed_run(gap_ms=2_000, t0=1_790_000_000_000 - day, sid="old")
+    recs = records_of(data)
+    if from_file:
+        index = _file_index(data)
+        index.read()
+        times, clock = list(index.times), list(index.event_times)
+    else:
+        s = Scheduler(None, 3.0, StreamModel().format)
+        times, clock = zip(*[(s.time(r), s.event_ms) for r in recs])
+    first, second = times[:5], times[5:]
+    assert second[-1] - second[0] == pytest.approx(first[-1] - first[0])  # as long as the first
+    assert clock[-1] - clock[6] == pytest.approx(2_600)  # its own clock: 2.6 s from its first time
+    assert clock[6] == 1_790_000_000_000 - day

@@ -2702,6 +2702,33 @@ async def test_the_replay_bar_counts_the_events_h_counts():
         assert app.model.malformed_lines == 2 and app.session.blocks[-1].kind == "prompt"
 
 
+async def test_a_jump_to_a_malformed_line_goes_where_a_step_goes():
+    """(From a trial.)  } stopped on a line that is not an event, "event 17" with 2 malformed
+    lines, and ← → came back to "event 17" with 1: one label, two places.  A line that is not
+    an event comes with the event before it, for a jump as for a step; one before the first
+    event is shown on its own (the transcript was empty: } seemed to do nothing)."""
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    data = b"".join([b"Error: warming up\n", *lines[:17], b"junk after 17\n", *lines[17:]])
+    app = make_replay_app(data)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+
+        async def keys(*names):
+            for k in names:
+                await pilot.press(k)
+                await settle(pilot)
+            return app.replay.position, app.model.malformed_lines, app.bar.render().plain
+
+        pos, bad, bar = await keys("right_curly_bracket")
+        assert (pos, bad) == (1, 1) and "event   0/337" in bar
+        assert "line 1 is not an event (h): Error: warming up" in _plain(app, app.transcript)
+        jumped = await keys("right_curly_bracket")
+        assert jumped[1] == 2 and "event  17/337" in jumped[2], jumped
+        assert await keys("left", "right") == jumped
+        assert await keys("home", *["right"] * 17) == jumped
+        assert (await keys("left_curly_bracket"))[:2] == (1, 1)
+
+
 async def test_a_replay_starts_before_its_file_is_read_and_says_how_far_reading_is():
     """--replay of a big file plays at once: the bar says how much of the file is read, End
     goes to the end of what is read, and once the whole file is, the run ends there."""
@@ -2825,7 +2852,8 @@ async def test_a_start_at_past_the_end_found_on_screen_says_so():
         index.read()
         await pilot.pause(0.2)
         await settle(pilot)
-        assert any("the run has" in n.message for n in app._notifications)
+        said = [str(n.message) for n in app._notifications]
+        assert "--start-at 99999: the run has 337 events: at the start, paused." in said, said
         assert replay.position == 0 and replay.start is None
         # (From a trial: once the notice went, nothing said the start was not the one asked for.)
         head = _plain(app, app.header)

@@ -121,12 +121,27 @@ class Scheduler:
         self._event_ms = math.nan
         self._offset_ms: float | None = None
         self.first_event_ms: float | None = None  # the events' clock at the first record with a time
+        self._new_run = False  # a run started after another: its first time may go back
 
     def time(self, rec: Record, action: A.Action | None = None) -> float:
         """Play time of ``rec``, the record after the ones given so far (``action``: what the
         format makes of it, if that is known already)."""
         prev = self._raw
         nat = self.fmt.event_time_ms(rec) if isinstance(rec, Event) else None
+        if not self.timing:
+            if action is None and type(rec) is Event:
+                action = self.fmt.interpret(rec)
+            if type(action) is A.Init and prev is not None:
+                self._new_run = True
+            if self._new_run and nat is not None:
+                # A run that started before the one before it (`cat new.ndjson old.ndjson`):
+                # its events' times go back.  Its clock starts again from its first time, and
+                # its play time from there (it played at once, and its clock read "892:22:34",
+                # from a trial).  Only at a run's start: within a run, the clock never goes back.
+                self._new_run = False
+                if nat < self._event_ms:  # (NaN before: not less)
+                    self._shift = None
+                    self._event_ms = math.nan
         if self.timing:
             if isinstance(rec, Restart):  # at the time of what came before it
                 t = prev if prev is not None else 0.0
@@ -253,11 +268,19 @@ class Events:
         return self.within(self.total)
 
     def after(self, k: int) -> int:
-        """Records to apply for ``k`` events: through the k-th, and not past it (0 for 0)."""
-        lo, hi = max(0, k), self.total
-        while lo < hi:  # the fewest records with k events among them
+        """Records to apply for ``k`` events: through the k-th, and the lines that are not
+        events after it, up to the next event (all of them after the last); 0 for 0 (those
+        before the first event come with it).  So a
+        step, a jump to a malformed line (}) and --start-at N reach the same places, one per
+        event count (from a trial: } and a step showed "event 17" with 1 and 2 malformed)."""
+        if k <= 0:  # (the start: lines before the first event come with it)
+            return 0
+        if k >= self.count:
+            return self.total
+        lo, hi = k, self.total - 1
+        while lo < hi:  # the (k+1)-th event: the fewest records with k+1 events among them, less one
             mid = (lo + hi) // 2
-            if self.within(mid) >= k:
+            if self.within(mid + 1) > k:
                 hi = mid
             else:
                 lo = mid + 1
@@ -275,11 +298,7 @@ def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None 
         count = len(times) if events is None else events.count
         if target > count:
             raise ValueError(f"--start-at {v}: the run has {count:,} events")
-        if events is None:
-            return int(target)
-        # (the last event: through the lines after it too, as a step there goes; it stopped
-        # before them, and the next step moved nothing that showed)
-        return events.total if target == count else events.after(int(target))
+        return int(target) if events is None else events.after(int(target))
     end = times[-1] if len(times) else 0.0
     if int(target) > int(end):  # in whole seconds, as the replay bar shows the duration
         if idle_limit is None:
@@ -888,16 +907,15 @@ class Replay:
         return self.speed
 
     def step_target(self, n: int) -> int:
-        """Where ``n`` events on (back, when negative) is, in records: a malformed line or a
-        restart is passed over with the event after it (or stepped back over with the one
-        before it).  Past either end: -1 before the start, ``total + 1`` after the end."""
+        """Where ``n`` events on (back, when negative) is, in records (see :meth:`Events.after`:
+        a malformed line or a restart comes with the event before it).  Past either end: -1
+        before the start, ``total + 1`` after the end."""
         ev = self.events()
-        k = ev.within(self.position) + n
         if n < 0 and self.position == 0:
             return -1
         if n > 0 and self.position >= ev.total:
             return ev.total + 1
-        return ev.after(k) if k < ev.count or n < 0 else ev.total
+        return ev.after(ev.within(self.position) + n)
 
     def step(self, n: int) -> list[Delta]:
         self.playing = False
@@ -924,9 +942,12 @@ class Replay:
         return None
 
     def prev_marked(self, mark: int, interpret: Callable[[Event], A.Action]) -> int | None:
-        """Index of the last record with ``mark`` before the record the position is on (the
-        last one applied), or None."""
-        end = self.position - 1
+        """Index of the last record with ``mark`` before the event the position is on (the
+        last one applied; the lines after it that are not events come with it: see
+        :meth:`Events.after`), or None."""
+        ev = self.events()
+        e = ev.within(self.position)
+        end = ev.after(e - 1) if e else 0
         if self.index is not None:
             marks = self.index.marks
             found = max(marks.rfind(bytes([v]), 0, max(0, end)) for v in _MARKED[mark])

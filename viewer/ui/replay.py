@@ -224,7 +224,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         if self.replay.start is not None:
             why = self.replay.settle_start()  # (once there, the new model is shown just below)
             if why:
-                self.notify(why, title="--start-at", severity="error", timeout=8, markup=False)
+                where = "played from the start" if self.replay.playing else "at the start, paused"
+                self.notify(f"{why}: {where}.", title="--start-at", severity="error", timeout=8, markup=False)
                 self.header.start_missed = why  # (and in the header, until a move)
                 self.header.refresh()
         self._show_going_to()
@@ -311,6 +312,13 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self._refresh_all(batch.flags | self._end_flags(), None, None)
             if self.view_index < 0:
                 self._show_no_run()
+        elif self.view_index < 0 and self.model.malformed_lines:
+            self._show_unplaced()
+
+    def _show_unplaced(self) -> None:
+        """Before the first run: its lines that are not events, as the live view lists them (a
+        jump to one, }, left the transcript empty: from a trial)."""
+        self.transcript.set_session(self.model.unplaced_view())
 
     @staticmethod
     def _end_flags() -> Change:
@@ -338,6 +346,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self.show_session(view)
         if view < 0 and self.model.ended:
             self._show_no_run()
+        elif view < 0 and self.model.malformed_lines:
+            self._show_unplaced()
         if not (same and picked >= 0 and tl.select_tool(picked)):
             tl.action_last()
         self.bar.refresh()
@@ -447,7 +457,10 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             more = "" if back or self.replay.input_ended else " yet (the file is still being read)"
             self.notify_once(f"No {what} {'before' if back else 'after'} this point{more}", timeout=2)
             return
-        self._seek(i + 1)
+        ev = self.replay.events()
+        # (with the lines after it that are not events, as a step goes; a line before the first
+        # event, on its own: a step takes it with that event)
+        self._seek(max(i + 1, ev.after(ev.within(i + 1))))
         # Show the run that record went to, and select the call it is of: with calls running
         # side by side, following selects the newest one, not the one that failed.  (Once a
         # key press: a scan of the run's calls from the newest.)
