@@ -812,34 +812,34 @@ async def test_the_header_names_the_agent_before_its_model(agent, stream, says):
 async def test_a_narrow_header_drops_a_field_only_when_it_has_no_room_for_it(agent, stream, agent_name, cwd_end):
     """(From trials.)  At 50 to 70 columns the agent, the key and the mode gave way to a working
     directory that then did not fit either, and left the room empty; at 60, the directory was
-    shown as "…sor-spike".  At every width: what is left out did not fit in the room left, and
-    a directory is shown with its last folder whole."""
+    shown as "…sor-spike"; widening a window, the agent came and went four times.  At every
+    width, the fields are the first ones of an order (the model, the session, the directory,
+    the agent, the mode, the key) and the next one had no room; a wider window only adds to
+    them; a directory is shown with its last folder whole."""
     data = real_capture(stream, agent)
     app = make_app(data)
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
         wide = app.header.render_line(0).text.rstrip()
-        fields = [f for f in (f"{agent_name} · ", "session ", "key ", "mode ") if f in wide]
-        assert len(fields) >= 3 and cwd_end in wide, wide
-        # The cells each field adds: "session 5545ce80" and the gap before it; "Cursor · ".
-        need = {f: len(f) if " · " in f else len(wide[wide.index(f):].split("  ")[0]) + 2 for f in fields}
-        shown: set[str] = set()  # the session and the directory, once shown at a width
+        order = [f for f in ("session ", cwd_end, f"{agent_name} · ", "mode ", "key ") if f in wide]
+        assert len(order) >= 4, wide
+        # The cells each adds: "session 5545ce80" and the gap before it; "Cursor · "; the
+        # directory's last folder after "…".
+        need = {f: len(f) if " · " in f else len("…" + f) + 2 if f == cwd_end
+                else len(wide[wide.index(f):].split("  ")[0]) + 2 for f in order}
+        before: list[str] = []
         for width in range(44, 124, 2):
             await pilot.resize_terminal(width, 30)
             await settle(pilot)
             line = app.header.render_line(0).text.rstrip()
             free = width - 2 - len(line)  # (the header's padding)
-            for f, cells in need.items():
-                if f not in line:
-                    assert cells > free, f"{width} columns: {f!r} left out of {line!r}"
-            # The directory after the session (in turn: a column more swapped one for the other).
-            assert cwd_end in line or "session " not in line or len("…" + cwd_end) + 2 > free, \
-                f"{width} columns: {line!r}"
-            assert "session " in line or cwd_end not in line, f"{width} columns: {line!r}"
+            shown = [f for f in order if f in line]
+            assert shown == order[:len(shown)], f"{width} columns: {line!r}"  # (the first ones)
+            if len(shown) < len(order):
+                assert need[order[len(shown)]] > free, f"{width} columns: {order[len(shown)]!r} left out of {line!r}"
             assert not line.endswith(cwd_end[-9:]) or line.endswith(cwd_end), f"{width} columns: {line!r}"
-            now = {x for x in ("session ", cwd_end) if x in line}
-            assert shown <= now, f"{width} columns: {shown - now} gone from {line!r}"  # (wider: none goes)
-            shown = now
+            assert shown[:len(before)] == before, f"{width} columns: {line!r} after {before}"  # (wider: none goes)
+            before = shown
 
 
 async def test_a_working_directory_ending_in_a_slash_keeps_its_last_folder_when_narrow():
@@ -3169,6 +3169,18 @@ async def test_a_narrow_tool_list_cuts_a_long_kind_before_the_file_names():
         await settle(pilot)
         rows = _plain(app, app.timeline)
         assert " TodoWrite " in rows and " ↳5 Grep " in rows, rows
+    # Narrower still, the times give their column to the file names, in every row (at 36
+    # columns totals.py and test_totals.py both read "…otals.py", from a trial).
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(36, 30)) as pilot:
+        await settle(pilot)
+        app.timeline.focus()
+        await pilot.press("home")
+        await settle(pilot)
+        rows = _plain(app, app.timeline).splitlines()
+        reads = [r for r in rows if " Read " in r]
+        assert any("/totals.py" in r for r in reads) and any("/test_totals.py" in r for r in reads), reads
+        assert not any(r.rstrip().endswith((" ms", " s")) for r in rows), rows
 
 
 async def test_a_kind_filter_names_the_full_label_when_two_kinds_share_a_short_name():

@@ -70,43 +70,37 @@ def _cwd_in(cwd: str, room: int) -> str:
     return shown
 
 
-def _keep(fields: list[tuple[str, str]], cwd: str, avail: int) -> tuple[list[tuple[str, str]], int]:
+def _keep(fields: list[tuple[str, str]], cwd: str, avail: int) -> tuple[list[tuple[str, str]], int | None]:
     """The fields of the header's first line that fit in ``avail`` cells with the working
-    directory, taken in KEEP's order and shown in theirs, and the fewest cells the directory
-    may be shown in.  The model, the session and the directory are taken in turn until one has
-    no room; then the agent, the mode and the key, each if it has room.  (From trials: at 80
+    directory, taken in KEEP's order until one has no room, and shown in theirs; and the fewest
+    cells the directory may be shown in (None: it is not shown).  A wider window only adds
+    fields.  (From trials: at 80
     columns the working directory was gone while "key login" and "mode def…" stayed; at 50 to
-    70, the agent, the key and the mode gave way to a directory that then did not fit either.
-    From a review: passing over the session for the directory, a window one column wider
-    swapped one for the other.)"""
-    cwd_min = _cwd_min(cwd) if cwd else 0
+    70, the agent, the key and the mode gave way to a directory that then did not fit either;
+    passing over a field that had no room for the next, the agent came and went four times as
+    a window widened.)"""
+    cwd_min = _cwd_min(cwd) if cwd else None
     if _fields_width(fields) + (min(cell_len(cwd), CWD_ROOM) + 2 if cwd else 0) <= avail:
         return fields, cwd_min
     # (the agent ranks as the model when the run names none: Codex's, the agent is its name)
     named = any(p == "" for p, _ in fields)
     rank = {p: KEEP.index("" if p == AGENT_FIELD and not named else p) for p, _ in fields if p in KEEP}
-    in_turn = KEEP.index(CWD)  # (the ranks up to it are taken in turn)
     kept: list[tuple[str, str]] = []
     reserve = 0  # cells kept for the working directory, once its turn has come
-    stopped = False  # one of those taken in turn had no room
-    for r in sorted(set(rank.values()) | ({in_turn} if cwd else set())):
-        if stopped and r <= in_turn:
-            continue
-        if r == in_turn:
+    shown = None  # (the directory's turn has not come)
+    for r in sorted(set(rank.values()) | ({KEEP.index(CWD)} if cwd else set())):
+        if KEEP[r] == CWD:
             left = avail - _fields_width(kept) - 2
-            if left >= cwd_min:  # (the cells it is shown in, at most CWD_ROOM: cut at a folder, fewer)
-                reserve = cell_len(_cwd_in(cwd, min(left, CWD_ROOM))) + 2
-            else:
-                stopped = True
+            if cwd_min is None or left < cwd_min:
+                break
+            shown = cwd_min
+            reserve = cell_len(_cwd_in(cwd, min(left, CWD_ROOM))) + 2  # (at most CWD_ROOM: cut at a folder, fewer)
             continue
-        for f in fields:
-            if rank.get(f[0]) == r:
-                trial = [g for g in fields if g in kept or g is f]
-                if r == 0 or _fields_width(trial) + reserve <= avail:  # (the first: cut if it must be)
-                    kept = trial
-                elif r < in_turn:
-                    stopped = True
-    return [f for f in fields if f in kept or f[0] not in KEEP], cwd_min
+        trial = [f for f in fields if f in kept or rank.get(f[0]) == r]
+        if r and _fields_width(trial) + reserve > avail:  # (the first is kept: cut if it must be)
+            break
+        kept = trial
+    return [f for f in fields if f in kept or f[0] not in KEEP], shown
 
 
 def _two_lines(a: Text, b: Text) -> Text:
@@ -342,7 +336,9 @@ class SessionHeader(Widget):
                 fields.append(("mode ", init.permission_mode))
         cwd = one_line(init.cwd) if init is not None and init.cwd else ""
         cwd = cwd.rstrip("/") or cwd  # ("/home/u/proj/" showed as "…/" when narrow; "/" stays)
-        fields, cwd_min = _keep(fields, cwd, self.content_region.width - line1.cell_len)
+        # (right after the badge, the gap before the first field is its one space: see gap())
+        avail = self.content_region.width - line1.cell_len + (line1.cell_len == after_badge)
+        fields, cwd_min = _keep(fields, cwd, avail)
         before = ""
         for prefix, value in fields:  # (as _fields_width counts them)
             line1.append(" · " if before == AGENT_FIELD and not prefix else gap())  # ("Cursor · Auto")
@@ -357,7 +353,7 @@ class SessionHeader(Widget):
             # The end of a path says most (the project): shorten it from the start to the room
             # left, rather than letting the line's ellipsis cut that end off.
             room = self.content_region.width - line1.cell_len - 2
-            if room >= cwd_min:
+            if cwd_min is not None and room >= cwd_min:
                 line1.append("  ")
                 line1.append_text(safe_line(_cwd_in(cwd, min(60, room)), style="cyan"))
 

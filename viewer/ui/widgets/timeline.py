@@ -435,6 +435,11 @@ class Timeline(ScrollView, can_focus=True):
         # A finished call with no time to show lends its column to the summary (a running one
         # keeps it: its time appears after a second, and the row must not move then).
         right = f"  {dur:>7}" if dur or not (t.done or t.status == "unfinished") else ""
+        if width - _ROW_FIXED - num_w - label_w < SUMMARY_MIN:
+            # Narrower still, the times go, for every row: the file names need the room more
+            # (at 36 columns totals.py and test_totals.py both read "…otals.py", from a trial).
+            # The detail has the time.
+            right = ""
         text = Text(no_wrap=True, overflow="ellipsis")
         if selected:
             # The status colours are read against the pane's background; on the cursor's
