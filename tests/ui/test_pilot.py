@@ -3741,6 +3741,33 @@ async def _blank_replay_says_so(app) -> None:
         assert "3 blank lines" in screen_rows(app)
 
 
+async def test_a_replays_h_counts_the_blank_lines_played_so_far():
+    """(From a trial.)  At a replay's start, h said "0 events … 7 blank lines": the whole file's
+    blank lines, where everything else counts what has been played."""
+    lines = sample("demo_session.ndjson").splitlines(keepends=True)
+    data = b"".join([*lines[:5], b"\n", *lines[5:100], b"\n\n", *lines[100:], b"\n" * 4])
+    app = make_replay_app(data)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+
+        async def health() -> str:
+            await pilot.press("h")
+            await settle(pilot)
+            rows = screen_rows(app)
+            await pilot.press("escape")
+            await settle(pilot)
+            return rows
+
+        assert "blank line" not in await health()
+        for _ in range(10):  # past the first blank line
+            await pilot.press("right")
+        await settle(pilot)
+        assert "1 blank line" in await health()
+        await pilot.press("end")
+        await settle(pilot)
+        assert "7 blank lines" in await health()
+
+
 async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too():
     """(From a new-user trial.)  The header said NO EVENTS, the detail "No tool calls in this run
     yet.": the file is read after the first screen, and the detail was not told it ended."""

@@ -445,6 +445,10 @@ class RecordIndex(Sequence[Record]):
         """The (first) line of record ``i``, without reading it again (0 for a restart)."""
         return self._line[i]
 
+    def end_line_at(self, i: int) -> int:
+        """The last line of record ``i`` (0 for a restart)."""
+        return self._line[i] + max(0, abs(self._count[i]) - 1)
+
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]

@@ -176,8 +176,18 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         return True
 
     def blank_lines(self) -> int:
-        index = self.replay.index
-        return index.ingest.decoder.blank_lines if index is not None else 0
+        """The blank lines among those played (h said a file's 7 blank lines at its start, from
+        a trial): the lines up to the last one played that no record holds."""
+        r, index = self.replay, self.replay.index
+        if index is None:
+            return 0
+        if r.at_end and index.complete:  # (with those after the last record)
+            return index.ingest.decoder.blank_lines
+        records, i = r.records, r.position - 1
+        while i >= 0 and not records.line_at(i):  # (a restart has no line)
+            i -= 1
+        m = self.model
+        return max(0, records.end_line_at(i) - m.lines_in_events - m.malformed_lines) if i >= 0 else 0
 
     @property
     def bar(self) -> ReplayBar:
