@@ -37,6 +37,19 @@ def up_to_first_call(lines: list[bytes]) -> list[bytes]:
     return lines[: next(i for i, line in enumerate(lines) if b'"subtype":"started"' in line) + 1]
 
 
+def replay_of_file(path, playing: bool = False):
+    """``--replay`` of a file on disk as the CLI builds it, the file read to its end first:
+    (the app, the file's index)."""
+    from viewer.core.feed import StoreFeed
+    from viewer.core.replay import FileIndex, Replay
+    from viewer.ui.replay import ReplayApp
+
+    feed = StoreFeed(str(path))
+    index = FileIndex(feed.store, os.path.getsize(path))
+    index.read()
+    return ReplayApp(Replay(index=index, playing=playing), feed, clock=lambda: 0.0, start_reading=False), index
+
+
 def _plain(app, widget) -> str:
     """What a widget shows, as plain text."""
     return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
@@ -418,17 +431,10 @@ async def test_a_replay_played_to_the_end_of_a_file_still_written_says_so(tmp_pa
     """(From a new-user trial.)  Opening a file an agent was still writing said "⚠ still being
     written? agent-viewer --follow …"; replaying it said nothing at its end, under ENDED WITHOUT
     RESULT.  The file grows after it was read, as an agent's does."""
-    from viewer.core.feed import StoreFeed
-    from viewer.core.replay import FileIndex, Replay
-    from viewer.ui.replay import ReplayApp
-
     lines = sample("demo_session.ndjson").splitlines(keepends=True)
     path = tmp_path / "run.ndjson"
     path.write_bytes(b"".join(lines[:30]))
-    feed = StoreFeed(str(path))
-    index = FileIndex(feed.store, path.stat().st_size)
-    index.read()
-    app = ReplayApp(Replay(index=index, playing=False), feed, clock=lambda: 0.0, start_reading=False)
+    app, _ = replay_of_file(path)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         assert app.header.still_written is None
@@ -445,19 +451,12 @@ async def test_a_replay_played_to_the_end_of_a_file_still_written_says_so(tmp_pa
 async def test_a_replays_still_written_hint_tells_the_files_age_when_it_was_read(tmp_path):
     """(From a review.)  "It changed N s before it was read" was worked out as the replay reached
     its end: a file written 30 s before it was opened, played for two minutes, said nothing."""
-    from viewer.core.feed import StoreFeed
-    from viewer.core.replay import FileIndex, Replay
-    from viewer.ui.replay import ReplayApp
-
     lines = sample("demo_session.ndjson").splitlines(keepends=True)
     path = tmp_path / "run.ndjson"
     path.write_bytes(b"".join(lines[:30]))
-    feed = StoreFeed(str(path))
-    index = FileIndex(feed.store, path.stat().st_size)
-    index.read()
+    app, index = replay_of_file(path)
     index.read_at -= 120  # read two minutes ago (the replay has played since)...
     os.utime(path, (index.read_at - 30, index.read_at - 30))  # ...half a minute after it changed
-    app = ReplayApp(Replay(index=index, playing=False), feed, clock=lambda: 0.0, start_reading=False)
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("end")
@@ -828,7 +827,7 @@ async def test_a_narrow_header_drops_a_field_only_when_it_has_no_room_for_it(age
         need = {f: len(f) if " · " in f else len("…" + f) + 2 if f == cwd_end
                 else len(wide[wide.index(f):].split("  ")[0]) + 2 for f in order}
         before: list[str] = []
-        for width in range(44, 124, 2):
+        for width in range(44, 124, 3):  # (every third column: each takes a redraw)
             await pilot.resize_terminal(width, 30)
             await settle(pilot)
             line = app.header.render_line(0).text.rstrip()
@@ -852,7 +851,7 @@ async def test_a_working_directory_ending_in_a_slash_keeps_its_last_folder_when_
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         assert "  /home/u/projects/proj" in app.header.render_line(0).text
-        for width in range(36, 80):
+        for width in range(36, 80, 3):
             await pilot.resize_terminal(width, 30)
             await settle(pilot)
             line = app.header.render_line(0).text.rstrip()
@@ -3717,18 +3716,11 @@ async def test_a_file_of_blank_lines_is_said_to_hold_only_those():
         await settle(pilot)
         assert "◌ NO EVENTS  the input held only 3 blank lines" in app.header.render_line(0).text
         assert app.quit_status()[1] == "the input holds no events: only 3 blank lines"
-    from viewer.core.feed import StoreFeed
-    from viewer.core.replay import FileIndex, Replay
-    from viewer.ui.replay import ReplayApp
-
     with tempfile.TemporaryDirectory() as tmp:  # (from a review: --replay said "empty")
         path = os.path.join(tmp, "blank.ndjson")
         with open(path, "wb") as f:
             f.write(b"\n \n\r\n")
-        feed = StoreFeed(path)
-        index = FileIndex(feed.store, 5)
-        index.read()
-        app = ReplayApp(Replay(index=index, playing=True), feed, clock=lambda: 0.0, start_reading=False)
+        app, _ = replay_of_file(path, playing=True)
         await _blank_replay_says_so(app)
 
 
