@@ -244,8 +244,8 @@ def start_at_target(value: str) -> tuple[str, float]:
 
 class Events:
     """Between records and events.  A replay moves over records (each event, malformed line
-    and restart of the input), and counts events, as ``h`` does: a file with 4 malformed lines
-    among 30 events read "event 6/34", and ``--start-at 30`` stopped 4 events short.
+    and restart of the input), and counts events, as ``h`` does (with 4 malformed lines among
+    30 events, the bar counted 34, and ``--start-at 30`` stopped short of the end).
     ``others``: where the records that are not events are, in order."""
 
     def __init__(self, others: Sequence[int], total: int) -> None:
@@ -270,9 +270,9 @@ class Events:
     def after(self, k: int) -> int:
         """Records to apply for ``k`` events: through the k-th, and the lines that are not
         events after it, up to the next event (all of them after the last); 0 for 0 (those
-        before the first event come with it).  So a
-        step, a jump to a malformed line (}) and --start-at N reach the same places, one per
-        event count (from a trial: } and a step showed "event 17" with 1 and 2 malformed)."""
+        before the first event come with it).  So a step, a jump to a malformed line (}) and
+        --start-at N reach the same places, one per count of events (from a trial: } and a
+        step both showed "event 17", with 2 and 1 malformed lines)."""
         if k <= 0:  # (the start: lines before the first event come with it)
             return 0
         if k >= self.count:
