@@ -1041,3 +1041,38 @@ def test_a_run_joined_after_a_later_one_plays_and_clocks_by_its_own_times(from_f
     assert second[-1] - second[0] == pytest.approx(first[-1] - first[0])  # as long as the first
     assert clock[-1] - clock[6] == pytest.approx(2_600)  # its own clock: 2.6 s from its first time
     assert clock[6] == 1_790_000_000_000 - day
+
+
+def test_back_jumps_reach_every_line_before_the_first_event():
+    """(From a review.)  } stops at each line before the first event, and { found none of them
+    (it searched before the first event's group, which starts at 0)."""
+    fmt = StreamModel().format
+    for data in (b"bad 1\nbad 2\nbad 3\n" + timed_run(), b"bad 1\nbad 2\nbad 3\n"):
+        index = _file_index(data)
+        index.read()
+        r = Replay(index=index, playing=False)
+        r.seek(3)  # after the third bad line
+        assert r.prev_marked(ERROR, fmt.interpret) == 1
+        r.seek(2)
+        assert r.prev_marked(ERROR, fmt.interpret) == 0
+        if r.total > 3:
+            r.seek(4)  # after the init: the bad lines before it
+            assert r.prev_marked(ERROR, fmt.interpret) == 2
+
+
+def test_a_run_started_beside_another_does_not_set_the_clock_back():
+    """(From a review.)  A second run's init, then the first run's call whose start time is a
+    little before the event before it (as in two_sessions.ndjson): the events' clock went back
+    92 ms.  Only a run's start a minute or more back starts the clock again."""
+    t = 1_790_000_000_000
+    data = b"".join([
+        line({"type": "system", "subtype": "init", "session_id": "a"}),
+        line({"type": "assistant", "session_id": "a", "timestamp_ms": t,
+              "message": {"content": [{"type": "text", "text": "x"}]}}),
+        line({"type": "system", "subtype": "init", "session_id": "b"}),
+        line({"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": "a", "timestamp_ms": t - 92,
+              "tool_call": {"shellToolCall": {"args": {"command": "ls"}}, "startedAtMs": str(t - 92)}}),
+    ])
+    s = Scheduler(None, 3.0, StreamModel().format)
+    clock = [(s.time(r), s.event_ms)[1] for r in records_of(data)]
+    assert clock[-1] == t

@@ -835,10 +835,36 @@ async def test_a_narrow_header_drops_a_field_only_when_it_has_no_room_for_it(age
             shown = [f for f in order if f in line]
             assert shown == order[:len(shown)], f"{width} columns: {line!r}"  # (the first ones)
             if len(shown) < len(order):
-                assert need[order[len(shown)]] > free, f"{width} columns: {order[len(shown)]!r} left out of {line!r}"
+                # (the directory is given up to 24 cells of the room, and may show fewer: cut at
+                # a folder; the room it was given and left empty is no room for the next field)
+                cwd = len(line.rsplit("  ", 1)[-1]) if cwd_end in line else 0
+                given = min(cwd + free, 24, len(wide.rsplit("  ", 1)[-1])) if cwd else 0
+                assert need[order[len(shown)]] > free - (given - cwd), \
+                    f"{width} columns: {order[len(shown)]!r} left out of {line!r}"
             assert not line.endswith(cwd_end[-9:]) or line.endswith(cwd_end), f"{width} columns: {line!r}"
             assert shown[:len(before)] == before, f"{width} columns: {line!r} after {before}"  # (wider: none goes)
             before = shown
+
+
+async def test_a_wider_header_never_drops_a_field_for_its_directorys_next_folder():
+    """(From a review.)  The room kept for the directory was its length cut at a folder, which
+    grows a folder at a time: at 81 columns "/opt/payments-api/src" took "…/payments-api/src"
+    and the agent went, to come back at 93."""
+    data = sample("demo_session.ndjson").replace(b'"cwd":"/home/maya/code/invoice-tool"',
+                                                 b'"cwd":"/opt/payments-api/src"', 1)
+    app = make_app(data)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert "/opt/payments-api/src" in app.header.render_line(0).text
+        had: set[str] = set()
+        for width in range(74, 98, 2):
+            await pilot.resize_terminal(width, 30)
+            await settle(pilot)
+            line = app.header.render_line(0).text
+            now = {f for f in ("Cursor · ", "session ", "/src", "mode ") if f in line}
+            assert had <= now, f"{width} columns: {had - now} gone from {line!r}"
+            had = now
+        assert "Cursor · " in had
 
 
 async def test_a_working_directory_ending_in_a_slash_keeps_its_last_folder_when_narrow():

@@ -96,6 +96,10 @@ def _burst(timing: list[tuple[int, int]]) -> bool:
     return span_ms < BURST_MS or timing[-1][0] * 1000 / span_ms > BURST_RATE
 
 
+#: How far back a new run's first time must be for its clock to start again (see Scheduler).
+RUN_BACK_MS = 60_000
+
+
 class Scheduler:
     """Play times one record at a time, in order (what :func:`schedule` does for a list; a
     :class:`FileIndex` uses it as it reads)."""
@@ -137,9 +141,11 @@ class Scheduler:
                 # A run that started before the one before it (`cat new.ndjson old.ndjson`):
                 # its events' times go back.  Its clock starts again from its first time, and
                 # its play time from there (it played at once, and its clock read "892:22:34",
-                # from a trial).  Only at a run's start: within a run, the clock never goes back.
+                # from a trial).  Only at a run's start, and by more than runs side by side
+                # differ (a call's start time is often a little before the event before it):
+                # otherwise the clock never goes back.
                 self._new_run = False
-                if nat < self._event_ms:  # (NaN before: not less)
+                if nat < self._event_ms - RUN_BACK_MS:  # (NaN before: not less)
                     self._shift = None
                     self._event_ms = math.nan
         if self.timing:
@@ -277,10 +283,14 @@ class Events:
             return 0
         if k >= self.count:
             return self.total
-        lo, hi = k, self.total - 1
-        while lo < hi:  # the (k+1)-th event: the fewest records with k+1 events among them, less one
+        return self.index_of(k + 1)
+
+    def index_of(self, e: int) -> int:
+        """The record of the ``e``-th event (from 1; there must be that many)."""
+        lo, hi = e - 1, self.total - 1
+        while lo < hi:  # the fewest records with e events among them, less one
             mid = (lo + hi) // 2
-            if self.within(mid + 1) > k:
+            if self.within(mid + 1) >= e:
                 hi = mid
             else:
                 lo = mid + 1
@@ -951,7 +961,8 @@ class Replay:
         :meth:`Events.after`), or None."""
         ev = self.events()
         e = ev.within(self.position)
-        end = ev.after(e - 1) if e else 0
+        # (before the first event, each line is a stop of its own, as } makes it)
+        end = ev.index_of(e) if e else self.position - 1
         if self.index is not None:
             marks = self.index.marks
             found = max(marks.rfind(bytes([v]), 0, max(0, end)) for v in _MARKED[mark])

@@ -94,7 +94,9 @@ def _keep(fields: list[tuple[str, str]], cwd: str, avail: int) -> tuple[list[tup
             if cwd_min is None or left < cwd_min:
                 break
             shown = cwd_min
-            reserve = cell_len(_cwd_in(cwd, min(left, CWD_ROOM))) + 2  # (at most CWD_ROOM: cut at a folder, fewer)
+            # (Up to CWD_ROOM, and not its length once cut at a folder: that grows a folder at a
+            # time, and a field after it came and went as a window widened, from a review.)
+            reserve = min(left, CWD_ROOM, cell_len(cwd)) + 2
             continue
         trial = [f for f in fields if f in kept or rank.get(f[0]) == r]
         if r and _fields_width(trial) + reserve > avail:  # (the first is kept: cut if it must be)
