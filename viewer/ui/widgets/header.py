@@ -55,9 +55,9 @@ def _fields_width(fields: list[tuple[str, str]]) -> int:
 
 
 def _cwd_min(cwd: str) -> int:
-    """The fewest cells a working directory is shown in: its last folder after "…/" (up to
-    CWD_MIN); "…sor-spike" said less than the fields it had pushed off."""
-    last = cwd.rstrip("/").rsplit("/", 1)[-1]
+    """The fewest cells a working directory (with no "/" at its end) is shown in: its last
+    folder after "…/" (up to CWD_MIN); "…sor-spike" said less than the fields it had pushed off."""
+    last = cwd.rsplit("/", 1)[-1]
     return min(cell_len(cwd), cell_len(last) + 2, CWD_MIN)
 
 
@@ -74,11 +74,10 @@ def _keep(fields: list[tuple[str, str]], cwd: str, avail: int) -> tuple[list[tup
     """The fields of the header's first line that fit in ``avail`` cells with the working
     directory, taken in KEEP's order until one has no room, and shown in theirs; and the fewest
     cells the directory may be shown in (None: it is not shown).  A wider window only adds
-    fields.  (From trials: at 80
-    columns the working directory was gone while "key login" and "mode def…" stayed; at 50 to
-    70, the agent, the key and the mode gave way to a directory that then did not fit either;
-    passing over a field that had no room for the next, the agent came and went four times as
-    a window widened.)"""
+    fields.  (From trials: at 80 columns the working directory was gone while "key login" and
+    "mode def…" stayed; at 50 to 70, the agent, the key and the mode gave way to a directory
+    that then did not fit either; passing over a field that had no room for the next, the agent
+    came and went four times as a window widened.)"""
     cwd_min = _cwd_min(cwd) if cwd else None
     if _fields_width(fields) + (min(cell_len(cwd), CWD_ROOM) + 2 if cwd else 0) <= avail:
         return fields, cwd_min

@@ -40,8 +40,8 @@ LABEL_MIN, LABEL_MAX = 6, 16
 #: down to KIND_FLOOR cells (the agents' own kinds: "TodoWrite", a sub-agent's "↳5 Grep").
 SUMMARY_MIN = 16
 KIND_FLOOR = 10
-#: A row's cells besides its kind and its summary: the status glyph and a space, the number's
-#: space, the group mark, the kind's space and the time column (with the number's digits).
+#: A row's cells besides its kind, its summary and its number's digits: the status glyph and a
+#: space, the space after the number, the group mark, the space after the kind, the time column.
 _ROW_FIXED = 2 + 1 + 2 + 1 + 9
 NUMBER_MIN = 2  # digits of the call-number column
 
