@@ -157,7 +157,10 @@ def parent(ns) -> int:
     notes.append("Seeks: ms from the call to the first frame after it. A seek back starts from the nearest "
                  "copy of the model (every tenth of the position) and re-applies the records after it, "
                  "each parsed again from the file; a seek from afar leaves a copy 1,000 records before "
-                 "where it went, so steps back from there are cheap.")
+                 "where it went, so steps back from there are cheap, and the index keeps copies 1,000 "
+                 "records apart near the file's end (its last 4,000 or so), for steps back from End. "
+                 "End while the file is read copies the model the index has built so far. Reading "
+                 "waits while a seek is made and drawn.")
     headers = ["file", "first paint s (spawn)", "read at first paint", f"≤ {FIRST_PAINT_TARGET} s",
                "whole file read s", "MB/s", "peak RSS MB", "checkpoints", "seeks (ms to next frame)",
                f"seeks ≤ {SEEK_TARGET * 1000:.0f} ms"]

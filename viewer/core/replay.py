@@ -391,6 +391,10 @@ def next_checkpoint(position: int, every: int) -> int:
 #: last NEAR_KEPT such copies are kept).
 NEAR_SPAN = 1000
 NEAR_KEPT = 4
+#: A file index keeps a copy every NEAR_SPAN records over about this many records at the
+#: file's end (told by its bytes: the records read so far give their mean size), so that a
+#: step back from End re-applies at most NEAR_SPAN records, not up to a tenth of the run.
+TAIL_SPAN = 4 * NEAR_SPAN
 
 #: ``marks`` of a record (bit flags): where ``]`` and ``}`` stop, and where a run starts or
 #: ends (a run's clock does not go on across it).
@@ -505,6 +509,8 @@ class FileIndex:
         self.event_times = array("d")  # the events' clock at each record (see Scheduler.event_ms)
         self.marks = bytearray()
         self.checkpoints = Checkpoints()
+        #: Copies near the file's end, NEAR_SPAN records apart (the last two: see TAIL_SPAN).
+        self.tail: list[tuple[int, StreamModel]] = []
         self.complete = False
         self.read_at: float | None = None  # when it was read to its end (the wall clock)
         self.error: str | None = None
@@ -524,9 +530,12 @@ class FileIndex:
         self._next = self._every
         self._stop = threading.Event()
         self._lock = threading.Lock()  # one thread reads at a time
-        #: Set while the replay seeks: reading waits, so that the seek has the CPU to itself
-        #: (sharing it, a seek while a 1M-event file was read took 1-2 s instead of 0.3-0.7).
-        self.hold = False
+        #: Above 0 while the replay seeks, and until the view has drawn where it went: reading
+        #: waits, so that they have the CPU to themselves (sharing it, a seek while a 1M-event
+        #: file was read took 1-2 s instead of 0.3-0.7, and drawing the view after one took
+        #: twice as long).  Changed by the replay's thread only.
+        self.hold = 0
+        self._paused = threading.Event()  # set while reading waits for a seek, between two records
         self._steps = self._read()
         self._thread: threading.Thread | None = None
 
@@ -567,6 +576,9 @@ class FileIndex:
         if n >= self._next:
             self.checkpoints.add(n, self._model.clone())
             self._next = next_checkpoint(n, self._every)
+        elif (self.total_bytes is not None and n >= (self.tail[-1][0] if self.tail else 0) + NEAR_SPAN
+              and (self.total_bytes - self.bytes_done) * n <= TAIL_SPAN * self.bytes_done):
+            self.tail = [*self.tail[-1:], (n, self._model.clone())]  # (a new list: read by the replay's thread)
 
     @property
     def first_event_ms(self) -> float | None:
@@ -582,13 +594,25 @@ class FileIndex:
                 for _ in self._steps:
                     if self._stop.is_set() or (until is not None and until()):
                         return
-                    while self.hold and not self._stop.is_set():  # the replay is seeking
-                        time.sleep(0.002)
+                    if self.hold and self._thread is threading.current_thread():  # the replay is seeking
+                        while self.hold and not self._stop.is_set():
+                            self._paused.set()
+                            time.sleep(0.002)
+                        self._paused.clear()
             except OSError as exc:  # what was read is played; the app says why the rest is not
                 self.error = exc.strerror or str(exc)
             except Exception as exc:  # noqa: BLE001 - the same for anything else (a bug, no memory)
                 self.error = f"{type(exc).__name__}: {exc}"
             self._finish()
+
+    def copy_now(self, wait: float = 0.05) -> tuple[int, StreamModel] | None:
+        """While a seek holds reading (see :attr:`hold`): a copy of the model as read so far,
+        and how many records it has applied, once reading waits between two records (up to
+        ``wait`` seconds); None if it does not."""
+        if self.complete or self._thread is None or not self.hold or not self._paused.wait(wait):
+            return None
+        model = self._model
+        return (len(self.records), model.clone()) if model is not None else None
 
     def _finish(self) -> None:
         if self.complete:
@@ -837,23 +861,31 @@ class Replay:
         after a jump from a checkpoint the model is a new object (``generation`` changes)."""
         if self.index is None:
             return self._seek(n)
-        self.index.hold = True
+        self.index.hold += 1
         try:
             return self._seek(n)
         finally:
-            self.index.hold = False
+            self.index.hold -= 1
 
     def _seek(self, n: int) -> list[Delta]:
         n = max(0, min(n, self.total))
         base, copy_ = self._checkpoints.at_or_before(n)
-        for at, kept in self._near:
+        mine = None
+        for at, kept in (*self._near, *(self.index.tail if self.index is not None else ())):
             if base < at <= n:
                 base, copy_ = at, kept
+        if n - base > NEAR_SPAN and n == self.total and self.index is not None and n - self.position > NEAR_SPAN:
+            # The end of what is read so far, while the rest is read: the index's own model is
+            # there (maybe a record on: read while this seek asked reading to wait).
+            live = self.index.copy_now()
+            if live is not None and live[0] >= n:
+                n, (base, copy_) = live[0], live
+                mine = copy_  # (a copy already: not copied again)
         if self.position <= n and (base <= self.position or n - self.position < NEAR_SPAN):
             deltas = self._forward_to(n)
         else:  # back, or far forward past a checkpoint: start from the nearest one
             self.position = base
-            self.model = copy_.clone() if copy_ is not None else self._fresh_model()
+            self.model = mine or (copy_.clone() if copy_ is not None else self._fresh_model())
             if n - base > NEAR_SPAN:
                 # Keep a copy a little before n: stepping back from there, event by event, then
                 # re-applies at most NEAR_SPAN records, not the whole way from a checkpoint

@@ -17,7 +17,7 @@ from viewer.core.decode import Malformed
 from viewer.core.detail import fmt_duration
 from viewer.core.feed import Feed, StoreFeed
 from viewer.core.model import Change
-from viewer.core.replay import ERROR, TOOL_START, Replay
+from viewer.core.replay import ERROR, TOOL_START, FileIndex, Replay
 from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
 from viewer.ui.render import fmt_clock
 from viewer.ui.screens import REPLAY_QUIT, DetailScreen, HelpScreen
@@ -405,8 +405,16 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def _seek_by(self, seek: Callable, to: float) -> None:
         self._give_up_start()
         self.replay.playing = False
+        index = self.replay.index
+        if index is not None and not index.complete:
+            index.hold += 1  # (reading waits until the view is drawn there: see FileIndex.hold)
+            self.call_after_refresh(self._release, index)
         self._absorb_deltas(seek(to))
         self.bar.refresh()
+
+    @staticmethod
+    def _release(index: FileIndex) -> None:
+        index.hold -= 1
 
     def action_play_pause(self) -> None:
         self._give_up_start()
