@@ -842,7 +842,7 @@ def test_every_print_mode_calls_a_stream_of_no_known_format_foreign(capsys, tmp_
     with pytest.raises(SystemExit) as exc:
         main(["--print", "--output-format", fmt, str(path)])
     err = capsys.readouterr().err
-    assert exc.value.code == 1 and "none of the 3 events is Cursor stream-json (another agent's format?)" in err, err
+    assert exc.value.code == 1 and "none of the 3 events is in a known format (agent-viewer reads the JSON streams of Cursor, Claude Code, Codex and Gemini CLI)" in err, err
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])

@@ -908,7 +908,7 @@ def test_text_mode_says_when_the_stream_is_no_agents_it_knows(capsys, tmp_path):
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 1
     assert "(unknown at line 1: span.start" in out
-    assert "none of the 3 events is Cursor stream-json (another agent's format?)" in err
+    assert "none of the 3 events is in a known format (agent-viewer reads the JSON streams of Cursor, Claude Code, Codex and Gemini CLI)" in err
     # (From a new-user trial.)  A long text in it is read whole, as the transcript shows it:
     # it was cut at 160 characters.
     answer = "The file prints “Hello World”. " * 20

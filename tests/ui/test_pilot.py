@@ -1233,13 +1233,16 @@ async def test_search_finds_text_as_shown_not_as_its_markdown():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         s = app.session
-        for query in ("Fixed INV-142 — all", "([bold]Total:", "Fixed **INV-142"):
+        for query in ("Fixed INV-142 — all", "([bold]Total:"):
             app.run_search(query)
             await pilot.pause()
-            assert app._search_hits, query  # found as it reads on screen, and as written
+            assert app._search_hits, query  # found as it reads on screen
             assert all(s.blocks[i].kind == "assistant" for i in app._search_hits)
-        app.run_search("Fixed INV-142 — none of this")
-        assert app._search_hits == []
+        # Not as written: nothing on screen shows the marks, to mark where it was found (see
+        # test_a_search_finds_a_message_s_text_as_drawn_not_its_markdown).
+        for query in ("Fixed **INV-142", "Fixed INV-142 — none of this"):
+            app.run_search(query)
+            assert app._search_hits == [], query
 
 
 async def test_search_finds_a_word_however_its_accents_are_written():
@@ -1551,6 +1554,32 @@ async def test_a_run_without_calls_that_ended_no_longer_says_yet():
         assert not [m for m in app._notifications if "Nothing to filter" in m.message]
 
 
+@pytest.mark.parametrize("query,found", [
+    ("**Tax", False), ("## Root", False), (".*", False), ("`src/", False), (r"\`", False),
+    ("Tax is computed", True), ("Root cause", True), ("invoice_tool/totals.py", True), ("tax_amount(sub", True),
+])
+async def test_a_search_finds_a_message_s_text_as_drawn_not_its_markdown(query, found):
+    """(From a new-user trial.)  "**Tax", "## Root" and ".*" (in "subtotal.**") were found
+    in a message's Markdown, where nothing on screen showed them: "block 1 of 1", and no mark.
+    A query with Markdown's characters is looked for as the message is drawn."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_search(query)
+        await settle(pilot)
+        notices = [str(n.message) for n in app._notifications]
+        if not found:
+            assert not app._search_hits and notices == [f"No match for '{query}'"], notices
+            return
+        assert app._search_hits and str(app.transcript.border_subtitle).startswith(f"'{query}': block 1 of ")
+        block = app.transcript.highlight_block
+        assert block in app._search_hits
+        strips = app.transcript._render_strips(block, app.transcript._width)
+        marked = ["".join(seg.text for seg in strip if seg.style and seg.style.bgcolor == MATCH_STYLE.bgcolor)
+                  for strip in strips]
+        assert query.lower() in [m.lower() for m in marked if m], marked
+
+
 async def test_a_search_that_only_hidden_thinking_matches_says_so():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -1771,6 +1800,64 @@ async def test_an_unknown_format_says_whether_it_is_still_coming():
         await settle(pilot)
         assert "? UNKNOWN FORMAT" in _plain(app, app.header)
         assert "LIVE" not in _plain(app, app.header)
+
+
+@pytest.mark.parametrize("outcome,status", [("failure", "failed"), ("timeout", "failed (timeout)"),
+                                            ("success", "success")])
+async def test_a_call_s_status_names_its_outcome_only_when_it_says_more(outcome, status):
+    """(From a new-user trial.)  A failed command's detail read "status failed (failure)"."""
+    sid = "s"
+    shell = {"shellToolCall": {"args": {"command": "make"}}}
+    result = {"shellToolCall": {"args": {"command": "make"},
+                                "result": {outcome: {"command": "make", "exitCode": 0, "stdout": "", "stderr": ""}}}}
+    events = [{"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
+              {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": sid, "tool_call": shell},
+              {"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": sid, "tool_call": result}]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        row = next(r for r in _plain(app, app.detail).splitlines() if r.strip().startswith("status"))
+        assert row.split(None, 1)[1].rstrip(" │") == status, row
+
+
+async def test_an_unknown_format_names_no_agent_and_every_format_read():
+    """(From a new-user trial.)  A stream of no known format read "? UNKNOWN FORMAT  Cursor"
+    (it is read as the default format), and its detail said agent-viewer reads only Cursor's
+    and Claude Code's calls."""
+    app = make_app(b'{"a":1}\n{"b":2}\n')
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        header = _plain(app, app.header)
+        assert "? UNKNOWN FORMAT" in header and "Cursor" not in header, header
+        assert "reads the tool calls of Cursor, Claude Code, Codex and Gemini CLI" in " ".join(
+            _plain(app, app.detail).split())
+
+
+@pytest.mark.parametrize("sid,shown", [("sess-t93", "session sess-t93 "), ("run_2026_11_26_a_long_id", "session run_2026_11_26_… "),
+                                       ("088d7e12-a739-4041-955e-fac989f5b13f", "session 088d7e12 ")])
+async def test_a_session_id_is_cut_short_only_when_it_is_a_uuid(sid, shown):
+    """(From a new-user trial.)  "sess-t93" read "session sess": cut at its first "-", as a
+    UUID is, it looked like another id."""
+    init = {"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"}
+    app = make_app(orjson.dumps(init) + b"\n")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert shown in _plain(app, app.header) + " ", _plain(app, app.header)
+
+
+@pytest.mark.parametrize("query,found", [(r"round\(", True), ("zq's", False), ('zq "hi"', False)])
+async def test_a_search_s_query_is_quoted_as_typed(query, found):
+    """(From a new-user trial.)  A search for round\\( read "'round\\\\(': block 1 of 2" (Python's
+    repr), and one for it's said "No match for \"it's\"" (its quotes changed)."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_search(query)
+        await settle(pilot)
+        if found:
+            assert str(app.transcript.border_subtitle).startswith(f"'{query}': block 1 of ")
+        else:
+            assert [str(n.message) for n in app._notifications] == [f"No match for '{query}'"]
 
 
 async def test_back_on_the_newest_run_its_tool_list_follows_again():

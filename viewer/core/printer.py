@@ -27,7 +27,7 @@ from viewer.core.detail import (
     fmt_tokens,
     fmt_wait,
 )
-from viewer.core.formats import FORMATS, Format, begins_run, detect, get_format
+from viewer.core.formats import FORMATS, Format, agents_read, begins_run, detect, get_format
 from viewer.core.formats.common import plural
 from viewer.core.model import NOTICE_CHARS, Block, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import json_safe, uncoloured
@@ -180,7 +180,8 @@ def foreign_problem(events: int, fmt, agent: str = "") -> str:
     own = f"{fmt.AGENT} stream-json"
     if agent:  # (its signs came after the first events, which told no format: read as the default's)
         return f"none of the {events:,} events is {own}: it looks like a {agent} stream whose first events did not say so"
-    return f"none of the {events:,} events is {own} (another agent's format?)"
+    return (f"none of the {events:,} events is in a known format (agent-viewer reads the JSON streams of "
+            f"{agents_read()})")
 
 
 def agent_note(agent: str, fmt) -> str:

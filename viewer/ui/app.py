@@ -30,7 +30,7 @@ from textual.widgets import Footer, Input
 from viewer.core.decode import Record, parse_span
 from viewer.core.detail import call_target
 from viewer.core.feed import Feed
-from viewer.core.formats import get_format
+from viewer.core.formats import agents_read, get_format
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.record import timing_path
 from viewer.core.sanitize import clean, one_line
@@ -103,6 +103,15 @@ def _as_shown(markdown_text: str) -> str:
     return markdown_text
 
 
+#: Characters Markdown may draw as something else, or not at all (marks, escapes, links,
+#: entities, quotes, tables): a query with one is looked for in the block as drawn.
+_MD_SYNTAX = re.compile(r"[*`~#\\_\[\]<>&|]")
+
+
+def _without_syntax(text: str) -> str:
+    return _MD_SYNTAX.sub("", text) if _MD_SYNTAX.search(text) else text
+
+
 #: A load of this many bytes or more is frozen when it is over (see freeze_loaded).
 FREEZE_BYTES = 16 * 1024 * 1024
 
@@ -114,6 +123,12 @@ def freeze_loaded(size: int | None) -> None:
     makes cycles)."""
     if size is not None and size >= FREEZE_BYTES:
         gc.freeze()
+
+
+def _quoted(query: str, width: int) -> str:
+    r"""A search's query as typed, in quotes, on one line (shortened to ``width``): repr() showed
+    ``round\\(`` for ``round\(``, and switched quotes for "it's"."""
+    return f"'{one_line(query, width)}'"
 
 
 class DeltaBatch:
@@ -833,8 +848,8 @@ class AgentViewerApp(App[int]):
             return "No tool calls: the input held no run."
         if self.model.other_agent or self.model.foreign:
             who = f"this {self.model.other_agent} stream's" if self.model.other_agent else "this stream's"
-            return (f"agent-viewer reads Cursor's and Claude Code's tool calls: {who} are in the "
-                    "transcript, as events it does not know.")
+            return (f"agent-viewer reads the tool calls of {agents_read()}: {who} are in the transcript, "
+                    "as events it does not know.")
         ended = s is not None and (s.ended or s.result is not None)
         return "No tool calls in this run." if ended else "No tool calls in this run yet."
 
@@ -1302,7 +1317,7 @@ class AgentViewerApp(App[int]):
                 hint += " (it is in the hidden thinking: t shows it)"
             # (a long query is shortened: 3,200 characters covered the screen; and said once
             # while it shows: n pressed again stacked the same notice)
-            self.notify_once(f"No match for {one_line(query, 60)!r}{hint}", timeout=3 if hint else 2,
+            self.notify_once(f"No match for {_quoted(query, 60)}{hint}", timeout=3 if hint else 2,
                              severity="warning")
             return
         self.action_search_next(1)
@@ -1369,7 +1384,15 @@ class AgentViewerApp(App[int]):
             else:
                 hay = self.transcript.shown_text(b)  # (not what a huge text leaves undrawn)
             hay = fold(hay)
-            if q in hay or (self.transcript.as_markdown(b) and q in _as_shown(hay)):
+            if not self.transcript.as_markdown(b):
+                if q in hay:
+                    hits.append(i)
+            elif _MD_SYNTAX.search(q) is None:
+                if q in hay or q in _as_shown(hay):
+                    hits.append(i)
+            elif (q in hay or _without_syntax(q) in _without_syntax(hay)) and self.transcript.shows(s, b, q):
+                # (found where the Markdown's own marks are: "**Tax" or ".*" in "subtotal.**",
+                # drawn as "Tax" and "subtotal.", counted a hit where nothing was marked)
                 hits.append(i)
         return hits
 
@@ -1385,7 +1408,7 @@ class AgentViewerApp(App[int]):
             if not self.timeline.search:
                 self.notify("No search yet: / searches.", timeout=1.5)
             elif s is None:  # (a replay at its start; a stream before its first event)
-                self.notify_once(f"No match for {one_line(self.timeline.search, 60)!r}: no run is shown yet.",
+                self.notify_once(f"No match for {_quoted(self.timeline.search, 60)}: no run is shown yet.",
                                  timeout=2, severity="warning")
             return
         if self._search_seen != (id(s), s.events, self.transcript.show_thinking):
@@ -1425,8 +1448,7 @@ class AgentViewerApp(App[int]):
         # transcript's border (as the full-screen detail does).  Toasts, one a step, piled up
         # over the panes: a terminal keeps a removed toast's cells until they are drawn over.
         where = (" (from the top)" if step > 0 else " (from the end)") if wrapped else ""
-        query = one_line(self.timeline.search, 40)
-        self._search_place(f"{query!r}: block {self._search_pos + 1:,} of {len(hits):,}{where}, n N"
+        self._search_place(f"{_quoted(self.timeline.search, 40)}: block {self._search_pos + 1:,} of {len(hits):,}{where}, n N"
                            f"{self._search_elsewhere}")
 
     def _note_search_left(self) -> None:

@@ -31,7 +31,7 @@ HELP_ROWS = [
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
     ("y", "copy the selected call's command, path or pattern, whole (in the transcript: the message "
-          "on screen; in the detail: the section being read, its output say, or the search match's)"),
+          "on screen; in the detail: the section being read (its output, say) or the search match's)"),
     ("f", "follow the newest output (on by default)"),
     ("< >", "previous / next session (a search on: the nearest with a match)"),
     ("h", "stream health: malformed lines, unknown events"),

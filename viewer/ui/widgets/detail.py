@@ -334,7 +334,9 @@ class DetailView(BlockView):
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True)
         grid.add_column()
-        status = t.status + (f" ({t.outcome})" if t.outcome and t.outcome not in (t.status, "success") else "")
+        # (the outcome only where it says more: not "failed (failure)", from a new-user trial)
+        said = t.outcome and t.outcome not in (t.status, "success", "failure")
+        status = t.status + (f" ({t.outcome})" if said else "")
         grid.add_row("status", safe_line(status, 200, style=style))
         if t.detail:
             grid.add_row("summary", safe_line(t.detail, 300))

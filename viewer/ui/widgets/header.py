@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -111,14 +112,21 @@ def _two_lines(a: Text, b: Text) -> Text:
     return out
 
 
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-([0-9a-fA-F])[0-9a-fA-F]{3}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: An id that is not a UUID is shown whole up to this many characters (then cut, with "…").
+SHORT_ID = 16
+
+
 def short_id(session_id: str | None) -> str:
     """A session id's start, as the agents' own lists show it: a UUID's first group.  A
     time-ordered UUID's (version 7: Codex's threads) is a timestamp that runs a minute
-    apart share, so its second group is kept too ("019a2d7b-231d")."""
-    parts = (session_id or "?").split("-")
-    if len(parts) == 5 and len(parts[0]) == 8 and parts[2][:1] == "7":
-        return f"{parts[0]}-{parts[1][:4]}"
-    return parts[0][:8]
+    apart share, so its second group is kept too ("019a2d7b-231d").  Another id is shown
+    as it is, up to SHORT_ID characters: "sess-t93" read "sess", another id, as it seemed."""
+    sid = session_id or "?"
+    uuid = _UUID.fullmatch(sid)
+    if uuid is None:
+        return sid if len(sid) <= SHORT_ID else sid[:SHORT_ID - 1] + "…"
+    return sid[:13] if uuid.group(1) == "7" else sid[:8]
 
 
 class SessionHeader(Widget):
@@ -323,7 +331,8 @@ class SessionHeader(Widget):
         fields: list[tuple[str, str]] = []
         # Whose run it is (a Cursor run can be of a Claude model too), then its model (Codex's
         # stream never names its: the agent alone, not "?"), also for a run joined mid-way.
-        agent = m.format_of(s).AGENT if m is not None and not m.other_agent else ""
+        # (a stream in no format it knows is read as the default one: it names no agent then)
+        agent = m.format_of(s).AGENT if m is not None and not m.other_agent and not m.foreign else ""
         if agent:
             fields.append((AGENT_FIELD, agent))
         if init is not None and (init.model or not agent):

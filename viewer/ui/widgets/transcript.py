@@ -44,6 +44,7 @@ from viewer.ui.render import (
     call_time,
     drawn,
     fit_before,
+    fold,
     mark_matches,
     markdown,
     prose,
@@ -504,6 +505,12 @@ class Transcript(BlockView):
     def as_markdown(self, b: Block) -> bool:
         """Whether a block's text is drawn as Markdown (search then finds it as drawn too)."""
         return self._PROSE.get(b.kind, (False, False))[1]
+
+    def shows(self, s: Session, b: Block, q: str) -> bool:
+        """Whether block ``b`` of run ``s``, drawn at this view's width, has ``q`` (folded, see
+        :func:`fold`) on one of its lines, where a search marks it."""
+        width = self._width or max(1, self.size.width - 2)
+        return any(q in fold(strip.text) for strip in self._strips(s, b, width))
 
     def shown_text(self, b: Block) -> str:
         """The text of a block as far as it is drawn: what search looks in, and what its height
