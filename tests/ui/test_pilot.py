@@ -1228,6 +1228,35 @@ async def test_a_search_without_a_match_takes_the_last_ones_mark_away():
         assert not _match_rows(app)
 
 
+@pytest.mark.parametrize("query", ["zqneedle", "boom"])
+async def test_a_search_hit_in_the_cut_off_end_of_a_call_s_line_is_shown(query):
+    """(From a new-user trial.)  A search found a call by its command's end, or its error,
+    which its one-row line cut off ("…"): the call was marked as the hit and nothing on it
+    was.  The call's line is then drawn whole, wrapped, with the match marked."""
+    sid = "s"
+    command = "cd /work && " + "echo step && " * 12 + "zqneedle --now"
+    shell = {"shellToolCall": {"args": {"command": command}}}
+    done = {"shellToolCall": {"args": {"command": command}, "result": {"failure": {
+        "command": command, "exitCode": 127, "stdout": "", "stderr": "bash: boom: command not found"}}}}
+    events = [{"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
+              {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": sid, "tool_call": shell},
+              {"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": sid, "tool_call": done}]
+    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(pilot)
+        assert query not in _plain(app, app.transcript)  # (cut off)
+        app.run_search(query)
+        await settle(pilot)
+        assert app._search_hits and query in _plain(app, app.transcript)
+        strips = app.transcript._render_strips(app.transcript.highlight_block, app.transcript._width)
+        marked = ["".join(seg.text for seg in strip if seg.style and seg.style.bgcolor == MATCH_STYLE.bgcolor)
+                  for strip in strips]
+        assert query in marked, marked
+        app.run_search("")  # (cleared: one row again)
+        await settle(pilot)
+        assert query not in _plain(app, app.transcript)
+
+
 async def test_search_finds_text_as_shown_not_as_its_markdown():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:

@@ -532,6 +532,11 @@ class Transcript(BlockView):
         # match" line above it was taken for a line of the run's own).
         inner = max(1, width - 1)
         strips = self._strips(s, b, inner)
+        q = fold(self.highlight_query)
+        if b.kind == "tool" and q and not any(q in fold(strip.text) for strip in strips):
+            # Its match is in what the call's line cuts off (a long command's end): the line
+            # whole, wrapped, so that the match shows (the line read "…", and nothing was marked).
+            strips = self.strips_of(self._render(s, b, inner, whole=True), inner)
         if width > 1:
             bar = Segment("▌", MATCH_BAR)
             strips = [Strip([bar, *line], width) for line in strips]
@@ -575,7 +580,8 @@ class Transcript(BlockView):
         sw = self.still_written
         return f"{sw.why}: {sw.command} reads on" if sw is not None and sw.run is s else ""
 
-    def _render(self, s: Session, b: Block, width: int = 0) -> RenderableType:
+    def _render(self, s: Session, b: Block, width: int = 0, whole: bool = False) -> RenderableType:
+        """Block ``b``'s renderable; ``whole``: a call's line not cut to one row (wrapped)."""
         kind = b.kind
         if kind == "assistant":
             body = self._prose(b, b.text)
@@ -609,7 +615,7 @@ class Transcript(BlockView):
             if t.target:
                 line.append(" ")
                 target = one_line(call_target(t, s, self.target_forms), 300)
-                shown = fit_before(target, keep, width - line.cell_len)
+                shown = target if whole else fit_before(target, keep, width - line.cell_len)
                 line.append(shown, style="cyan")
                 # A command cut for its exit code leaves its error to the detail, as in the list
                 # (it was cut to a bare "· …", the command cut shorter for it).
@@ -618,8 +624,8 @@ class Transcript(BlockView):
                 rest.append(" · ", style="dim")
                 rest.append_text(safe_line(t.error_text, 200, style="red"))
             line.append_text(rest)
-            line.no_wrap = True
-            line.overflow = "ellipsis"
+            line.no_wrap = not whole
+            line.overflow = "fold" if whole else "ellipsis"
             return line
         if kind in SUB_ENTRIES:  # a sub-agent's words, or the agent's prompt to it
             head = Text(under_mark(b.ref) + SUB_ENTRIES[kind], style="bold")
