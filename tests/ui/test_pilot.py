@@ -6,6 +6,7 @@ import html
 import os
 import re
 import tempfile
+import time
 
 import orjson
 import pytest
@@ -1257,6 +1258,101 @@ async def test_a_search_hit_in_the_cut_off_end_of_a_call_s_line_is_shown(query):
         assert query not in _plain(app, app.transcript)
 
 
+def _one_message(text: str, thinking: str = "") -> bytes:
+    sid = "s"
+    events = [{"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"}]
+    if thinking:
+        events += [{"type": "thinking", "subtype": "delta", "text": thinking, "session_id": sid},
+                   {"type": "thinking", "subtype": "completed", "session_id": sid}]
+    events.append({"type": "assistant", "session_id": sid,
+                   "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}})
+    return b"".join(orjson.dumps(e) + b"\n" for e in events)
+
+
+def _marked(app) -> list[str]:
+    """The marked pieces of the search's block, line by line."""
+    tr = app.transcript
+    strips = tr._render_strips(tr.highlight_block, tr._width)
+    return [m for m in ("".join(seg.text for seg in strip if seg.style and seg.style.bgcolor == MATCH_STYLE.bgcolor)
+                        for strip in strips) if m]
+
+
+@pytest.mark.parametrize("query", ["tax_amount is", "taxamount is"])
+@pytest.mark.parametrize("shift", [0, 1, 2])
+async def test_a_search_marks_a_match_a_line_s_wrap_cuts_in_two(query, shift):
+    """(From a review.)  A match that a line's wrap cut in two counted as a hit, and nothing
+    was marked; a query with Markdown's characters was looked for at another width than its
+    block is drawn at, beside the search's bar.  Both halves are marked now."""
+    app = make_app(_one_message("x"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        width = app.transcript._width - 1  # (a hit's block is drawn beside a bar)
+    app = make_app(_one_message("x" * (width - len(query) + shift) + " " + query + " done"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_search(query)
+        await settle(pilot)
+        assert app._search_hits, query
+        head, tail = query.split(" ")
+        assert _marked(app) in ([query], [head, tail], [head + " ", tail]), _marked(app)
+
+
+@pytest.mark.parametrize("query,found", [("- fix the", False), ("• fix the", False), ("fix the bug", True),
+                                         ("1. run", False), ("run tests", True)])
+async def test_a_search_finds_a_list_s_items_as_drawn(query, found):
+    """(From a review.)  "- fix the" found "- fix the bug", drawn "• fix the bug", and "1. run"
+    found "1. run tests", drawn " 1 run tests": hits with nothing marked."""
+    app = make_app(_one_message("Plan:\n\n- fix the bug\n- then:\n\n1. lint\n2. run tests"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        drawn = _plain(app, app.transcript)
+        app.run_search(query)
+        await settle(pilot)
+        assert bool(app._search_hits) == found, drawn
+        if found:
+            assert _marked(app) == [query]
+
+
+async def test_a_search_draws_messages_to_tell_only_for_so_long(monkeypatch):
+    """(From a review.)  "_" may be in every message, and each was drawn to tell whether it
+    shows it: 1.2 s for 2,000 messages.  Past DRAW_TO_SEARCH_S, the text as written less the
+    marks never drawn tells it."""
+    import viewer.ui.app as A
+
+    app = make_app(_one_message("Call `tax_amount` on **sub_total**, then run_tests."))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        drawn = []
+        shows = app.transcript.shows
+        monkeypatch.setattr(app.transcript, "shows", lambda *a, **k: drawn.append(1) or shows(*a, **k))
+        app.run_search("tax_amount")
+        assert app._search_hits and drawn
+        monkeypatch.setattr(A, "DRAW_TO_SEARCH_S", 0.0)
+        drawn.clear()
+        for query, found in (("run_tests", True), ("**sub", False), ("tax_amount`", False)):
+            app.run_search(query)
+            assert bool(app._search_hits) == found and not drawn, query
+
+
+async def test_a_hint_that_the_match_is_in_the_hidden_thinking_holds_once_it_is_shown():
+    """(From a review.)  "__init__" (drawn "init", bold) in a hidden thought: the hint said it
+    was there, and once shown (t) it was not found."""
+    app = make_app(_one_message("Done.", thinking="I should edit __init__ and then run_tests"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_search("__init__")
+        await settle(pilot)
+        assert [str(n.message) for n in app._notifications] == ["No match for '__init__'"]
+        app.clear_notifications()
+        app.run_search("run_tests")
+        await settle(pilot)
+        assert any("hidden thinking: t shows it" in str(n.message) for n in app._notifications)
+        await pilot.press("t")
+        app.run_search("run_tests")
+        await settle(pilot)
+        assert app._search_hits and _marked(app) == ["run_tests"]
+
+
 async def test_search_finds_text_as_shown_not_as_its_markdown():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -1797,9 +1893,11 @@ async def test_the_header_names_another_agents_stream():
     from tests.test_model import UNKNOWN_STREAM
     from tests.test_printer_cli import PARTLY_READ
 
-    cases = [(PARTLY_READ, "⚠ Claude Code stream, partly read (h)"),
-             (UNKNOWN_STREAM, "⚠ another agent's stream? (h)")]
-    for data, want in cases:
+    cases = [(PARTLY_READ, "⚠ Claude Code stream, partly read (h)",
+              "This looks like a Claude Code stream whose first events did not say so: it was read as Cursor's"),
+             (UNKNOWN_STREAM, "⚠ another agent's stream? (h)", "agent-viewer reads the tool calls of Cursor, "
+                                                               "Claude Code, Codex and Gemini CLI: this stream's")]
+    for data, want, detail in cases:
         app = make_app(data)
         async with app.run_test(size=(60, 30)) as pilot:  # kept in a narrow window
             await settle(pilot)
@@ -1810,7 +1908,8 @@ async def test_the_header_names_another_agents_stream():
             await settle(pilot)
             assert "tool calls not read" in _plain(app, app.header)
             assert "no tool calls" not in _plain(app, app.header)
-            assert "are in the transcript" in " ".join(_plain(app, app.detail).split())
+            shown = " ".join(_plain(app, app.detail).split())
+            assert "are in the transcript" in shown and detail in shown, shown
 
 
 async def test_an_unknown_format_says_whether_it_is_still_coming():
@@ -3125,14 +3224,37 @@ async def test_reading_goes_on_once_the_view_is_drawn_where_end_went():
         await settle(pilot)
         app.action_seek_end()
         assert index.hold == 1  # (until the next frame)
+        index.start()  # reading goes on, in its thread: a record, then it waits for the view
+        time.sleep(0.1)  # (no frame meanwhile: this holds the app's loop)
+        assert len(index.records) <= 101
         await settle(pilot)
         assert index.hold == 0 and replay.position == 100
-        index.start()
         index._thread.join(10)
         assert index.complete
         await pilot.press("end")
         await settle(pilot)
         assert replay.position == replay.total > 100 and "SUCCEEDED" in _plain(app, app.header)
+
+
+async def test_a_seek_s_hold_on_reading_ends_even_if_its_frame_never_comes(monkeypatch):
+    """The hold a seek puts on reading is released after the next frame; if that callback
+    were lost, at a pump HOLD_MOST_S later (from a review: else reading stopped for good)."""
+    import viewer.ui.replay as UR
+
+    monkeypatch.setattr(UR, "HOLD_MOST_S", 0.05)
+    app = make_replay_app(sample("demo_session.ndjson"), read=False)
+    index = app.replay.index
+    index.read(until=lambda: len(index.records) >= 100)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(app, "call_after_refresh", lambda *a, **k: True)  # (lost)
+        app.action_seek_end()
+        assert index.hold == 1
+        for _ in range(200):
+            if index.hold == 0:
+                break
+            await pilot.pause(0.01)
+        assert index.hold == 0
 
 
 async def test_a_move_while_a_start_at_waits_for_the_file_wins_over_it():

@@ -391,9 +391,10 @@ def next_checkpoint(position: int, every: int) -> int:
 #: last NEAR_KEPT such copies are kept).
 NEAR_SPAN = 1000
 NEAR_KEPT = 4
-#: A file index keeps a copy every NEAR_SPAN records over about this many records at the
-#: file's end (told by its bytes: the records read so far give their mean size), so that a
-#: step back from End re-applies at most NEAR_SPAN records, not up to a tenth of the run.
+#: A file index takes a copy every NEAR_SPAN records over about this many records at the
+#: file's end (told by its bytes left, against the size of the last NEAR_SPAN records), and
+#: keeps the last two: a step back from End then re-applies at most NEAR_SPAN records, not up
+#: to a tenth of the run (after those two, a step back keeps a copy of its own: see NEAR_SPAN).
 TAIL_SPAN = 4 * NEAR_SPAN
 
 #: ``marks`` of a record (bit flags): where ``]`` and ``}`` stop, and where a run starts or
@@ -511,6 +512,7 @@ class FileIndex:
         self.checkpoints = Checkpoints()
         #: Copies near the file's end, NEAR_SPAN records apart (the last two: see TAIL_SPAN).
         self.tail: list[tuple[int, StreamModel]] = []
+        self._tail_mark = 0  # bytes_done at the last multiple of NEAR_SPAN records
         self.complete = False
         self.read_at: float | None = None  # when it was read to its end (the wall clock)
         self.error: str | None = None
@@ -535,7 +537,7 @@ class FileIndex:
         #: file was read took 1-2 s instead of 0.3-0.7, and drawing the view after one took
         #: twice as long).  Changed by the replay's thread only.
         self.hold = 0
-        self._paused = threading.Event()  # set while reading waits for a seek, between two records
+        self._step = threading.Lock()  # held by reading while it adds a record (see copy_now)
         self._steps = self._read()
         self._thread: threading.Thread | None = None
 
@@ -576,8 +578,18 @@ class FileIndex:
         if n >= self._next:
             self.checkpoints.add(n, self._model.clone())
             self._next = next_checkpoint(n, self._every)
-        elif (self.total_bytes is not None and n >= (self.tail[-1][0] if self.tail else 0) + NEAR_SPAN
-              and (self.total_bytes - self.bytes_done) * n <= TAIL_SPAN * self.bytes_done):
+        if n % NEAR_SPAN == 0:
+            self._near_the_end(n)
+
+    def _near_the_end(self, n: int) -> None:
+        """At every NEAR_SPAN records: a copy for :attr:`tail` when the bytes left to read are
+        about TAIL_SPAN records, by the size of the last NEAR_SPAN (the mean of all of them was
+        thrown by a big record at the start: a copy every NEAR_SPAN records, all the way)."""
+        done = self.bytes_done
+        recent, self._tail_mark = done - self._tail_mark, done
+        if self.total_bytes is None or (self.checkpoints.positions and self.checkpoints.positions[-1] == n):
+            return
+        if 0 <= self.total_bytes - done <= recent * (TAIL_SPAN // NEAR_SPAN):  # (not once the file grew past it)
             self.tail = [*self.tail[-1:], (n, self._model.clone())]  # (a new list: read by the replay's thread)
 
     @property
@@ -590,29 +602,35 @@ class FileIndex:
         with self._lock:
             if self.complete:
                 return
+            steps, step, end = self._steps, self._step, object()
+            background = self._thread is threading.current_thread()  # (a seek can hold it)
             try:
-                for _ in self._steps:
+                while True:
+                    with step:  # (a record at a time: copy_now copies between two)
+                        if next(steps, end) is end:
+                            break
                     if self._stop.is_set() or (until is not None and until()):
                         return
-                    if self.hold and self._thread is threading.current_thread():  # the replay is seeking
-                        while self.hold and not self._stop.is_set():
-                            self._paused.set()
-                            time.sleep(0.002)
-                        self._paused.clear()
+                    while self.hold and background and not self._stop.is_set():  # the replay is seeking
+                        time.sleep(0.002)
             except OSError as exc:  # what was read is played; the app says why the rest is not
                 self.error = exc.strerror or str(exc)
             except Exception as exc:  # noqa: BLE001 - the same for anything else (a bug, no memory)
                 self.error = f"{type(exc).__name__}: {exc}"
-            self._finish()
+            with step:
+                self._finish()
 
     def copy_now(self, wait: float = 0.05) -> tuple[int, StreamModel] | None:
         """While a seek holds reading (see :attr:`hold`): a copy of the model as read so far,
-        and how many records it has applied, once reading waits between two records (up to
-        ``wait`` seconds); None if it does not."""
-        if self.complete or self._thread is None or not self.hold or not self._paused.wait(wait):
+        and how many records it has applied, taken between two records (reading waits for
+        it, up to ``wait`` seconds: else None)."""
+        if self.complete or not self.hold or not self._step.acquire(timeout=wait):
             return None
-        model = self._model
-        return (len(self.records), model.clone()) if model is not None else None
+        try:
+            model = self._model
+            return (len(self.records), model.clone()) if not self.complete and model is not None else None
+        finally:
+            self._step.release()
 
     def _finish(self) -> None:
         if self.complete:
@@ -856,18 +874,23 @@ class Replay:
                 self._end_if_done(self.model)
         return deltas
 
-    def seek(self, n: int) -> list[Delta]:
-        """Move to ``n`` records applied.  Returns deltas when moving forward step by step;
-        after a jump from a checkpoint the model is a new object (``generation`` changes)."""
+    def seek(self, n: int, *, end: bool = False) -> list[Delta]:
+        """Move to ``n`` records applied (``end``: to the end of what is read, maybe a record
+        past ``n`` by then).  Returns deltas when moving forward step by step; after a jump
+        from a checkpoint the model is a new object (``generation`` changes)."""
         if self.index is None:
-            return self._seek(n)
+            return self._seek(n, end)
         self.index.hold += 1
         try:
-            return self._seek(n)
+            return self._seek(n, end)
         finally:
             self.index.hold -= 1
 
-    def _seek(self, n: int) -> list[Delta]:
+    def seek_end(self) -> list[Delta]:
+        """To the last record read (End)."""
+        return self.seek(self.total, end=True)
+
+    def _seek(self, n: int, end: bool = False) -> list[Delta]:
         n = max(0, min(n, self.total))
         base, copy_ = self._checkpoints.at_or_before(n)
         mine = None
@@ -876,9 +899,9 @@ class Replay:
                 base, copy_ = at, kept
         if n - base > NEAR_SPAN and n == self.total and self.index is not None and n - self.position > NEAR_SPAN:
             # The end of what is read so far, while the rest is read: the index's own model is
-            # there (maybe a record on: read while this seek asked reading to wait).
+            # there (End: maybe a record on, read while this seek asked reading to wait).
             live = self.index.copy_now()
-            if live is not None and live[0] >= n:
+            if live is not None and (live[0] == n or (end and live[0] > n)):
                 n, (base, copy_) = live[0], live
                 mine = copy_  # (a copy already: not copied again)
         if self.position <= n and (base <= self.position or n - self.position < NEAR_SPAN):

@@ -78,6 +78,9 @@ COPY_MAX = 1 << 20
 QUIT_CONFIRM = 5.0
 #: Runs' search hits kept (see _hits_in) before they are all let go.
 HITS_KEPT = 4096
+#: A search spends at most this long drawing a run's messages to tell where a query with
+#: Markdown's characters shows (see _look_in): 2,000 messages took 1.2 s for "_".
+DRAW_TO_SEARCH_S = 0.25
 #: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
 #: seconds, or the process ends regardless (see ``_install_signal_handlers``).
 EXIT_GRACE = 3.0
@@ -104,12 +107,23 @@ def _as_shown(markdown_text: str) -> str:
 
 
 #: Characters Markdown may draw as something else, or not at all (marks, escapes, links,
-#: entities, quotes, tables): a query with one is looked for in the block as drawn.
-_MD_SYNTAX = re.compile(r"[*`~#\\_\[\]<>&|]")
+#: entities, quotes, tables, a list's "-" and "1."): a query with one is looked for in the
+#: block as drawn.
+_MD_SYNTAX = re.compile(r"[*`~#\\_\[\]<>&|+-]|\d\.")
 
 
 def _without_syntax(text: str) -> str:
     return _MD_SYNTAX.sub("", text) if _MD_SYNTAX.search(text) else text
+
+
+def _may_show(q: str, markdown_text: str) -> bool:
+    """Whether a query with Markdown's characters may be in the text as drawn (then drawn to
+    tell): it is in the text as written, or its letters are, among the text's.  (Its letters
+    alone, when they are few, are in most texts: "_" has none, and drew every message.)"""
+    if q in markdown_text:
+        return True
+    core = _without_syntax(q)
+    return len(core) >= 3 and core in _without_syntax(markdown_text)
 
 
 #: A load of this many bytes or more is frozen when it is over (see freeze_loaded).
@@ -846,9 +860,12 @@ class AgentViewerApp(App[int]):
         s = self.session
         if s is None and self.model.ended:
             return "No tool calls: the input held no run."
-        if self.model.other_agent or self.model.foreign:
-            who = f"this {self.model.other_agent} stream's" if self.model.other_agent else "this stream's"
-            return (f"agent-viewer reads the tool calls of {agents_read()}: {who} are in the transcript, "
+        if self.model.other_agent:  # (read as another format's: its first events did not say)
+            return (f"This looks like a {self.model.other_agent} stream whose first events did not say so: it "
+                    f"was read as {self.model.format_of(s).AGENT}'s, and its tool calls are in the transcript, "
+                    "as events it does not know.")
+        if self.model.foreign:
+            return (f"agent-viewer reads the tool calls of {agents_read()}: this stream's are in the transcript, "
                     "as events it does not know.")
         ended = s is not None and (s.ended or s.result is not None)
         return "No tool calls in this run." if ended else "No tool calls in this run yet."
@@ -1308,9 +1325,9 @@ class AgentViewerApp(App[int]):
         self._search_pos = -1
         if not hits:
             self._unmark_search_hit()  # (a hit of before, and where it was on the border)
-            shown = self.transcript.shown_text
+            draw_until = time.perf_counter() + DRAW_TO_SEARCH_S
             in_thinking = not self.transcript.show_thinking and any(
-                b.kind == "thinking" and q in _as_shown(fold(shown(b))) for b in s.blocks
+                b.kind == "thinking" and self._thought_has(s, b, q, draw_until) for b in s.blocks
             )
             hint = " in this session" + self._search_elsewhere if self._search_elsewhere else ""
             if in_thinking:  # (and the other sessions' matches too: they were left unsaid)
@@ -1321,6 +1338,16 @@ class AgentViewerApp(App[int]):
                              severity="warning")
             return
         self.action_search_next(1)
+
+    def _thought_has(self, s: Session, b, q: str, draw_until: float) -> bool:
+        """Whether a hidden thought, once shown (t), is a hit for ``q`` (folded), as
+        :meth:`_look_in` tells it (a hint said "__init__" was in one, drawn "init")."""
+        hay = fold(self.transcript.shown_text(b))
+        if _MD_SYNTAX.search(q) is None:
+            return q in hay or q in _as_shown(hay)
+        if time.perf_counter() >= draw_until:
+            return q in _as_shown(hay)
+        return _may_show(q, hay) and self.transcript.shows(s, b, q, thinking=True)
 
     def _find_hits(self, s: Session, q: str) -> list[int]:
         """Blocks of ``s`` whose shown text contains ``q`` (folded, as it is marked: see render.fold); tool calls by their
@@ -1374,6 +1401,10 @@ class AgentViewerApp(App[int]):
 
     def _look_in(self, s: Session, q: str) -> list[int]:
         hits = []
+        # (a query with Markdown's characters draws the messages it may be in, to tell: up to
+        # DRAW_TO_SEARCH_S, and "_" may be in every message; past it, their text as written
+        # less the marks that are never drawn tells it, as it does a query without them)
+        draw_until = time.perf_counter() + DRAW_TO_SEARCH_S
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
                 t = s.tools[b.ref]
@@ -1390,7 +1421,8 @@ class AgentViewerApp(App[int]):
             elif _MD_SYNTAX.search(q) is None:
                 if q in hay or q in _as_shown(hay):
                     hits.append(i)
-            elif (q in hay or _without_syntax(q) in _without_syntax(hay)) and self.transcript.shows(s, b, q):
+            elif _may_show(q, hay) and (self.transcript.shows(s, b, q) if time.perf_counter() < draw_until
+                                        else q in _as_shown(hay)):
                 # (found where the Markdown's own marks are: "**Tax" or ".*" in "subtotal.**",
                 # drawn as "Tax" and "subtotal.", counted a hit where nothing was marked)
                 hits.append(i)

@@ -690,33 +690,67 @@ def fold(text: str, compose: bool = True) -> str:
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)  # pragma: no cover
 
 
+def across_wrap(above: str, below: str, q: str) -> tuple[int, int] | None:
+    """Where ``q`` (folded) runs from the end of line ``above`` on to the start of line
+    ``below`` (both folded: a wrap, which took the space between two words, or cut a long
+    one): (its start in ``above``, its end in ``below``), the first such; None if it does not."""
+    a_end = len(above.rstrip())
+    b_start = len(below) - len(below.lstrip())
+    head, tail = above[:a_end], below[b_start:]
+    for sep in (" ", ""):
+        joined = head + sep + tail
+        at = joined.find(q, max(0, a_end - len(q) + 1))
+        if 0 <= at < a_end and at + len(q) > a_end + len(sep):
+            return at, b_start + at + len(q) - a_end - len(sep)
+    return None
+
+
 def mark_matches(strips: list[Strip], query: str, style: Style, current: int = -1,
-                 current_style: Style | None = None) -> list[Strip]:
+                 current_style: Style | None = None, across: bool = False) -> list[Strip]:
     """``strips`` with every occurrence of ``query`` in any case (see :func:`fold`) drawn in
-    ``style`` (occurrences cut by a line wrap are not marked); the ``current``-th of the first
-    strip in ``current_style``."""
+    ``style``; the ``current``-th of the first strip in ``current_style``.  ``across``: the
+    strips are the lines of one text, and an occurrence cut by a line's wrap is marked too,
+    on both lines (else it is not)."""
     q = fold(query)
     if not q:
         return strips
-    out = []
-    for strip in strips:
-        text = strip.text
-        low = fold(text)
-        if q not in low:
-            out.append(strip)
-            continue
-        cuts: list[int] = []
+    texts = [strip.text for strip in strips]
+    lows = [fold(text) for text in texts]
+    spans: list[list[tuple[int, int]]] = [[] for _ in strips]  # (start, end) in each line's text
+    for k, low in enumerate(lows):
         i = low.find(q)
         while i != -1:
-            start = cell_len(text[:i])
-            cuts += (start, start + cell_len(text[i : i + len(q)]))
+            spans[k].append((i, i + len(q)))
             i = low.find(q, i + len(q))
+    if across:
+        for k in range(len(strips) - 1):
+            cut = across_wrap(lows[k], lows[k + 1], q)
+            if cut is not None:
+                spans[k].append((cut[0], len(lows[k].rstrip())))
+                spans[k + 1].insert(0, (len(lows[k + 1]) - len(lows[k + 1].lstrip()), cut[1]))
+    out = []
+    for k, strip in enumerate(strips):
+        found = sorted(spans[k])
+        if not found:
+            out.append(strip)
+            continue
+        merged: list[list[int]] = []
+        for a, b in found:  # (an occurrence at a line's end and one across its wrap may overlap)
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        text = texts[k]
+        cuts: list[int] = []
+        for a, b in merged:
+            start = cell_len(text[:a])
+            cuts += (start, start + cell_len(text[a:b]))
         cuts.append(strip.cell_length)
         parts = strip.divide(cuts)
-        nth = current if strip is strips[0] and current_style is not None else -1  # (that one is current)
+        nth = current if k == 0 and current_style is not None else -1  # (that one is current)
         out.append(Strip.join(
-            Strip(Segment.apply_style(part, post_style=current_style if k // 2 == nth else style), part.cell_length)
-            if k % 2 else part
-            for k, part in enumerate(parts)
+            Strip(Segment.apply_style(part, post_style=current_style if j // 2 == nth else style), part.cell_length)
+            if j % 2 else part
+            for j, part in enumerate(parts)
         ))
     return out

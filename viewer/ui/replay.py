@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 
 from rich.text import Text
@@ -17,7 +18,7 @@ from viewer.core.decode import Malformed
 from viewer.core.detail import fmt_duration
 from viewer.core.feed import Feed, StoreFeed
 from viewer.core.model import Change
-from viewer.core.replay import ERROR, TOOL_START, FileIndex, Replay
+from viewer.core.replay import ERROR, TOOL_START, Replay
 from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
 from viewer.ui.render import fmt_clock
 from viewer.ui.screens import REPLAY_QUIT, DetailScreen, HelpScreen
@@ -110,6 +111,8 @@ REPLAY_HELP = [
 
 #: A replay that plays in less than this says so (its events all came at once).
 INSTANT_S = 0.5
+#: A seek holds the file's reading until the view is drawn there, or at most this long.
+HOLD_MOST_S = 0.5
 
 
 class ReplayApp(AgentViewerApp, inherit_bindings=False):
@@ -160,6 +163,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._elapsed_drawn = ""  # and the header's clock
         self._told_changed = False
         self._looked_if_written = False  # (the file, once played to its end: see pump)
+        self._holds = 0  # seeks that hold the file's reading (see _seek_by)
+        self._held_at = 0.0
 
     def quit_status(self) -> tuple[int, str]:
         """A replay is not the run: quitting it says nothing of how the run went."""
@@ -223,6 +228,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def pump(self) -> None:
         self._ticks += 1
+        if self._holds and time.monotonic() - self._held_at > HOLD_MOST_S:
+            self._release(self._holds)
         label = "▶ REPLAY" if self.replay.playing else "❚❚ PAUSED"
         if label != self.header.live_label:
             self.header.live_label = label
@@ -396,25 +403,33 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def _seek(self, n: int) -> None:
         """To ``n`` records applied (paused)."""
-        self._seek_by(self.replay.seek, n)
+        self._seek_by(lambda: self.replay.seek(n))
 
     def _seek_time(self, seconds: float) -> None:
         """To play time ``seconds`` (paused)."""
-        self._seek_by(self.replay.seek_time, seconds)
+        self._seek_by(lambda: self.replay.seek_time(seconds))
 
-    def _seek_by(self, seek: Callable, to: float) -> None:
+    def _seek_by(self, seek: Callable[[], list]) -> None:
         self._give_up_start()
         self.replay.playing = False
         index = self.replay.index
         if index is not None and not index.complete:
-            index.hold += 1  # (reading waits until the view is drawn there: see FileIndex.hold)
-            self.call_after_refresh(self._release, index)
-        self._absorb_deltas(seek(to))
+            # Reading waits until the view is drawn there (see FileIndex.hold): released after
+            # the next frame, or at a pump HOLD_MOST_S later (a callback never run must not
+            # stop reading for good).
+            index.hold += 1
+            self._holds += 1
+            self._held_at = time.monotonic()
+            self.call_after_refresh(self._release, 1)
+        self._absorb_deltas(seek())
         self.bar.refresh()
 
-    @staticmethod
-    def _release(index: FileIndex) -> None:
-        index.hold -= 1
+    def _release(self, n: int) -> None:
+        n = min(n, self._holds)
+        index = self.replay.index
+        if n and index is not None:
+            self._holds -= n
+            index.hold -= n
 
     def action_play_pause(self) -> None:
         self._give_up_start()
@@ -448,7 +463,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._seek(0)
 
     def action_seek_end(self) -> None:
-        self._seek(self.replay.total)
+        self._seek_by(self.replay.seek_end)
         # The end is asked to be seen: both panes follow again (a search, or a move up, had
         # stopped them, and End was no way back, as it is outside a replay).
         self._follow(transcript=True, tools=True)

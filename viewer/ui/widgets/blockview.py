@@ -21,7 +21,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from viewer.ui.render import fold
+from viewer.ui.render import across_wrap, fold
 from viewer.ui.widgets.scroll import set_virtual_size
 
 
@@ -323,9 +323,10 @@ class BlockView(ScrollView, can_focus=True):
         """The first line of block ``index`` drawn at ``width`` that shows ``text`` (any case),
         counted from the block's top; None if none does."""
         q = fold(text)
-        for k, strip in enumerate(self._render_strips(index, width)):
-            if q in fold(strip.text):
-                return k
+        lows = [fold(strip.text) for strip in self._render_strips(index, width)]
+        for k, low in enumerate(lows):
+            if q in low or (k + 1 < len(lows) and across_wrap(low, lows[k + 1], q) is not None):
+                return k  # (on it, or from it on to the next, across a wrap)
         return None
 
     def action_scroll_home(self) -> None:

@@ -22,6 +22,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.events import Click, MouseScrollUp
 from textual.strip import Strip
 from textual.timer import Timer
@@ -171,6 +172,7 @@ class Transcript(BlockView):
         self.call_keys = True  # ] and [ go to call lines (a replay's own ] and [ play to a call)
         self.listed: Callable[[ToolCall], bool] = lambda t: True  # (the tool list's filter: see app)
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
+        self._drawn: LRUCache[tuple, tuple[list[str], str]] = LRUCache(4096)  # (see shows)
         self._pieces: dict[int, _Pieces] = {}  # id(block) -> its settled pieces, while it is open
         self._slow: dict[int, float] = {}  # an open block slow to draw -> when it may be drawn again
         self._held: set[int] = set()  # ... and those whose new text waits for then
@@ -506,11 +508,24 @@ class Transcript(BlockView):
         """Whether a block's text is drawn as Markdown (search then finds it as drawn too)."""
         return self._PROSE.get(b.kind, (False, False))[1]
 
-    def shows(self, s: Session, b: Block, q: str) -> bool:
-        """Whether block ``b`` of run ``s``, drawn at this view's width, has ``q`` (folded, see
-        :func:`fold`) on one of its lines, where a search marks it."""
-        width = self._width or max(1, self.size.width - 2)
-        return any(q in fold(strip.text) for strip in self._strips(s, b, width))
+    def shows(self, s: Session, b: Block, q: str, thinking: bool | None = None) -> bool:
+        """Whether block ``b`` of run ``s``, drawn as a search's hit is (beside its bar), has
+        ``q`` (folded, see :func:`fold`) in its text: on a line, where the search marks it, or
+        across a line's wrap.  ``thinking``: drawn with the thinking shown or not (else as it
+        is)."""
+        thinking = self.show_thinking if thinking is None else thinking
+        width = max(1, (self._width or self.size.width - 2) - 1)
+        key = (id(b), b.version, b.open, width, thinking)
+        drawn = self._drawn.get(key)
+        if drawn is None:
+            if b.kind == "thinking" and thinking != self.show_thinking:
+                strips = self.strips_of(self._render(s, b, width, thinking=thinking), width)
+            else:
+                strips = self._strips(s, b, width)
+            lines = [fold(strip.text).strip() for strip in strips]
+            drawn = self._drawn[key] = (lines, " ".join(lines))
+        lines, joined = drawn
+        return any(q in line for line in lines) or q in joined
 
     def shown_text(self, b: Block) -> str:
         """The text of a block as far as it is drawn: what search looks in, and what its height
@@ -537,10 +552,11 @@ class Transcript(BlockView):
             # Its match is in what the call's line cuts off (a long command's end): the line
             # whole, wrapped, so that the match shows (the line read "…", and nothing was marked).
             strips = self.strips_of(self._render(s, b, inner, whole=True), inner)
+        strips = mark_matches(strips, self.highlight_query, MATCH_STYLE, across=True)
         if width > 1:
             bar = Segment("▌", MATCH_BAR)
             strips = [Strip([bar, *line], width) for line in strips]
-        return mark_matches(strips, self.highlight_query, MATCH_STYLE)
+        return strips
 
     def _strips(self, s: Session, b: Block, width: int) -> list[Strip]:
         """Block ``b`` drawn; a message still written ends in the cursor (at the end of its last
@@ -580,8 +596,10 @@ class Transcript(BlockView):
         sw = self.still_written
         return f"{sw.why}: {sw.command} reads on" if sw is not None and sw.run is s else ""
 
-    def _render(self, s: Session, b: Block, width: int = 0, whole: bool = False) -> RenderableType:
-        """Block ``b``'s renderable; ``whole``: a call's line not cut to one row (wrapped)."""
+    def _render(self, s: Session, b: Block, width: int = 0, whole: bool = False,
+                thinking: bool | None = None) -> RenderableType:
+        """Block ``b``'s renderable; ``whole``: a call's line not cut to one row (wrapped);
+        ``thinking``: a thought drawn shown or not (else as the view shows it)."""
         kind = b.kind
         if kind == "assistant":
             body = self._prose(b, b.text)
@@ -640,7 +658,7 @@ class Transcript(BlockView):
             return Padding(Group(head, prose(b.text, as_markdown=False)), (0, 0, 1, 0))
         if kind == "thinking":
             mark = under_mark(b.ref) if b.ref >= 0 else ""  # (a sub-agent's thought, under its call)
-            if not self.show_thinking:
+            if not (self.show_thinking if thinking is None else thinking):
                 words = len(b.text.split())
                 if b.open:
                     label = f"  {mark}✻ Thinking…"
