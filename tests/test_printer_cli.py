@@ -581,7 +581,17 @@ def test_idle_limit_zero_is_refused(capsys):
     """--idle-limit 0 played the whole run at once: it must be more than 0."""
     code, out, err = run_main(capsys, "--replay", "--idle-limit", "0", str(SAMPLES_DIR / "demo_session.ndjson"))
     _check_usage_error(code, out, err)
-    assert "--idle-limit" in err and "x>0" in err
+    assert "--idle-limit': 0 is out of range (it takes seconds, more than 0)" in err, err
+
+
+@pytest.mark.parametrize("value,said", [("abc", "'abc' is not a number (it takes 0.25 to 64)"),
+                                        ("100", "100 is out of range (it takes 0.25 to 64)"),
+                                        ("nan", "'nan' is not a number (it takes 0.25 to 64)")])
+def test_a_bad_speed_is_said_in_words(capsys, value, said):
+    """(From a replay trial.)  --speed abc said "'abc' is not a valid float range"."""
+    code, out, err = run_main(capsys, "--replay", "--speed", value, str(SAMPLES_DIR / "demo_session.ndjson"))
+    _check_usage_error(code, out, err)
+    assert f"--speed': {said}" in err, err
 
 
 def test_help_and_version(capsys):

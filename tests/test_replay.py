@@ -66,6 +66,24 @@ def timed_run(gap_ms: int = 60_000, t0: int = 1_790_000_000_000, sid: str = "s-2
     )
 
 
+def test_the_time_between_two_runs_joined_is_no_pause_of_a_run_s():
+    """(From a replay trial.)  Two runs joined, the second months later: at its start the
+    header said "⏩ a 4402h35m pause, played shortened".  Within a run a long pause still
+    says its length."""
+    t0 = 1_790_000_000_000
+    result = line({"type": "result", "subtype": "success", "session_id": "s-2", "duration_ms": 61_000})
+    later = t0 + 4402 * 3600 * 1000
+    index = _file_index(timed_run(gap_ms=60_000) + result + timed_run(gap_ms=500, t0=later, sid="s-3"))
+    index.read()
+    r = Replay(index=index, playing=False)
+    r.seek(4)  # the first run's call, a minute long, played as 3 s
+    assert r.shortened_pause() == pytest.approx(60.0)
+    for at in (6, 7, 8):  # past its result, the second's init, and its first time
+        r.seek(at)
+        assert r.shortened_pause() is None, at
+        assert r.run_now_ms() in (t0 + 60_600, later), at
+
+
 def test_times_follow_the_stream_and_idle_gaps_are_capped():
     recs = records_of(timed_run(gap_ms=60_000))
     uncapped = schedule(recs, idle_limit=None)

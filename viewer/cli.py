@@ -51,10 +51,25 @@ def fail(message: str, code: int = EXIT_USAGE) -> None:
     sys.exit(code)
 
 
-def _finite(param: click.Parameter, value: float) -> float:
-    if not math.isfinite(value):  # FloatRange lets nan through (no comparison holds)
-        raise click.BadParameter(f"{value} is not a number", param=param)
-    return value
+class _Number(click.FloatRange):
+    """A number in a range, said in words: click's own said "'abc' is not a valid float
+    range" (from a trial) and "100.0 is not in the range 0.25<=x<=64"."""
+
+    def __init__(self, low: float, high: float | None = None, *, words: str) -> None:
+        super().__init__(low, high, min_open=high is None)
+        self.words = words  # what the option takes: "0.25 to 64"
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number (it takes {self.words})", param, ctx)
+        if not math.isfinite(number):  # (FloatRange lets nan through: no comparison holds)
+            self.fail(f"{value!r} is not a number (it takes {self.words})", param, ctx)
+        try:
+            return super().convert(number, param, ctx)
+        except click.BadParameter:
+            self.fail(f"{value} is out of range (it takes {self.words})", param, ctx)
 
 
 #: Seconds a pipe may be silent before its reader is told (``b""``: text mode says so).
@@ -330,12 +345,12 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               help="Save the live input byte for byte to PATH, replacing it (plus PATH.timing "
                    "for --replay).")
 @click.option("--replay", is_flag=True, help="Play FILE back as if it were live.")
-@click.option("--speed", type=click.FloatRange(0.25, 64), default=1.0, show_default=True,
-              callback=lambda ctx, param, v: _finite(param, v), help="Replay speed (0.25 to 64).")
+@click.option("--speed", type=_Number(0.25, 64, words="0.25 to 64"), default=1.0, show_default=True,
+              help="Replay speed (0.25 to 64).")
 @click.option("--start-at", metavar="EVENT|TIME", help="Replay from an event number (120) or a time (90s, 1:30, 1:02:30, 5m, 1h30m).")
 @click.option("--paused", is_flag=True, help="Start the replay paused.")
-@click.option("--idle-limit", type=click.FloatRange(0, min_open=True), default=3.0, show_default=True,
-              metavar="SECONDS", callback=lambda ctx, param, v: _finite(param, v),
+@click.option("--idle-limit", type=_Number(0, words="seconds, more than 0"), default=3.0, show_default=True,
+              metavar="SECONDS",
               help="Replay: cap idle gaps to this many seconds (more than 0; a big number keeps "
                    "every pause as it was).")
 @click.version_option(__version__, "-V", "--version", prog_name=PROG)

@@ -512,6 +512,8 @@ async def test_replay_controls_step_seek_and_speed():
         assert replay.position == 3
         await pilot.press("left")
         assert replay.position == 2
+        await pilot.press("comma")  # (, and ., as a video player steps: from a trial)
+        assert replay.position == 1
         await pilot.press("right_square_bracket")  # next tool call: its start is applied
         assert app.model.current.tools and app.model.current.tools[-1].status == "running"
         await pilot.press("end")
@@ -3213,6 +3215,57 @@ async def test_in_a_replay_the_arrow_keys_edit_the_search_box_not_the_replay():
         assert replay.position == 99
 
 
+@pytest.mark.parametrize("keys,where", [
+    ((("right_square_bracket", "]"), ("left", None)), 28), ((("right_square_bracket", "]"), ("full_stop", ".")), 30),
+    ((("right_curly_bracket", "}"), ("left", None)), "}-1"), ((("left", None), ("right_square_bracket", "]")), 29),
+])
+async def test_keys_typed_ahead_of_a_jump_are_played_in_order(keys, where):
+    """(From a replay trial.)  ] then ← typed at once (a held key, a fast hand, a slow
+    terminal) landed where ] alone goes: ← was done first (its binding has priority, and ]'s
+    went round the widgets), then ] went on from there."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        if where == "}-1":
+            await pilot.press("right_curly_bracket")
+            await settle(pilot)
+            where = app.replay.position - 1
+            await pilot.press("home")
+            await settle(pilot)
+        for key, character in keys:  # (one after the other, as a terminal's burst of input comes)
+            app.post_message(events.Key(key, character))
+        await settle(pilot)
+        assert app.replay.position == where
+
+
+@pytest.mark.parametrize("read_first", [0, 100])
+@pytest.mark.parametrize("then", ["", "home"])
+async def test_end_while_the_file_is_read_goes_on_to_its_end_once_it_is(read_first, then):
+    """(From a replay trial.)  End pressed before the first event was read left the replay at
+    its start, paused ("at the start of the run"), while the file was read.  End goes to the
+    end of what is read, and on to the file's end once it is read, unless a move came since."""
+    app = make_replay_app(sample("demo_session.ndjson"), read=False)
+    index, replay = app.replay.index, app.replay
+    if read_first:
+        index.read(until=lambda: len(index.records) >= read_first)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        assert replay.position == read_first
+        assert "going to the end once the file is read" in _plain(app, app.header)
+        if then:
+            await pilot.press(then)
+            await settle(pilot)
+            assert "going to the end" not in _plain(app, app.header)
+        index.read()
+        await pilot.pause(0.1)
+        await settle(pilot)
+        assert replay.total > read_first and replay.position == (0 if then else replay.total)
+        header = _plain(app, app.header)
+        assert "going to the end" not in header and ("SUCCEEDED" in header) != bool(then), header
+
+
 async def test_reading_goes_on_once_the_view_is_drawn_where_end_went():
     """While a seek is drawn, reading the rest of the file waits (it took half the CPU: End
     while a 100k-event file was read took 100-130 ms to draw, 50 ms without): it goes on once
@@ -3228,11 +3281,11 @@ async def test_reading_goes_on_once_the_view_is_drawn_where_end_went():
         time.sleep(0.1)  # (no frame meanwhile: this holds the app's loop)
         assert len(index.records) <= 101
         await settle(pilot)
-        assert index.hold == 0 and replay.position == 100
+        assert index.hold == 0
         index._thread.join(10)
         assert index.complete
-        await pilot.press("end")
-        await settle(pilot)
+        await pilot.pause(0.1)
+        await settle(pilot)  # (and End, pressed while it was read, goes on to the end)
         assert replay.position == replay.total > 100 and "SUCCEEDED" in _plain(app, app.header)
 
 
@@ -3267,13 +3320,13 @@ async def test_a_move_while_a_start_at_waits_for_the_file_wins_over_it():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert "going to event 250" in _plain(app, app.header)
-        await pilot.press("end")  # the end of what is read: 100
+        await pilot.press("full_stop")  # a step: to 1
         await settle(pilot)
         assert "going to" not in _plain(app, app.header)
         index.read()
         await pilot.pause(0.2)
         await settle(pilot)
-        assert replay.position == 100 and replay.start is None
+        assert replay.position == 1 and replay.start is None
         assert any("given up" in n.message for n in app._notifications)
 
 

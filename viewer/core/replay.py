@@ -818,8 +818,10 @@ class Replay:
 
     def shortened_pause(self) -> float | None:
         """The run's own length of the pause being played (seconds), when it is played
-        shortened (else None)."""
-        g = self._gap()
+        shortened (else None).  As the run's clock goes (see :meth:`run_now_ms`): through
+        records with no time of their own, and not across a run's end or start (two runs
+        joined said "a 4402h35m pause" at the second's start, from a trial)."""
+        g = self._gap(through_untimed=True)
         return g[3] / 1000 if g is not None and g[3] / 1000 - g[1] >= 1.0 else None
 
     # -- applying -------------------------------------------------------------------------------
@@ -908,7 +910,7 @@ class Replay:
             deltas = self._forward_to(n)
         else:  # back, or far forward past a checkpoint: start from the nearest one
             self.position = base
-            self.model = mine or (copy_.clone() if copy_ is not None else self._fresh_model())
+            self.model = mine if mine is not None else copy_.clone() if copy_ is not None else self._fresh_model()
             if n - base > NEAR_SPAN:
                 # Keep a copy a little before n: stepping back from there, event by event, then
                 # re-applies at most NEAR_SPAN records, not the whole way from a checkpoint

@@ -89,7 +89,10 @@ class ReplayBar(Widget):
 
 
 #: The replay's priority keys that are also an Input's editing keys.
-_REPLAY_MOVES = frozenset({"play_pause", "step", "skip", "seek_start", "seek_end", "speed"})
+#: The replay's jumps: ] } [ {.
+_JUMPS = ("next_tool", "next_error", "prev_tool", "prev_error")
+_REPLAY_MOVES = frozenset({"play_pause", "step", "skip", "seek_start", "seek_end", "speed",
+                           *_JUMPS})
 
 _SPEED = Binding.Group("Speed")
 
@@ -97,7 +100,7 @@ REPLAY_HELP = [
     ("Replay", ""),
     ("Space", "play / pause"),
     ("+ -", "faster / slower (0.25× to 64×)"),
-    (". →  ←", "one event forward / back (over the full-screen detail, back steps wait for Esc)"),
+    (". →  , ←", "one event forward / back (over the full-screen detail, back steps wait for Esc)"),
     ("Shift+→  Shift+←", "ten seconds of play time on / back"),
     ("] }", "next tool call / next error (a seek, from any pane)"),
     ("[ {", "previous tool call / previous error"),
@@ -133,14 +136,16 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         Binding("plus,equals_sign", "speed(1)", "Faster", group=_SPEED, priority=True),
         Binding("minus", "speed(-1)", "Slower", group=_SPEED, priority=True),
         Binding("full_stop,right", "step(1)", "Step", show=False, priority=True),
-        Binding("left", "step(-1)", "Back", show=False, priority=True),
+        Binding("comma,left", "step(-1)", "Back", show=False, priority=True),  # (, and .: a video player's)
         # (From a keyboard-only trial: a seek by time needed the mouse, on the bar.)
         Binding("shift+right", "skip(10)", "10 s on", show=False, priority=True),
         Binding("shift+left", "skip(-10)", "10 s back", show=False, priority=True),
-        Binding("right_square_bracket", "next_tool", "Next tool", show=False),
-        Binding("right_curly_bracket", "next_error", "Next error", show=False),
-        Binding("left_square_bracket", "prev_tool", "Previous tool", show=False),
-        Binding("left_curly_bracket", "prev_error", "Previous error", show=False),
+        # (Priority, as ← and →: a key that is not went round the widgets first, and a ← typed
+        # just after ] was done before it, then ] undid it: from a trial.)
+        Binding("right_square_bracket", "next_tool", "Next tool", show=False, priority=True),
+        Binding("right_curly_bracket", "next_error", "Next error", show=False, priority=True),
+        Binding("left_square_bracket", "prev_tool", "Previous tool", show=False, priority=True),
+        Binding("left_curly_bracket", "prev_error", "Previous error", show=False, priority=True),
         Binding("home", "seek_start", "Start", show=False, priority=True),
         Binding("end", "seek_end", "End", show=False, priority=True),
         # Then the app's (not inherited: the footer lists the replay's keys first, so a narrow
@@ -163,6 +168,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._elapsed_drawn = ""  # and the header's clock
         self._told_changed = False
         self._looked_if_written = False  # (the file, once played to its end: see pump)
+        self._end_pending = False  # End was pressed while the file was read: the end, once it is
         self._holds = 0  # seeks that hold the file's reading (see _seek_by)
         self._held_at = 0.0
 
@@ -238,6 +244,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         index = self.replay.index
         if index is not None:
             self._check_index(index)
+            self._go_on_to_the_end()
         if self.replay.start is not None:
             why = self.replay.settle_start()  # (once there, the new model is shown just below)
             if why:
@@ -270,6 +277,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         pause = self.replay.shortened_pause() if self.replay.playing else None
         # A pause played shortened says so (its clock runs fast: it seemed to stop, then jump).
         note = "" if pause is None else f"⏩ a {fmt_duration(int(pause * 1000))} pause, played shortened"
+        if self._end_pending:
+            note = "going to the end once the file is read (a move gives it up)"
         if elapsed != self._elapsed_drawn or note != self.header.note:  # (the run's clock goes on between events)
             self._elapsed_drawn = elapsed
             self.header.note = note
@@ -278,8 +287,8 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self._refresh_bar()
 
     def _show_going_to(self) -> None:
-        """The header says where a --start-at that waits for the file is going (nothing else)."""
-        going_to = self.replay.start.value if self.replay.start is not None else ""
+        """The header says where a --start-at, or End, that waits for the file is going."""
+        going_to = self.replay.start.value if self.replay.start is not None else "end" if self._end_pending else ""
         if going_to != self.header.going_to:
             self.header.going_to = going_to
             self.header.refresh()
@@ -370,12 +379,20 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         self.bar.refresh()
 
     # -- controls ------------------------------------------------------------------------------
+    def _go_on_to_the_end(self) -> None:
+        """End was pressed while the file was read: once it is, to its end."""
+        if self._end_pending and self.replay.input_ended:
+            self.action_seek_end()
+
     def _give_up_start(self) -> None:
         """The user moved (or played) while --start-at waited for the file: theirs wins.  (Once
         the file was read and it could not go there, the header stops saying so.)"""
         if self.header.start_missed:
             self.header.start_missed = ""
             self.header.refresh()
+        if self._end_pending:  # (a move after End: it goes where the move went)
+            self._end_pending = False
+            self._show_going_to()
         start = self.replay.start
         if start is not None:
             self.replay.start = None
@@ -386,10 +403,11 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _REPLAY_MOVES and isinstance(self.focused, Input):
             return False  # ← → Home End Space + - edit the text of the search box or the palette
-        if len(self.screen_stack) > 1 and action in ("seek_start", "seek_end"):
+        if len(self.screen_stack) > 1 and action in ("seek_start", "seek_end", *_JUMPS):
             # Over the full-screen detail, the help or the health screen, Home and End are
-            # theirs (top, bottom).  Space and a step forward still play on behind it; a step
-            # back says why it does not (see _back_over_a_screen).
+            # theirs (top, bottom), and ] [ the detail's (the next call).  Space and a step
+            # forward still play on behind it; a step back says why it does not (see
+            # _back_over_a_screen).
             return False
         return super().check_action(action, parameters)
 
@@ -464,6 +482,11 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_seek_end(self) -> None:
         self._seek_by(self.replay.seek_end)
+        if not self.replay.input_ended:
+            # (the end of what is read so far: at once, the first events not read yet, End
+            # left the replay at its start, paused: from a trial)
+            self._end_pending = True
+            self._show_going_to()
         # The end is asked to be seen: both panes follow again (a search, or a move up, had
         # stopped them, and End was no way back, as it is outside a replay).
         self._follow(transcript=True, tools=True)

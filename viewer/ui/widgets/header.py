@@ -278,7 +278,9 @@ class SessionHeader(Widget):
                     self._last_malformed(line2, m)
             elif self.live_label:  # a replay at its start
                 line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
-                if self.going_to:
+                if self.going_to == "end":  # (End, before the first event was read)
+                    line1.append(" going to the end once the file is read (a move or Space gives it up)", style="cyan")
+                elif self.going_to:
                     where = f"event {int(self.going_to):,}" if self.going_to.isdigit() else one_line(self.going_to, 40)
                     line1.append(f" going to {where} once the file is read that far"
                                  " (a move or Space gives it up)", style="cyan")
