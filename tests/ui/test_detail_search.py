@@ -227,13 +227,13 @@ async def test_each_match_is_a_third_down_the_view_in_every_kind_of_body(kind):
     """Wrapped lines, line numbers, colours, a diff, indented JSON: n puts each match's row a
     third of the way down (the rows before it in its chunk are drawn to count them)."""
 
-    app = make_app(_one_call(*KINDS[kind](_long_lines(1_200, 97))))
+    app = make_app(_one_call(*KINDS[kind](_long_lines(600, 97))))  # (7 matches, over 6 chunks)
     async with app.run_test(size=(100, 30)) as pilot:
         view = await _open_first_call(app, pilot)
         third = view.scrollable_content_region.height // 3
         await _search(pilot, "needle")
-        assert len(view.hits) == 13
-        for k in range(13):
+        assert len(view.hits) == 7
+        for k in range(7):
             rows = _rows(view)
             at = [y for y, row in enumerate(rows) if f"NEEDLE{k:03d}" in row]
             assert at and abs(at[0] - third) <= 1, (k, at, third)
@@ -448,7 +448,8 @@ async def test_the_view_does_not_move_when_a_new_theme_comes_with_the_match_abov
     """(From a code review.)  Paging down past the match, then a new theme: finding the match's
     line measured its block, above the view, and the text jumped under a still view.  Without
     a search too: the block at the top, estimated again, was shorter than the place in it."""
-    app = make_app(_one_call(*KINDS["text"](_long_lines(1_200, 97))))
+    app = make_app(_one_call(*KINDS["text"](_long_lines(500, 97))))
+    app.animation_level = "none"  # (each page down is animated: 6 s of the test's 7)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _open_first_call(app, pilot)
         if searched:
