@@ -1231,20 +1231,25 @@ async def test_a_search_without_a_match_takes_the_last_ones_mark_away():
         assert not _match_rows(app)
 
 
+def _one_shell_call(command: str, result: dict) -> bytes:
+    """A run of one shell call of ``command``, started and completed with ``result``."""
+    sid = "s"
+    shell = {"shellToolCall": {"args": {"command": command}}}
+    done = {"shellToolCall": {"args": {"command": command}, "result": result}}
+    events = [{"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
+              {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": sid, "tool_call": shell},
+              {"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": sid, "tool_call": done}]
+    return b"".join(orjson.dumps(e) + b"\n" for e in events)
+
+
 @pytest.mark.parametrize("query", ["zqneedle", "boom"])
 async def test_a_search_hit_in_the_cut_off_end_of_a_call_s_line_is_shown(query):
     """(From a new-user trial.)  A search found a call by its command's end, or its error,
     which its one-row line cut off ("…"): the call was marked as the hit and nothing on it
     was.  The call's line is then drawn whole, wrapped, with the match marked."""
-    sid = "s"
     command = "cd /work && " + "echo step && " * 12 + "zqneedle --now"
-    shell = {"shellToolCall": {"args": {"command": command}}}
-    done = {"shellToolCall": {"args": {"command": command}, "result": {"failure": {
-        "command": command, "exitCode": 127, "stdout": "", "stderr": "bash: boom: command not found"}}}}
-    events = [{"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
-              {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": sid, "tool_call": shell},
-              {"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": sid, "tool_call": done}]
-    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    app = make_app(_one_shell_call(command, {"failure": {
+        "command": command, "exitCode": 127, "stdout": "", "stderr": "bash: boom: command not found"}}))
     async with app.run_test(size=(80, 30)) as pilot:
         await settle(pilot)
         assert query not in _plain(app, app.transcript)  # (cut off)
@@ -1932,14 +1937,7 @@ async def test_an_unknown_format_says_whether_it_is_still_coming():
                                             ("success", "success")])
 async def test_a_call_s_status_names_its_outcome_only_when_it_says_more(outcome, status):
     """(From a new-user trial.)  A failed command's detail read "status failed (failure)"."""
-    sid = "s"
-    shell = {"shellToolCall": {"args": {"command": "make"}}}
-    result = {"shellToolCall": {"args": {"command": "make"},
-                                "result": {outcome: {"command": "make", "exitCode": 0, "stdout": "", "stderr": ""}}}}
-    events = [{"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"},
-              {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": sid, "tool_call": shell},
-              {"type": "tool_call", "subtype": "completed", "call_id": "c", "session_id": sid, "tool_call": result}]
-    app = make_app(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    app = make_app(_one_shell_call("make", {outcome: {"command": "make", "exitCode": 0, "stdout": "", "stderr": ""}}))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         row = next(r for r in _plain(app, app.detail).splitlines() if r.strip().startswith("status"))
