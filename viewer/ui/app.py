@@ -1342,12 +1342,19 @@ class AgentViewerApp(App[int]):
     def _thought_has(self, s: Session, b, q: str, draw_until: float) -> bool:
         """Whether a hidden thought, once shown (t), is a hit for ``q`` (folded), as
         :meth:`_look_in` tells it (a hint said "__init__" was in one, drawn "init")."""
-        hay = fold(self.transcript.shown_text(b))
-        if _MD_SYNTAX.search(q) is None:
-            return q in hay or q in _as_shown(hay)
-        if time.perf_counter() >= draw_until:
-            return q in _as_shown(hay)
-        return _may_show(q, hay) and self.transcript.shows(s, b, q, thinking=True)
+        return self._markdown_has(s, b, q, fold(self.transcript.shown_text(b)), draw_until, thinking=True)
+
+    def _markdown_has(self, s: Session, b, q: str, hay: str, draw_until: float,
+                      thinking: bool | None = None) -> bool:
+        """Whether ``q`` (folded) is in block ``b``, drawn from Markdown (its text, folded:
+        ``hay``), as it is drawn: "**Tax" and ".*" (in "subtotal.**") were found where the
+        Markdown's own marks are, drawn as "Tax" and "subtotal.", and nothing was marked.  A
+        query with Markdown's characters draws the block to tell, until ``draw_until`` ("_" may
+        be in every message); then, and for another query, its text less the marks that are
+        never drawn tells it.  ``thinking``: a thought drawn shown (see Transcript.shows)."""
+        if _MD_SYNTAX.search(q) is None or time.perf_counter() >= draw_until:
+            return q in _as_shown(hay) or (_MD_SYNTAX.search(q) is None and q in hay)
+        return _may_show(q, hay) and self.transcript.shows(s, b, q, thinking=thinking)
 
     def _find_hits(self, s: Session, q: str) -> list[int]:
         """Blocks of ``s`` whose shown text contains ``q`` (folded, as it is marked: see render.fold); tool calls by their
@@ -1401,10 +1408,7 @@ class AgentViewerApp(App[int]):
 
     def _look_in(self, s: Session, q: str) -> list[int]:
         hits = []
-        # (a query with Markdown's characters draws the messages it may be in, to tell: up to
-        # DRAW_TO_SEARCH_S, and "_" may be in every message; past it, their text as written
-        # less the marks that are never drawn tells it, as it does a query without them)
-        draw_until = time.perf_counter() + DRAW_TO_SEARCH_S
+        draw_until = time.perf_counter() + DRAW_TO_SEARCH_S  # (see _markdown_has)
         for i, b in enumerate(s.blocks):
             if b.kind == "tool":
                 t = s.tools[b.ref]
@@ -1415,16 +1419,8 @@ class AgentViewerApp(App[int]):
             else:
                 hay = self.transcript.shown_text(b)  # (not what a huge text leaves undrawn)
             hay = fold(hay)
-            if not self.transcript.as_markdown(b):
-                if q in hay:
-                    hits.append(i)
-            elif _MD_SYNTAX.search(q) is None:
-                if q in hay or q in _as_shown(hay):
-                    hits.append(i)
-            elif _may_show(q, hay) and (self.transcript.shows(s, b, q) if time.perf_counter() < draw_until
-                                        else q in _as_shown(hay)):
-                # (found where the Markdown's own marks are: "**Tax" or ".*" in "subtotal.**",
-                # drawn as "Tax" and "subtotal.", counted a hit where nothing was marked)
+            markdown = self.transcript.as_markdown(b)
+            if self._markdown_has(s, b, q, hay, draw_until) if markdown else q in hay:
                 hits.append(i)
         return hits
 

@@ -88,9 +88,9 @@ class ReplayBar(Widget):
             self.post_message(self.Toggle())
 
 
-#: The replay's priority keys that are also an Input's editing keys.
 #: The replay's jumps: ] } [ {.
 _JUMPS = ("next_tool", "next_error", "prev_tool", "prev_error")
+#: The replay's priority keys that are also an Input's editing keys.
 _REPLAY_MOVES = frozenset({"play_pause", "step", "skip", "seek_start", "seek_end", "speed",
                            *_JUMPS})
 
@@ -278,7 +278,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         # A pause played shortened says so (its clock runs fast: it seemed to stop, then jump).
         note = "" if pause is None else f"⏩ a {fmt_duration(int(pause * 1000))} pause, played shortened"
         if self._end_pending:
-            note = "going to the end once the file is read (a move gives it up)"
+            note = "going to the end once the file is read (a move or Space gives it up)"
         if elapsed != self._elapsed_drawn or note != self.header.note:  # (the run's clock goes on between events)
             self._elapsed_drawn = elapsed
             self.header.note = note

@@ -42,6 +42,7 @@ from viewer.ui.render import (
     MATCH_BAR,
     MATCH_STYLE,
     StillWritten,
+    across_wrap,
     call_time,
     drawn,
     fit_before,
@@ -172,7 +173,7 @@ class Transcript(BlockView):
         self.call_keys = True  # ] and [ go to call lines (a replay's own ] and [ play to a call)
         self.listed: Callable[[ToolCall], bool] = lambda t: True  # (the tool list's filter: see app)
         self._estimates: dict[int, tuple[int, int, int]] = {}  # block -> (version, width, lines)
-        self._drawn: LRUCache[tuple, tuple[list[str], str]] = LRUCache(4096)  # (see shows)
+        self._drawn: LRUCache[tuple, tuple[Block, list[str]]] = LRUCache(4096)  # (see shows)
         self._pieces: dict[int, _Pieces] = {}  # id(block) -> its settled pieces, while it is open
         self._slow: dict[int, float] = {}  # an open block slow to draw -> when it may be drawn again
         self._held: set[int] = set()  # ... and those whose new text waits for then
@@ -517,15 +518,15 @@ class Transcript(BlockView):
         width = max(1, (self._width or self.size.width - 2) - 1)
         key = (id(b), b.version, b.open, width, thinking)
         drawn = self._drawn.get(key)
-        if drawn is None:
+        if drawn is None or drawn[0] is not b:  # (the block kept: its id is not another's since)
             if b.kind == "thinking" and thinking != self.show_thinking:
                 strips = self.strips_of(self._render(s, b, width, thinking=thinking), width)
             else:
                 strips = self._strips(s, b, width)
-            lines = [fold(strip.text).strip() for strip in strips]
-            drawn = self._drawn[key] = (lines, " ".join(lines))
-        lines, joined = drawn
-        return any(q in line for line in lines) or q in joined
+            drawn = self._drawn[key] = (b, [fold(strip.text) for strip in strips])
+        lines = drawn[1]
+        return any(q in line for line in lines) or any(
+            across_wrap(above, below, q) is not None for above, below in zip(lines, lines[1:]))
 
     def shown_text(self, b: Block) -> str:
         """The text of a block as far as it is drawn: what search looks in, and what its height
