@@ -55,15 +55,15 @@ class _Number(click.FloatRange):
     """A number in a range, said in words: click's own said "'abc' is not a valid float
     range" (from a trial) and "100.0 is not in the range 0.25<=x<=64"."""
 
-    def __init__(self, low: float, high: float | None = None, *, words: str) -> None:
-        super().__init__(low, high, min_open=high is None)
+    def __init__(self, low: float, high: float | None = None, *, min_open: bool = False, words: str) -> None:
+        super().__init__(low, high, min_open=min_open)
         self.words = words  # what the option takes: "0.25 to 64"
 
     def convert(self, value, param, ctx):
         try:
             number = float(value)
         except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number (it takes {self.words})", param, ctx)
+            number = math.nan
         if not math.isfinite(number):  # (FloatRange lets nan through: no comparison holds)
             self.fail(f"{value!r} is not a number (it takes {self.words})", param, ctx)
         try:
@@ -349,7 +349,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               help="Replay speed (0.25 to 64).")
 @click.option("--start-at", metavar="EVENT|TIME", help="Replay from an event number (120) or a time (90s, 1:30, 1:02:30, 5m, 1h30m).")
 @click.option("--paused", is_flag=True, help="Start the replay paused.")
-@click.option("--idle-limit", type=_Number(0, words="seconds, more than 0"), default=3.0, show_default=True,
+@click.option("--idle-limit", type=_Number(0, min_open=True, words="seconds, more than 0"), default=3.0, show_default=True,
               metavar="SECONDS",
               help="Replay: cap idle gaps to this many seconds (more than 0; a big number keeps "
                    "every pause as it was).")

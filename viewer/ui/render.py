@@ -705,6 +705,16 @@ def across_wrap(above: str, below: str, q: str) -> tuple[int, int] | None:
     return None
 
 
+def line_showing(lows: list[str], q: str) -> int | None:
+    """The first of ``lows`` (the folded lines of one text, as drawn) that ``q`` (folded) is
+    on, or runs from on to the next across a wrap (where :func:`mark_matches` marks it with
+    ``across``); None if none."""
+    for k, low in enumerate(lows):
+        if q in low or (k + 1 < len(lows) and across_wrap(low, lows[k + 1], q) is not None):
+            return k
+    return None
+
+
 def mark_matches(strips: list[Strip], query: str, style: Style, current: int = -1,
                  current_style: Style | None = None, across: bool = False) -> list[Strip]:
     """``strips`` with every occurrence of ``query`` in any case (see :func:`fold`) drawn in

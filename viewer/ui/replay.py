@@ -277,8 +277,6 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         pause = self.replay.shortened_pause() if self.replay.playing else None
         # A pause played shortened says so (its clock runs fast: it seemed to stop, then jump).
         note = "" if pause is None else f"⏩ a {fmt_duration(int(pause * 1000))} pause, played shortened"
-        if self._end_pending:
-            note = "going to the end once the file is read (a move or Space gives it up)"
         if elapsed != self._elapsed_drawn or note != self.header.note:  # (the run's clock goes on between events)
             self._elapsed_drawn = elapsed
             self.header.note = note

@@ -60,10 +60,10 @@ _DETECT_ORDER = (claude, codex, gemini, cursor)
 RUN_START_TYPES = frozenset(f.INIT_TYPE for f in _DETECT_ORDER)
 
 
-def agents_read(possessive: bool = False) -> str:
+def agents_read() -> str:
     """The agent CLIs whose streams are read, in words: "Cursor, Claude Code, Codex and Gemini
-    CLI" (``possessive``: "Cursor's, …")."""
-    names = [f"{f.AGENT}'s" if possessive else f.AGENT for f in FORMATS.values()]
+    CLI"."""
+    names = [f.AGENT for f in FORMATS.values()]
     return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
 
 

@@ -21,7 +21,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from viewer.ui.render import across_wrap, fold
+from viewer.ui.render import fold, line_showing
 from viewer.ui.widgets.scroll import set_virtual_size
 
 
@@ -321,13 +321,8 @@ class BlockView(ScrollView, can_focus=True):
 
     def line_with(self, index: int, text: str, width: int) -> int | None:
         """The first line of block ``index`` drawn at ``width`` that shows ``text`` (any case),
-        counted from the block's top; None if none does."""
-        q = fold(text)
-        lows = [fold(strip.text) for strip in self._render_strips(index, width)]
-        for k, low in enumerate(lows):
-            if q in low or (k + 1 < len(lows) and across_wrap(low, lows[k + 1], q) is not None):
-                return k  # (on it, or from it on to the next, across a wrap)
-        return None
+        or begins it across a wrap, counted from the block's top; None if none does."""
+        return line_showing([fold(strip.text) for strip in self._render_strips(index, width)], fold(text))
 
     def action_scroll_home(self) -> None:
         """To the top at once (an animation over a long transcript took most of a second)."""

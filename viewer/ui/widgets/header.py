@@ -112,6 +112,9 @@ def _two_lines(a: Text, b: Text) -> Text:
     return out
 
 
+#: A replay's End, pressed while the file is read, said until it is (see ReplayApp.action_seek_end).
+GOING_TO_END = "going to the end once the file is read (a move or Space gives it up)"
+
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-([0-9a-fA-F])[0-9a-fA-F]{3}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: An id that is not a UUID is shown whole up to this many characters (then cut, with "…").
 SHORT_ID = 16
@@ -279,7 +282,7 @@ class SessionHeader(Widget):
             elif self.live_label:  # a replay at its start
                 line1.append(f" {self.live_label} ", style=STATE_STYLES["live"][1])
                 if self.going_to == "end":  # (End, before the first event was read)
-                    line1.append(" going to the end once the file is read (a move or Space gives it up)", style="cyan")
+                    line1.append(f" {GOING_TO_END}", style="cyan")
                 elif self.going_to:
                     where = f"event {int(self.going_to):,}" if self.going_to.isdigit() else one_line(self.going_to, 40)
                     line1.append(f" going to {where} once the file is read that far"
@@ -320,8 +323,9 @@ class SessionHeader(Widget):
         el = self.elapsed(s)
         if el:
             line1.append(f" {el}", style="bold")
-        if self.note:
-            line1.append(f"{gap()}{self.note}", style="cyan")
+        note = GOING_TO_END if self.going_to == "end" else self.note  # (End, while the file is read)
+        if note:
+            line1.append(f"{gap()}{note}", style="cyan")
         quiet = self.quiet_for(s)
         if quiet:
             busy = self._running_call(s)

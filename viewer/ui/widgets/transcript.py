@@ -42,11 +42,11 @@ from viewer.ui.render import (
     MATCH_BAR,
     MATCH_STYLE,
     StillWritten,
-    across_wrap,
     call_time,
     drawn,
     fit_before,
     fold,
+    line_showing,
     mark_matches,
     markdown,
     prose,
@@ -524,9 +524,7 @@ class Transcript(BlockView):
             else:
                 strips = self._strips(s, b, width)
             drawn = self._drawn[key] = (b, [fold(strip.text) for strip in strips])
-        lines = drawn[1]
-        return any(q in line for line in lines) or any(
-            across_wrap(above, below, q) is not None for above, below in zip(lines, lines[1:]))
+        return line_showing(drawn[1], q) is not None
 
     def shown_text(self, b: Block) -> str:
         """The text of a block as far as it is drawn: what search looks in, and what its height
