@@ -28,7 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input
 
 from viewer.core.decode import Record, parse_span
-from viewer.core.detail import call_target
+from viewer.core.detail import call_sections, call_target
 from viewer.core.feed import Feed
 from viewer.core.formats import agents_read, get_format
 from viewer.core.model import Change, Session, StreamModel, ref_span
@@ -43,7 +43,7 @@ from viewer.ui.render import (
     use_code_theme,
 )
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
-from viewer.ui.widgets.detail import DetailView
+from viewer.ui.widgets.detail import DetailView, sections_show
 from viewer.ui.widgets.footer import KeysFooter
 from viewer.ui.widgets.header import SessionHeader
 from viewer.ui.widgets.search import SearchBox
@@ -81,6 +81,18 @@ HITS_KEPT = 4096
 #: A search spends at most this long drawing a run's messages to tell where a query with
 #: Markdown's characters shows (see _look_in): 2,000 messages took 1.2 s for "_".
 DRAW_TO_SEARCH_S = 0.25
+#: A search that finds nothing in the transcript looks in the calls' detail (their arguments
+#: and output, which it does not search), CALLS_SLICE_S at a time, CALLS_GAP_S apart (a 70 MB
+#: run's took 0.15-0.3 s), for at most CALLS_TO_SEARCH_S, and names at most CALLS_FOUND_MOST
+#: of the calls whose detail has it (n opens them).
+CALLS_SLICE_S = 0.02
+CALLS_GAP_S = 0.02
+CALLS_TO_SEARCH_S = 3.0
+CALLS_FOUND_MOST = 50
+#: Characters an encoder may write escaped in JSON (Go's writes < > & as \u003c ...), and
+#: those outside ASCII: a query's longest stretch of none is looked for in an event's bytes
+#: before the event is parsed.
+_JSON_ESCAPED = re.compile(r'["\\/<>&\'\x00-\x1f\x7f-\U0010ffff]+')
 #: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
 #: seconds, or the process ends regardless (see ``_install_signal_handlers``).
 EXIT_GRACE = 3.0
@@ -137,6 +149,34 @@ def freeze_loaded(size: int | None) -> None:
     makes cycles)."""
     if size is not None and size >= FREEZE_BYTES:
         gc.freeze()
+
+
+class _CallsSearch:
+    """A search's look through a session's calls' detail (see AgentViewerApp._look_in_calls)."""
+
+    __slots__ = ("session", "query", "folded", "found", "next", "done", "whole", "since", "slices")
+
+    def __init__(self, session: Session, query: str, folded: str) -> None:
+        self.session, self.query, self.folded = session, query, folded
+        self.found: list[int] = []  # the calls whose detail has it, by index
+        self.next = 0  # the call to look in next
+        self.done = False
+        self.whole = False  # every call was looked in
+        self.since = time.perf_counter()
+        self.slices = 0
+
+
+def _calls_named(calls: list[int], whole: bool) -> str:
+    """The calls whose detail has a query (indexes, in order), as a search's notice names them
+    ("call 12's detail has it: n opens it"); ``whole``: every call was looked in."""
+    nums = [f"{i + 1:,}" for i in calls]
+    if len(nums) == 1 and whole:
+        return f"call {nums[0]}'s detail has it: n opens it"
+    more = len(nums) - 2
+    if more <= 0 and whole:
+        return f"calls {nums[0]} and {nums[1]} have it in their detail: n opens them"
+    rest = f"{more:,} more" if whole else "more"
+    return f"calls {', '.join(nums[:2])} and {rest} have it in their detail: n opens them"
 
 
 def _quoted(query: str, width: int) -> str:
@@ -237,6 +277,9 @@ class AgentViewerApp(App[int]):
         self._search_hits: list[int] = []  # transcript block indices
         self._searched_from: Widget | None = None  # the pane focused when / was pressed
         self._search_elsewhere = ""  # what the last search found in the other sessions
+        #: The calls' detail looked in for what the last search did not find in the transcript
+        #: (n opens the calls found in turn).
+        self._search_calls: _CallsSearch | None = None
         self._hits_kept: dict[tuple[int, str, bool], tuple[tuple[int, int, bool], list[int]]] = {}  # (see _hits_in)
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
         self._search_pos = -1
@@ -958,7 +1001,7 @@ class AgentViewerApp(App[int]):
         else:
             self.notify_once("No call is selected.", timeout=3)
 
-    def _open_full_screen(self, s: Session, index: int, search: bool = False) -> None:
+    def _open_full_screen(self, s: Session, index: int, search: bool = False, query: str = "") -> None:
         def closed(shown: int | None) -> None:
             if screen.raw != self.detail.raw:  # r there: the pane shows the call the same way
                 self.action_toggle_raw()
@@ -971,7 +1014,7 @@ class AgentViewerApp(App[int]):
 
         timeline = self.timeline
         screen = DetailScreen(s, s.tools[index], self.load_event, self.model.format_of(s).tool_sections,
-                              raw=self.detail.raw, shown=lambda: timeline.rows, search=search)
+                              raw=self.detail.raw, shown=lambda: timeline.rows, search=search, query=query)
         self.push_screen(screen, closed)
 
     def on_detail_view_reading(self, message: DetailView.Reading) -> None:
@@ -1311,6 +1354,7 @@ class AgentViewerApp(App[int]):
         s = self.session
         if query != self.timeline.search:
             self._unmark_search_hit()
+        self._search_calls = None
         self.timeline.search = query
         self.timeline.refresh()
         if not query or s is None:
@@ -1329,15 +1373,96 @@ class AgentViewerApp(App[int]):
             in_thinking = not self.transcript.show_thinking and any(
                 b.kind == "thinking" and self._thought_has(s, b, q, draw_until) for b in s.blocks
             )
-            hint = " in this session" + self._search_elsewhere if self._search_elsewhere else ""
+            # Not in the transcript, but maybe in a call's output or arguments, which the detail
+            # shows and searches (a trial looked for an error a command printed: "No match").
+            # Said at once when a first slice of looking tells; else when it is done.
+            look = self._search_calls = _CallsSearch(s, query, q)
+            self._look_in_calls(look)
+            calls = look.found if look.done else []
+            where = " in this session" if self._search_elsewhere else ""
+            if calls:
+                where = " in this session's transcript" if where else " in the transcript"
+            hint = where + self._search_elsewhere
             if in_thinking:  # (and the other sessions' matches too: they were left unsaid)
                 hint += " (it is in the hidden thinking: t shows it)"
+            if calls:
+                hint += f"; {_calls_named(calls, look.whole)}"
             # (a long query is shortened: 3,200 characters covered the screen; and said once
             # while it shows: n pressed again stacked the same notice)
-            self.notify_once(f"No match for {_quoted(query, 60)}{hint}", timeout=3 if hint else 2,
+            self.notify_once(f"No match for {_quoted(query, 60)}{hint}", timeout=5 if calls else 3 if hint else 2,
                              severity="warning")
             return
         self.action_search_next(1)
+
+    def _look_in_calls(self, look: _CallsSearch) -> None:
+        """A slice of ``look`` (see CALLS_SLICE_S); the next one after the next frames, or, once
+        done, what it found said (unless another search came since)."""
+        if look is not self._search_calls or look.session is not self.session:
+            return  # (another search since, or another run on show: a replay's seek makes a new one)
+        now = time.perf_counter()
+        self._calls_showing(look, now + CALLS_SLICE_S)
+        if not look.done and now - look.since >= CALLS_TO_SEARCH_S:
+            look.done = True
+        if not look.done:
+            self.set_timer(CALLS_GAP_S, lambda: self._look_in_calls(look))
+        elif look.found and look.slices > 1:  # (after the first: the search's notice is out)
+            self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript; {_calls_named(look.found, look.whole)}",
+                             timeout=5, severity="warning")
+
+    def _calls_showing(self, look: _CallsSearch, until: float) -> None:
+        """The calls of the search's session whose detail shows its query where the transcript
+        does not (a command's output, a file read, an edit's text), in order, from where it
+        was: until ``until`` (one call at least), or CALLS_FOUND_MOST of them."""
+        s, q = look.session, look.folded
+        look.slices += 1
+        sections = self.model.format_of(s).tool_sections
+        needle = max(_JSON_ESCAPED.split(q), key=len).encode() or None
+        read = self.feed.store.read
+        found = look.found
+        tools = s.tools
+        while look.next < len(tools) and len(found) < CALLS_FOUND_MOST:
+            t = tools[look.next]
+            look.next += 1
+            raws = []
+            for ref in (t.start_ref, t.end_ref):
+                try:
+                    raws.append(read(*ref_span(ref)) if ref is not None else b"")
+                except OSError:
+                    raws.append(b"")
+            if needle is None or any(needle in raw.lower() for raw in raws):  # (most calls: not parsed)
+                events = []
+                for raw in raws:
+                    try:
+                        events.append(parse_span(raw) if raw else None)
+                    except ValueError:
+                        events.append(None)
+                if sections_show(call_sections(t, events[0], events[1], sections), q):
+                    found.append(t.index)
+            if time.perf_counter() >= until:
+                break
+        look.whole = look.next >= len(tools)
+        look.done = look.whole or len(found) >= CALLS_FOUND_MOST
+
+    def _open_call_found(self, step: int) -> bool:
+        """n (N) after a search that found nothing in the transcript but in calls' detail: the
+        next (previous) of those calls after the one selected, full screen, its matches found.
+        False when there are none for this search."""
+        s, look = self.session, self._search_calls
+        if s is None or look is None or look.session is not s or look.query != self.timeline.search:
+            return False
+        calls = [i for i in look.found if i < len(s.tools)]  # (a replay's seek back may have taken some)
+        if not calls:
+            return False
+        at = self.timeline.selected_index()
+        if step > 0:
+            i = next((c for c in calls if c > at), calls[0])
+        else:
+            i = next((c for c in reversed(calls) if c < at), calls[-1])
+        self.timeline.follow = False
+        self.timeline.select_tool(i)
+        self.clear_notifications()  # (said: they covered the view's border, where its matches are counted)
+        self._open_full_screen(s, i, query=self.timeline.search)
+        return True
 
     def _thought_has(self, s: Session, b, q: str, draw_until: float) -> bool:
         """Whether a hidden thought, once shown (t), is a hit for ``q`` (folded), as
@@ -1427,6 +1552,8 @@ class AgentViewerApp(App[int]):
     def action_search_next(self, step: int) -> None:
         hits = self._search_hits
         s = self.session
+        if not hits and self._open_call_found(step):
+            return
         if not hits and self.timeline.search and s is not None:
             # No match before; what is shown may have changed since (t showed the thinking,
             # more of the run arrived): search again.

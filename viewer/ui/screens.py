@@ -39,7 +39,7 @@ HELP_ROWS = [
     ("↳5", "a sub-agent's call or words (tool list, transcript), under call 5, where it runs (Claude Code's Task)"),
     ("Finding", ""),
     ("/", "search the transcript and the tool calls' summaries (in the detail pane: that call, full screen)"),
-    ("n N", "next / previous block with a match (Esc clears the search)"),
+    ("n N", "next / previous match; with none, the calls whose output has it (Esc clears the search)"),
     ("s", "filter tool calls by status (cycles)"),
     ("c", "filter tool calls by kind (cycles)"),
     ("x", "clear filters and search"),
@@ -280,14 +280,17 @@ class DetailScreen(ModalScreen[int]):
     """
 
     def __init__(self, session, tool, loader, sections_fn, raw: bool = False,
-                 shown: Callable[[], list[int] | None] | None = None, search: bool = False) -> None:
+                 shown: Callable[[], list[int] | None] | None = None, search: bool = False,
+                 query: str = "") -> None:
         """``shown``: the calls the list shows (a filter's), in order; None: all of them.
-        ``search``: open with the search box (/ in the detail pane)."""
+        ``search``: open with the search box (/ in the detail pane); ``query``: open at the
+        first match of this search (n in the panes after one that found it in calls' detail)."""
         super().__init__()
         self._session, self._index, self._loader, self._sections = session, tool.index, loader, sections_fn
         self._raw = raw  # as the pane shows it (r toggles here too)
         self._shown = shown or (lambda: None)
         self._search_at_once = search
+        self._query = query
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
@@ -300,6 +303,10 @@ class DetailScreen(ModalScreen[int]):
         view.raw = self._raw
         view.prefold = True
         self._show()
+        if self._query:
+            view.find(self._query)
+            self._next_match(view, 1)
+            self._show()
         if self._search_at_once:
             self.action_search()  # (view.focus() would come after, and take the focus from the box)
         else:

@@ -292,9 +292,7 @@ class DetailView(BlockView):
     @staticmethod
     def _section(sec: Section) -> list[RenderableType | _Chunk]:
         """A title, then the body in chunks (each drawn only when on screen), then a note."""
-        # (composed as it is drawn, and searched so; but a big one: see COMPOSE_MAX)
-        body = sec.body.removesuffix("\n")  # (a file's last newline ends its last line: no line after it)
-        body, note = truncate_body(composed(body) if len(body) < COMPOSE_MAX else body)
+        body, note = _drawn_body(sec)
         title = one_line(sec.title, 500)
         # A path (a file's contents, a listed directory) wraps after a "/", whole: cut at the
         # row's end, a long one lost its file name ("/tmp/claude-1000/-home-…").  Relative too,
@@ -671,6 +669,31 @@ class DetailView(BlockView):
             return len(self._render_strips(index, width))
         w = max(1, width - (8 if block.kind == "code" else 0))
         return block.lines + block.chars // w
+
+
+def _drawn_body(sec: Section) -> tuple[str, str]:
+    """A section's body as the view draws it and searches it, and the note after it (a huge
+    one is cut: see truncate_body)."""
+    # (composed as it is drawn, and searched so; but a big one: see COMPOSE_MAX)
+    body = sec.body.removesuffix("\n")  # (a file's last newline ends its last line: no line after it)
+    return truncate_body(composed(body) if len(body) < COMPOSE_MAX else body)
+
+
+def sections_show(sections: list[Section], q: str) -> bool:
+    """Whether the view's search (:meth:`DetailView.find`) finds ``q`` (folded) in the bodies or
+    titles of a call's ``sections``, without drawing them (the main view's search says which
+    calls' detail has what it did not find in the transcript)."""
+    for sec in sections:
+        if q in fold(one_line(sec.title, 500)):
+            return True
+        body, _ = _drawn_body(sec)
+        low = fold(body, len(body) < COMPOSE_MAX)
+        if sec.kind == "terminal" and "\x1b[" in body:
+            if _outside_colour_codes(body, _find_all(low, q, MAX_HITS), len(q)):
+                return True
+        elif q in low:
+            return True
+    return False
 
 
 def _holds(block: object, hit: tuple[object, int]) -> bool:

@@ -1,0 +1,114 @@
+"""The main view's search does not look in calls' output and arguments (their detail does):
+when it finds nothing in the transcript, it says which calls' detail has the query, and n opens
+them, full screen, at their first match."""
+
+from __future__ import annotations
+
+import orjson
+
+from tests.ui.conftest import make_app, sample, settle
+from tests.ui.test_pilot import _one_shell_call
+from viewer.ui.screens import DetailScreen
+from viewer.ui.widgets.detail import DetailView
+
+
+def _notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def _search(app, pilot, query: str) -> list[str]:
+    app.clear_notifications()
+    app.run_search(query)
+    await settle(pilot)
+    return _notices(app)
+
+
+async def test_a_word_only_in_a_command_s_output_names_the_call_and_n_opens_it_at_the_match():
+    """(From a new-user trial: the error pytest printed was "No match", with no word of where
+    it was.)"""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert await _search(app, pilot, "AssertionError") == [
+            "No match for 'AssertionError' in the transcript; call 4's detail has it: n opens it"]
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, DetailScreen)
+        view = app.screen.query_one(DetailView)
+        assert view.tool.index == 3 and view.hits and view.hit_pos == 0
+        assert "'AssertionError': 1 of " in str(view.border_subtitle)
+        assert not app._notifications  # (the search's notice covered that border)
+        top = int(view.scroll_y)
+        rows = [view.render_line(y).text for y in range(view.size.height)]
+        assert any("AssertionError" in row for row in rows), rows  # (the match is in view)
+        assert top > 0  # (scrolled to it: the call's output starts below its facts)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, DetailScreen)
+        assert app.timeline.selected_index() == 3  # the list is on the call that was opened
+
+
+async def test_n_opens_each_call_whose_detail_has_it_in_turn():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert await _search(app, pilot, "def line_total") == [
+            "No match for 'def line_total' in the transcript; calls 5 and 14 have it in their detail: n opens them"]
+        opened = []
+        for _ in range(3):
+            await pilot.press("n")
+            await settle(pilot)
+            assert isinstance(app.screen, DetailScreen)
+            view = app.screen.query_one(DetailView)
+            assert view.hits, view.tool.index
+            opened.append(view.tool.index + 1)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert opened == [5, 14, 5]
+        await pilot.press("N")  # (back, from call 5: the last one)
+        await settle(pilot)
+        assert app.screen.query_one(DetailView).tool.index + 1 == 14
+
+
+async def test_what_the_detail_would_not_find_is_not_named_and_escaped_json_is_read():
+    """A call's output as the detail searches it: a colour code's letters are no match there
+    (nor here), and an event written by an encoder that escapes "<" (Go's) still has "<div>"."""
+    data = _one_shell_call("make page", {"success": {
+        "command": "make page", "exitCode": 0, "stdout": "\x1b[32mok\x1b[0m wrote <div class=page>", "stderr": ""}})
+    data = data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e")
+    assert b"<div" not in data and orjson.loads(data.splitlines()[-1])  # (still JSON)
+    app = make_app(data)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert await _search(app, pilot, "<div class=page>") == [
+            "No match for '<div class=page>' in the transcript; call 1's detail has it: n opens it"]
+        assert await _search(app, pilot, "32m") == ["No match for '32m'"]
+        await pilot.press("n")
+        await settle(pilot)
+        assert not isinstance(app.screen, DetailScreen)  # (nothing to open)
+        assert await _search(app, pilot, "nowhere at all") == ["No match for 'nowhere at all'"]
+
+
+async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(monkeypatch):
+    """A big run's calls are looked in a slice at a time between frames: "No match" is said at
+    once, and the calls found once the look is done (n opens them from then on)."""
+    import viewer.ui.app as app_module
+
+    monkeypatch.setattr(app_module, "CALLS_SLICE_S", 0.0)  # (one call a slice)
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.clear_notifications()
+        app.run_search("def line_total")
+        look = app._search_calls
+        await pilot.press("k")  # (keys are taken meanwhile)
+        assert not look.done and _notices(app) == ["No match for 'def line_total'"]
+        while not look.done:
+            await pilot.pause(0.01)
+        await settle(pilot)
+        assert look.slices == len(app.session.tools) and app.timeline.selected_index() == 16
+        assert _notices(app)[-1] == ("'def line_total' is not in the transcript; calls 5 and 14 have it in "
+                                     "their detail: n opens them")
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen.query_one(DetailView).tool.index + 1 == 5
