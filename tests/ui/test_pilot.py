@@ -249,7 +249,10 @@ async def test_status_and_kind_filters():
             assert app.timeline.selected_index() in chosen
         await pilot.press("s")
         assert app.timeline.status_filter == "all" and app.timeline.row_count == len(tools)
-        await pilot.press("s")
+        await pilot.press("s", "s")
+        # In the header's words ("17 ok · 1 failed"): it said "only: success".
+        assert app.timeline.status_filter == "success" and app.timeline.border_subtitle == "only: ok"
+        assert "17 ok" in screen_rows(app) and "only: ok" in screen_rows(app)
         await pilot.press("x")
         assert app.timeline.row_count == len(tools)
         await pilot.press("c")  # first kind, in the order their names in the list read

@@ -47,7 +47,7 @@ from viewer.ui.widgets.detail import DetailView, sections_show
 from viewer.ui.widgets.footer import KeysFooter
 from viewer.ui.widgets.header import SessionHeader
 from viewer.ui.widgets.search import SearchBox
-from viewer.ui.widgets.timeline import STATUS_FILTERS, Timeline, kind_name
+from viewer.ui.widgets.timeline import STATUS_FILTERS, Timeline, kind_name, status_word
 from viewer.ui.widgets.transcript import Transcript
 
 FRAME = 1 / 30  # UI batches model changes at ~30 frames per second
@@ -164,6 +164,11 @@ class _CallsSearch:
         self.whole = False  # every call was looked in
         self.since = time.perf_counter()
         self.slices = 0
+
+
+#: What the calls of a status filter did, as its command in the palette says it.
+_STATUS_VERBS = {"running": "are still running", "failed": "failed", "rejected": "were rejected",
+                 "success": "succeeded", "unfinished": "never finished", "unknown": "ended with an outcome not known"}
 
 
 def _calls_named(calls: list[int], whole: bool) -> str:
@@ -1643,7 +1648,7 @@ class AgentViewerApp(App[int]):
         yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
         for status in self._statuses():
             yield SystemCommand(
-                f"Filter: {status} calls", f"Only the tool calls whose status is {status}",
+                f"Filter: {status_word(status)} calls", f"Only the tool calls that {_STATUS_VERBS.get(status, status)}",
                 lambda st=status: self._set_status_filter(st),
             )
         for kind in self._kinds():

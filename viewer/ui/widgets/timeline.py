@@ -46,6 +46,13 @@ _ROW_FIXED = 2 + 1 + 2 + 1 + 9
 NUMBER_MIN = 2  # digits of the call-number column
 
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
+#: A status filter in words, as the header counts the calls ("17 ok · 1 failed"): the filter
+#: said "only: success" beside "ok" (from a trial).
+STATUS_WORDS = {"success": "ok", "unknown": "of unknown outcome"}
+
+
+def status_word(status: str) -> str:
+    return STATUS_WORDS.get(status, status)
 
 
 def kind_name(session: Session | None, kind: str) -> str:
@@ -196,7 +203,7 @@ class Timeline(ScrollView, can_focus=True):
         title = f"Tool calls ({self.row_count:,}/{total:,})" if self.filtered else f"Tool calls ({total:,})"
         only = []
         if self.status_filter != "all":
-            only.append(self.status_filter)
+            only.append(status_word(self.status_filter))
         if self.kind_filter:
             only.append(one_line(kind_name(s, self.kind_filter), 60))
         # Border titles given as strings are Textual markup (escape() lets "[$error]" through):
