@@ -142,21 +142,38 @@ def test_text_mode_rejected_and_truncated(capsys, real_dir):
 
 
 def test_text_mode_says_the_agents_words_before_the_question_they_lead_to_and_each_question_once(capsys, real_dir):
-    """(From a trial.)  The agent's text is held back until a call starts, but a question to the
+    """(From trials.)  The agent's text is held back until a call starts, but a question to the
     user was printed at once: above the words that led to it.  Its answer then said the
-    questions again, and the call said them a third time."""
+    questions again, and the call said them a third time.  Then its title was said three times,
+    and the answer twice: by its own line, and by the line of the call it was asked for (the
+    request names it), which now says it alone."""
     code, out, err = run_main(capsys, "--print", str(real_dir / "maestro__06_ask_question.ndjson"))
     assert code == 0, err
     lines = out.splitlines()
     words = "I’m going to clarify the payments feature’s intended behavior"
     (said,) = [i for i, x in enumerate(lines) if words in x]  # (once: not again at the call, nor at the end)
     asked = next(i for i, x in enumerate(lines) if x.startswith("(at line 46: askQuestion: Payments feature"))
-    answered = next(i for i, x in enumerate(lines) if x.startswith("(at line 47: askQuestion: Payments feature"))
     call = next(i for i, x in enumerate(lines) if x.startswith("⊘ Ask Payments feature clarification"))
-    assert said < asked < answered < call, out
-    assert lines[answered].endswith("→ rejected: Questions skipped by the user, continue with the information "
-                                    "you already have)"), lines[answered]  # (its answer only)
+    assert said < asked < call, out
+    assert lines[call].endswith("(rejected; Questions skipped by the user, continue with the information "
+                                "you already have)"), lines[call]
     assert out.count("What payment flow should the feature support?") == 1, out
+    assert out.count("Questions skipped by the user") == 1 and "(at line 47" not in out, out
+
+
+@pytest.mark.parametrize("lines", [47, 48])
+def test_text_mode_says_a_questions_answer_when_its_call_never_says_it(capsys, tmp_path, real_dir, lines):
+    """The stream cut after the answer, before its call started (47) or ended (48): the answer
+    held for the call's line is said at the run's end, before the call cut off."""
+    p = tmp_path / "cut.ndjson"
+    p.write_bytes(b"".join((real_dir / "maestro__06_ask_question.ndjson").read_bytes().splitlines(True)[:lines]))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 1, err
+    said = out.splitlines()
+    answer = next(i for i, x in enumerate(said) if x.startswith("(at line 47: askQuestion: Payments feature clarification"
+                                                                 " → rejected: Questions skipped by the user"))
+    if lines == 48:
+        assert said[answer + 1].startswith("◌ Ask Payments feature clarification (2 questions) (unfinished)"), out
 
 
 def test_text_mode_says_text_cut_by_a_notice_once_and_whole(capsys, tmp_path):

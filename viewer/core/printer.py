@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 import orjson
 
 from viewer.core import sanitize
-from viewer.core.actions import failure_subtype
+from viewer.core.actions import Query, failure_subtype
 from viewer.core.decode import Decoder, Event, Malformed, Record, Restart
 from viewer.core.detail import (
     STATUS_MARKS,
@@ -331,7 +331,12 @@ class TextPrinter(Printer):
         self._heard = time.monotonic()  # when the last record came (see idle)
         self._quiet_told = 0  # silences told since then
         self._agent_told = False  # another agent's stream: said when first seen (see handle)
-        self._asked: dict[int, Block] = {}  # questions said (by id(): the block, so the id stays its)
+        #: Questions said (by id(): the block, so the id stays its, and the call it is asked for).
+        self._asked: dict[int, tuple[Block, str]] = {}
+        #: Answers not said yet, by the call they were asked for: its line says how it went, and
+        #: comes next (a question's title and its answer were said three times: the question,
+        #: its answer, the call).  Said at the run's end if the call never is.
+        self._answers: dict[str, tuple[int, str]] = {}
 
     def handle(self, rec: Record) -> None:
         m = self.model
@@ -366,6 +371,7 @@ class TextPrinter(Printer):
                     self._heading(s)
                     self._say_call(s, t, again=t.call_id in s.updated and rec.line != t.start_line)
             if d.flags & Change.RESULT:
+                self._say_answers(s)
                 self._finish(s)
                 self._say_summary(s)
                 why = session_problem(s) if self.each_result else ""
@@ -393,15 +399,36 @@ class TextPrinter(Printer):
                 self._heading(s)
                 self._say_text_so_far(s)  # (what the agent said before it came first: it was held back)
                 text = b.text
-                if b.kind == "query":
-                    if id(b) in self._asked:  # an answer: its first line says it, the questions were said
-                        text = text.partition("\n")[0]
-                    elif len(self._asked) < 64:
-                        self._asked[id(b)] = b
+                asked = self._asked.get(id(b)) if b.kind == "query" else None
+                if asked is not None:  # an answer: its first line says it, the questions were said
+                    note = f"({_whose(s, b)}at line {rec.line - self.line_base}: {one_line(text.partition(chr(10))[0], NOTICE_CHARS)})"
+                    call = s.tool_by_id.get(asked[1]) if asked[1] else None
+                    if asked[1] and (call is None or not s.tools[call].done):
+                        self._answers[asked[1]] = (s.index, note)  # (its call's line will say it)
                     else:
-                        self._asked = {id(b): b}
+                        self._say(note)
+                    continue
+                if b.kind == "query":
+                    if len(self._asked) >= 64:
+                        self._asked = {}
+                    self._asked[id(b)] = (b, self._asked_for(rec))
                 self._say(f"({_whose(s, b)}at line {rec.line - self.line_base}: {one_line(text, NOTICE_CHARS)})")
         self.out.flush()
+
+    def _asked_for(self, rec: Record) -> str:
+        """The call a question's request names (Cursor's askQuestion is one), or ""."""
+        if type(rec) is not Event:
+            return ""
+        a = rec.action if rec.action is not None else self.model.reads_in(rec).interpret(rec) if rec.data is not None else None
+        return getattr(a, "call_id", "") if type(a) is Query else ""
+
+    def _say_answers(self, s: Session) -> None:
+        """The answers held for calls of run ``s`` that never came (see ``_answers``)."""
+        for call_id, (index, note) in list(self._answers.items()):
+            if index == s.index:
+                del self._answers[call_id]
+                self._heading(s)
+                self._say(note)
 
     @property
     def _last_run(self) -> Session | None:
@@ -468,6 +495,7 @@ class TextPrinter(Printer):
             if s.index in self._wrapped:
                 continue
             self._wrapped.add(s.index)
+            self._say_answers(s)  # (before a call cut off: its line does not say them)
             for t in s.tools:
                 if t.status == "unfinished":
                     self._heading(s)
@@ -485,6 +513,8 @@ class TextPrinter(Printer):
     def _say_call(self, s: Session, t: ToolCall, again: bool = False) -> None:
         """Call ``t``'s line (paths relative to the run's directory, which its heading said);
         ``again``: an update of it (see tool_line)."""
+        if t.status not in ("running", "unfinished"):
+            self._answers.pop(t.call_id, None)  # (this line says how its question was answered)
         target = self._target(s, t)
         task = s.parent_of(t) if t.parent else None  # (a sub-agent's call: its Task, if read)
         under = one_line(task.target, 80) if task is not None else ""

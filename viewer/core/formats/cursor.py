@@ -601,7 +601,7 @@ def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
         query_type=qtype,
         query_id=as_str(body.get("id")),
         title=title,
-        call_id=as_str(args.get("toolCallId")),
+        call_id=as_str(inner.get("toolCallId")) or as_str(args.get("toolCallId")),  # (beside its args: [R])
         details="\n".join(details),
     )
 
