@@ -824,6 +824,9 @@ def test_print_with_no_input_is_an_error_not_the_demos_success(h, args):
     cp = run_cli(h, *args)  # standard input: /dev/null; standard output: a pipe (print mode)
     assert cp.returncode == 2 and cp.stdout == b"", cp
     assert b"no input" in cp.stderr and b"--demo" in cp.stderr and cp.stderr.count(b"\n") == 1
+    # (From a trial: it said "standard input is empty", the words of an empty pipe, which is
+    # read, and exits 1: "the input is empty".)
+    assert b"(standard input is /dev/null;" in cp.stderr, cp.stderr
 
 
 def test_demo_print(h):

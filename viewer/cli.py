@@ -492,10 +492,23 @@ def _named_stdin(file: str | None) -> str | None:
 
 
 def _stdin_kind() -> str:
+    """What standard input is, when it is no stream to read (see _stdin_is_data).  (From a
+    trial: ``< /dev/null`` said "standard input is empty", the words of an empty pipe, which
+    is read, and exits 1.)"""
     try:
-        return "a terminal" if os.isatty(sys.stdin.fileno()) else "empty"
+        fd = sys.stdin.fileno()
+        if os.isatty(fd):
+            return "a terminal"
+        st = os.fstat(fd)
     except (OSError, ValueError, AttributeError):
         return "closed"
+    try:
+        null = os.stat(os.devnull)
+        if stat.S_ISCHR(st.st_mode) and st.st_rdev == null.st_rdev:
+            return os.devnull
+    except OSError:
+        pass
+    return "not a pipe nor a file"
 
 
 def _may_appear(path: str) -> bool:

@@ -216,6 +216,29 @@ async def test_moving_up_stops_follow_so_new_calls_do_not_steal_the_cursor_and_e
         assert "following" in app.timeline.border_title
 
 
+async def test_up_with_no_older_call_to_go_to_leaves_the_list_following():
+    """(From a new-user trial.)  k pressed before the first call came, or on the only one, moved
+    nothing, and stopped the list following: the next calls came and the selection, and the
+    detail, stayed on the first."""
+    lines, feed, app = live_demo()
+    async with app.run_test(size=(120, 40)) as pilot:
+        starts = [i for i, line in enumerate(lines) if b'"subtype":"started"' in line]
+        push(feed, lines[: starts[0]])  # no call yet
+        await settle(pilot)
+        app.timeline.focus()
+        await pilot.press("k", "up", "pageup")
+        assert app.timeline.follow and "following" in app.timeline.border_title
+        push(feed, lines[: starts[1]][starts[0]:])  # the first call
+        await settle(pilot)
+        await pilot.press("k")
+        assert app.timeline.follow
+        push(feed, lines[starts[1]:])
+        await settle(pilot)
+        assert app.timeline.selected_index() == len(app.session.tools) - 1 > 0
+        await pilot.press("k")  # (with older calls: it stops following, as before)
+        assert not app.timeline.follow
+
+
 async def test_a_filtered_lists_count_of_all_calls_moves_as_calls_arrive():
     """(From a new-user trial.)  "Tool calls (1/4)" under a filter stayed at /4 while the live
     run went on to 18 calls, when none of the new ones matched."""
@@ -448,6 +471,8 @@ async def test_a_replay_played_to_the_end_of_a_file_still_written_says_so(tmp_pa
         await settle(pilot)
         assert app.model.current.result is None and app.header.still_written is not None
         assert app.header.render_line(1).text.startswith("⚠ still being written? (--follow reads on)")
+        # (From a trial: the badge above it said "◌ ENDED WITHOUT RESULT".)
+        assert app.header.render_line(0).text.startswith(" ◌ NO RESULT YET ") and "ENDED" not in _plain(app, app.header)
         said = list(app._notifications)[-1].message
         assert said == f"The file may still be written (it has grown since it was read): agent-viewer --follow {path} keeps reading it."
 

@@ -926,7 +926,7 @@ async def test_a_sub_agents_calls_and_words_are_shown_under_its_task():
     async with app.run_test(size=(140, 40)) as pilot:
         push(feed, *lines[:2])  # the Task starts
         await settle(pilot)
-        await pilot.press("up", "down")  # the Task on show, following off
+        await pilot.press("home")  # the Task on show, following off (up moves nothing: it stays on)
         await settle(pilot)
         assert app.detail.tool.short == "Task" and "ran call" not in screen_rows(app)
         push(feed, *lines[2:5])  # its sub-agent's prompt, words and first call

@@ -252,6 +252,8 @@ class SessionHeader(Widget):
             label += " · LIVE"  # (without it a stream still coming and one that ended looked alike)
         if state == "live" and self.live_label:
             label = self.live_label
+        if state == "ended" and self.still_written is not None and self.still_written.run is s:
+            label = "◌ NO RESULT YET"  # (from a trial: "ENDED" above "still being written?")
         return label, style
 
     def render(self) -> Text:

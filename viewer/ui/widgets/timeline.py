@@ -301,9 +301,11 @@ class Timeline(ScrollView, can_focus=True):
                 self._update_title()
 
     def action_cursor(self, step: int) -> None:
-        self.cursor = max(0, min(self.cursor + step, self.row_count - 1))
+        to = max(0, min(self.cursor + step, self.row_count - 1))
+        moved, self.cursor = to != self.cursor, to
         self.scroll_to_cursor()
-        self.follow = self.cursor >= self.row_count - 1 and step > 0 and self.follow
+        if moved:  # (k with nowhere to go, before the first call came, stopped the list following)
+            self.follow = self.cursor >= self.row_count - 1 and step > 0 and self.follow
 
     def action_page(self, step: int) -> None:
         self.action_cursor(step * max(1, self.scrollable_content_region.height - 1))
