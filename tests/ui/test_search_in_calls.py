@@ -31,6 +31,8 @@ async def test_a_word_only_in_a_command_s_output_names_the_call_and_n_opens_it_a
         await settle(pilot)
         assert await _search(app, pilot, "AssertionError") == [
             "No match for 'AssertionError' in the transcript; call 4's detail has it: n opens it"]
+        # (Said on the transcript's border too, where a search's place is, once the notice goes.)
+        assert str(app.transcript.border_subtitle) == "'AssertionError': in the detail of call 4, n N"
         await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, DetailScreen)
@@ -65,6 +67,7 @@ async def test_n_opens_each_call_whose_detail_has_it_in_turn():
             await pilot.press("escape")
             await settle(pilot)
         assert opened == [5, 14, 5]
+        assert str(app.transcript.border_subtitle) == "'def line_total': in the detail of calls 5, 14, n N"
         await pilot.press("N")  # (back, from call 5: the last one)
         await settle(pilot)
         assert app.screen.query_one(DetailView).tool.index + 1 == 14
@@ -87,6 +90,7 @@ async def test_what_the_detail_would_not_find_is_not_named_and_escaped_json_is_r
         await settle(pilot)
         assert not isinstance(app.screen, DetailScreen)  # (nothing to open)
         assert await _search(app, pilot, "nowhere at all") == ["No match for 'nowhere at all'"]
+        assert not str(app.transcript.border_subtitle)
 
 
 async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(monkeypatch):
@@ -109,6 +113,7 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
         assert look.slices == len(app.session.tools) and app.timeline.selected_index() == 16
         assert _notices(app)[-1] == ("'def line_total' is not in the transcript; calls 5 and 14 have it in "
                                      "their detail: n opens them")
+        assert str(app.transcript.border_subtitle) == "'def line_total': in the detail of calls 5, 14, n N"
         await pilot.press("n")
         await settle(pilot)
         assert app.screen.query_one(DetailView).tool.index + 1 == 5

@@ -1396,6 +1396,7 @@ class AgentViewerApp(App[int]):
             # while it shows: n pressed again stacked the same notice)
             self.notify_once(f"No match for {_quoted(query, 60)}{hint}", timeout=5 if calls else 3 if hint else 2,
                              severity="warning")
+            self._place_calls_found(look)
             return
         self.action_search_next(1)
 
@@ -1413,6 +1414,16 @@ class AgentViewerApp(App[int]):
         elif look.found and look.slices > 1:  # (after the first: the search's notice is out)
             self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript; {_calls_named(look.found, look.whole)}",
                              timeout=5, severity="warning")
+            self._place_calls_found(look)
+
+    def _place_calls_found(self, look: _CallsSearch) -> None:
+        """The calls found, on the transcript's border where a search's place is ("'total':
+        block 3 of 9, n N"), for as long as the search is on: the notice goes."""
+        if look.done and look.found:
+            calls = look.found
+            which = (f"call {calls[0] + 1:,}" if len(calls) == 1 else
+                     f"calls {calls[0] + 1:,}, {calls[1] + 1:,}" + ("" if len(calls) == 2 and look.whole else ", …"))
+            self._search_place(f"{_quoted(look.query, 40)}: in the detail of {which}, n N")
 
     def _calls_showing(self, look: _CallsSearch, until: float) -> None:
         """The calls of the search's session whose detail shows its query where the transcript
