@@ -117,3 +117,96 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
         await pilot.press("n")
         await settle(pilot)
         assert app.screen.query_one(DetailView).tool.index + 1 == 5
+
+
+def _run(*events: dict) -> bytes:
+    sid = "s"
+    head = [{"type": "system", "subtype": "init", "session_id": sid, "model": "m", "cwd": "/w"}]
+    return b"".join(orjson.dumps({"session_id": sid, **e}) + b"\n" for e in head + list(events))
+
+
+def _shell(call_id: str, command: str, stdout: str) -> list[dict]:
+    args = {"command": command}
+    done = {"shellToolCall": {"args": args, "result": {"success": {
+        "command": command, "exitCode": 0, "stdout": stdout, "stderr": ""}}}}
+    return [{"type": "tool_call", "subtype": "started", "call_id": call_id, "tool_call": {"shellToolCall": {"args": args}}},
+            {"type": "tool_call", "subtype": "completed", "call_id": call_id, "tool_call": done}]
+
+
+async def test_n_goes_to_the_transcripts_match_once_t_shows_it_before_the_calls():
+    """(From a review.)  "(it is in the hidden thinking: t shows it); call 1's detail has it":
+    t, then n opened the call, as if the thought were not shown."""
+    app = make_app(_run({"type": "thinking", "subtype": "delta", "text": "I should look at zqword first."},
+                        {"type": "thinking", "subtype": "completed"}, *_shell("c1", "cat notes", "zqword is here")))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        (notice,) = await _search(app, pilot, "zqword")
+        assert "hidden thinking: t shows it" in notice and "call 1's detail has it" in notice, notice
+        await pilot.press("t", "n")
+        await settle(pilot)
+        assert not isinstance(app.screen, DetailScreen)
+        assert app._search_hits and app.session.blocks[app.transcript.highlight_block].kind == "thinking"
+
+
+async def test_what_the_detail_writes_itself_and_its_raw_json_are_looked_in_as_shown():
+    """(From a review.)  Words the detail makes ("(no output)") were not in the event's bytes, and
+    a call shown as raw JSON (r) is looked in as that JSON ('"exitCode": 0', spaced)."""
+    app = make_app(_run(*_shell("c1", "make quiet", "")))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for query in ("no output", '"exitCode": 0'):
+            raw = query.startswith('"')
+            if raw:
+                await pilot.press("r")
+                await settle(pilot)
+                assert app.detail.raw
+            assert await _search(app, pilot, query) == [
+                f"No match for '{query}' in the transcript; call 1's detail has it: n opens it"], query
+            await pilot.press("n")
+            await settle(pilot)
+            view = app.screen.query_one(DetailView)
+            assert view.raw == raw and view.hits, query
+            await pilot.press("escape")
+            await settle(pilot)
+
+
+async def test_n_goes_through_found_calls_a_filter_hides():
+    """(From a review.)  A filter hid the calls found: the list's selection could not move to
+    them, and n opened the first one again and again."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")  # (failed calls only: not 5 nor 14)
+        await settle(pilot)
+        assert app.timeline.status_filter == "failed" and not {4, 13} & set(app.timeline.rows)
+        await _search(app, pilot, "def line_total")
+        opened = []
+        for _ in range(3):
+            await pilot.press("n")
+            await settle(pilot)
+            opened.append(app.screen.query_one(DetailView).tool.index + 1)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert opened == [5, 14, 5]
+
+
+async def test_a_cleared_search_says_nothing_of_the_calls_it_was_looking_in(monkeypatch):
+    """(From a review.)  x cleared the search, and the calls' look went on, and said
+    "... n opens them", where n then said "No search yet".  And n while the look goes on says
+    so, without starting it again."""
+    import viewer.ui.app as app_module
+
+    monkeypatch.setattr(app_module, "CALLS_SLICE_S", 0.0)
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_search("def line_total")
+        look = app._search_calls
+        await pilot.press("n")
+        assert app._search_calls is look and not look.done  # (not started again)
+        assert any("Looking for 'def line_total' in the calls' output" in m for m in _notices(app))
+        await pilot.press("x")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert app._search_calls is None and not look.done
+        assert not [m for m in _notices(app) if "n opens" in m]

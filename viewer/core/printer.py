@@ -336,7 +336,7 @@ class TextPrinter(Printer):
         #: Answers not said yet, by the call they were asked for: its line says how it went, and
         #: comes next (a question's title and its answer were said three times: the question,
         #: its answer, the call).  Said at the run's end if the call never is.
-        self._answers: dict[str, tuple[int, str]] = {}
+        self._answers: dict[tuple[int, str], str] = {}  # (by run and call id)
 
     def handle(self, rec: Record) -> None:
         m = self.model
@@ -404,7 +404,7 @@ class TextPrinter(Printer):
                     note = f"({_whose(s, b)}at line {rec.line - self.line_base}: {one_line(text.partition(chr(10))[0], NOTICE_CHARS)})"
                     call = s.tool_by_id.get(asked[1]) if asked[1] else None
                     if asked[1] and (call is None or not s.tools[call].done):
-                        self._answers[asked[1]] = (s.index, note)  # (its call's line will say it)
+                        self._answers[(s.index, asked[1])] = note  # (its call's line will say it)
                     else:
                         self._say(note)
                     continue
@@ -424,9 +424,9 @@ class TextPrinter(Printer):
 
     def _say_answers(self, s: Session) -> None:
         """The answers held for calls of run ``s`` that never came (see ``_answers``)."""
-        for call_id, (index, note) in list(self._answers.items()):
-            if index == s.index:
-                del self._answers[call_id]
+        for key, note in list(self._answers.items()):
+            if key[0] == s.index:
+                del self._answers[key]
                 self._heading(s)
                 self._say(note)
 
@@ -514,7 +514,7 @@ class TextPrinter(Printer):
         """Call ``t``'s line (paths relative to the run's directory, which its heading said);
         ``again``: an update of it (see tool_line)."""
         if t.status not in ("running", "unfinished"):
-            self._answers.pop(t.call_id, None)  # (this line says how its question was answered)
+            self._answers.pop((s.index, t.call_id), None)  # (this line says how its question was answered)
         target = self._target(s, t)
         task = s.parent_of(t) if t.parent else None  # (a sub-agent's call: its Task, if read)
         under = one_line(task.target, 80) if task is not None else ""

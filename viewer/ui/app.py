@@ -28,7 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input
 
 from viewer.core.decode import Record, parse_span
-from viewer.core.detail import call_sections, call_target
+from viewer.core.detail import call_target
 from viewer.core.feed import Feed
 from viewer.core.formats import agents_read, get_format
 from viewer.core.model import Change, Session, StreamModel, ref_span
@@ -43,11 +43,11 @@ from viewer.ui.render import (
     use_code_theme,
 )
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
-from viewer.ui.widgets.detail import DetailView, sections_show
+from viewer.ui.widgets.detail import DetailView, sections_show, shown_sections
 from viewer.ui.widgets.footer import KeysFooter
 from viewer.ui.widgets.header import SessionHeader
 from viewer.ui.widgets.search import SearchBox
-from viewer.ui.widgets.timeline import STATUS_FILTERS, Timeline, kind_name, status_word
+from viewer.ui.widgets.timeline import STATUS_COMMANDS, STATUS_FILTERS, Timeline, kind_name
 from viewer.ui.widgets.transcript import Transcript
 
 FRAME = 1 / 30  # UI batches model changes at ~30 frames per second
@@ -82,17 +82,16 @@ HITS_KEPT = 4096
 #: Markdown's characters shows (see _look_in): 2,000 messages took 1.2 s for "_".
 DRAW_TO_SEARCH_S = 0.25
 #: A search that finds nothing in the transcript looks in the calls' detail (their arguments
-#: and output, which it does not search), CALLS_SLICE_S at a time, CALLS_GAP_S apart (a 70 MB
-#: run's took 0.15-0.3 s), for at most CALLS_TO_SEARCH_S, and names at most CALLS_FOUND_MOST
-#: of the calls whose detail has it (n opens them).
+#: and output, which it does not search), as the detail's own search finds it: CALLS_SLICE_S
+#: at a time, CALLS_GAP_S apart (the 6,000 calls of a 70 MB run took 0.9 s), for at most
+#: CALLS_TO_SEARCH_S, and names at most CALLS_FOUND_MOST of the calls whose detail has it (n
+#: opens them).  A call of CALLS_BIG_BYTES or more has a slice of its own (a 20 MB output
+#: took 0.2-0.4 s), after the first, which is taken at once: it may tell the search's notice.
 CALLS_SLICE_S = 0.02
 CALLS_GAP_S = 0.02
 CALLS_TO_SEARCH_S = 3.0
 CALLS_FOUND_MOST = 50
-#: Characters an encoder may write escaped in JSON (Go's writes < > & as \u003c ...), and
-#: those outside ASCII: a query's longest stretch of none is looked for in an event's bytes
-#: before the event is parsed.
-_JSON_ESCAPED = re.compile(r'["\\/<>&\'\x00-\x1f\x7f-\U0010ffff]+')
+CALLS_BIG_BYTES = 1 << 20
 #: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
 #: seconds, or the process ends regardless (see ``_install_signal_handlers``).
 EXIT_GRACE = 3.0
@@ -154,21 +153,20 @@ def freeze_loaded(size: int | None) -> None:
 class _CallsSearch:
     """A search's look through a session's calls' detail (see AgentViewerApp._look_in_calls)."""
 
-    __slots__ = ("session", "query", "folded", "found", "next", "done", "whole", "since", "slices")
+    __slots__ = ("session", "query", "folded", "raw", "found", "next", "done", "whole", "since", "slices",
+                 "opened", "notice")
 
-    def __init__(self, session: Session, query: str, folded: str) -> None:
+    def __init__(self, session: Session, query: str, folded: str, raw: bool) -> None:
         self.session, self.query, self.folded = session, query, folded
+        self.raw = raw  # the detail shows calls' raw JSON: that is looked in
         self.found: list[int] = []  # the calls whose detail has it, by index
+        self.opened = -2  # the call n opened last (-2: none yet: from the one selected)
+        self.notice = ""  # what the search's notice said of the calls found
         self.next = 0  # the call to look in next
         self.done = False
         self.whole = False  # every call was looked in
         self.since = time.perf_counter()
         self.slices = 0
-
-
-#: What the calls of a status filter did, as its command in the palette says it.
-_STATUS_VERBS = {"running": "are still running", "failed": "failed", "rejected": "were rejected",
-                 "success": "succeeded", "unfinished": "never finished", "unknown": "ended with an outcome not known"}
 
 
 def _calls_named(calls: list[int], whole: bool) -> str:
@@ -865,14 +863,21 @@ class AgentViewerApp(App[int]):
         cache = self._payload_cache
         if ref in cache:
             return cache[ref]
-        try:
-            data = parse_span(self.feed.store.read(*ref_span(ref)))
-        except (OSError, ValueError):
-            data = None
+        data = self._read_event(ref)
         if len(cache) > 32:
             cache.clear()
         cache[ref] = data
         return data
+
+    def _read_event(self, ref: int | None) -> dict[str, Any] | None:
+        """The event at ``ref`` (see model.make_ref), read from the input and parsed; None when
+        it cannot be."""
+        if ref is None:
+            return None
+        try:
+            return parse_span(self.feed.store.read(*ref_span(ref)))
+        except (OSError, ValueError):
+            return None
 
     def _show_detail(self) -> None:
         detail = self.detail
@@ -1260,6 +1265,7 @@ class AgentViewerApp(App[int]):
         tl.status_filter, tl.kind_filter, tl.search = "all", "", ""
         self._unmark_search_hit()
         self._search_hits = []
+        self._search_calls = None
         tl.refilter()
         self._follow_again()
 
@@ -1381,9 +1387,10 @@ class AgentViewerApp(App[int]):
             # Not in the transcript, but maybe in a call's output or arguments, which the detail
             # shows and searches (a trial looked for an error a command printed: "No match").
             # Said at once when a first slice of looking tells; else when it is done.
-            look = self._search_calls = _CallsSearch(s, query, q)
+            look = self._search_calls = _CallsSearch(s, query, q, self.detail.raw)
             self._look_in_calls(look)
             calls = look.found if look.done else []
+            look.notice = _calls_named(calls, look.whole) if calls else ""
             where = " in this session" if self._search_elsewhere else ""
             if calls:
                 where = " in this session's transcript" if where else " in the transcript"
@@ -1391,7 +1398,7 @@ class AgentViewerApp(App[int]):
             if in_thinking:  # (and the other sessions' matches too: they were left unsaid)
                 hint += " (it is in the hidden thinking: t shows it)"
             if calls:
-                hint += f"; {_calls_named(calls, look.whole)}"
+                hint += f"; {look.notice}"
             # (a long query is shortened: 3,200 characters covered the screen; and said once
             # while it shows: n pressed again stacked the same notice)
             self.notify_once(f"No match for {_quoted(query, 60)}{hint}", timeout=5 if calls else 3 if hint else 2,
@@ -1403,8 +1410,13 @@ class AgentViewerApp(App[int]):
     def _look_in_calls(self, look: _CallsSearch) -> None:
         """A slice of ``look`` (see CALLS_SLICE_S); the next one after the next frames, or, once
         done, what it found said (unless another search came since)."""
-        if look is not self._search_calls or look.session is not self.session:
-            return  # (another search since, or another run on show: a replay's seek makes a new one)
+        if look is not self._search_calls:
+            return  # (another search since, or none)
+        if look.session is not self.session or look.query != self.timeline.search:
+            # Another run on show (< >, a replay's seek makes a new one), or the search cleared
+            # (x): n searches again.
+            self._search_calls = None
+            return
         now = time.perf_counter()
         self._calls_showing(look, now + CALLS_SLICE_S)
         if not look.done and now - look.since >= CALLS_TO_SEARCH_S:
@@ -1412,8 +1424,8 @@ class AgentViewerApp(App[int]):
         if not look.done:
             self.set_timer(CALLS_GAP_S, lambda: self._look_in_calls(look))
         elif look.found and look.slices > 1:  # (after the first: the search's notice is out)
-            self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript; {_calls_named(look.found, look.whole)}",
-                             timeout=5, severity="warning")
+            look.notice = f"{_quoted(look.query, 60)} is not in the transcript; {_calls_named(look.found, look.whole)}"
+            self.notify_once(look.notice, timeout=5, severity="warning")
             self._place_calls_found(look)
 
     def _place_calls_found(self, look: _CallsSearch) -> None:
@@ -1431,29 +1443,21 @@ class AgentViewerApp(App[int]):
         was: until ``until`` (one call at least), or CALLS_FOUND_MOST of them."""
         s, q = look.session, look.folded
         look.slices += 1
+        first = look.slices == 1  # (taken in the key press: no big call)
         sections = self.model.format_of(s).tool_sections
-        needle = max(_JSON_ESCAPED.split(q), key=len).encode() or None
-        read = self.feed.store.read
         found = look.found
         tools = s.tools
+        taken = 0
         while look.next < len(tools) and len(found) < CALLS_FOUND_MOST:
             t = tools[look.next]
+            size = sum(ref_span(ref)[1] for ref in (t.start_ref, t.end_ref) if ref is not None)
+            if size >= CALLS_BIG_BYTES and (taken or first):
+                break  # (a slice of its own)
             look.next += 1
-            raws = []
-            for ref in (t.start_ref, t.end_ref):
-                try:
-                    raws.append(read(*ref_span(ref)) if ref is not None else b"")
-                except OSError:
-                    raws.append(b"")
-            if needle is None or any(needle in raw.lower() for raw in raws):  # (most calls: not parsed)
-                events = []
-                for raw in raws:
-                    try:
-                        events.append(parse_span(raw) if raw else None)
-                    except ValueError:
-                        events.append(None)
-                if sections_show(call_sections(t, events[0], events[1], sections), q):
-                    found.append(t.index)
+            taken += 1
+            shown = shown_sections(t, self._read_event(t.start_ref), self._read_event(t.end_ref), sections, look.raw)
+            if sections_show(shown, q):
+                found.append(t.index)
             if time.perf_counter() >= until:
                 break
         look.whole = look.next >= len(tools)
@@ -1464,19 +1468,28 @@ class AgentViewerApp(App[int]):
         next (previous) of those calls after the one selected, full screen, its matches found.
         False when there are none for this search."""
         s, look = self.session, self._search_calls
-        if s is None or look is None or look.session is not s or look.query != self.timeline.search:
+        if (s is None or look is None or look.session is not s or look.query != self.timeline.search
+                or look.raw != self.detail.raw):  # (r since: the calls were looked in as they were shown)
             return False
         calls = [i for i in look.found if i < len(s.tools)]  # (a replay's seek back may have taken some)
         if not calls:
-            return False
-        at = self.timeline.selected_index()
+            if look.done:
+                return False
+            self.notify_once(f"Looking for {_quoted(look.query, 40)} in the calls' output…", timeout=2)
+            return True  # (searched again, it started over)
+        # From the call opened last (a filter may hide it: the list's selection did not move),
+        # else the one selected.
+        at = look.opened if look.opened > -2 else self.timeline.selected_index()
         if step > 0:
             i = next((c for c in calls if c > at), calls[0])
         else:
             i = next((c for c in reversed(calls) if c < at), calls[-1])
-        self.timeline.follow = False
-        self.timeline.select_tool(i)
-        self.clear_notifications()  # (said: they covered the view's border, where its matches are counted)
+        look.opened = i
+        if self.timeline.select_tool(i):
+            self.timeline.follow = False
+        # (Said: the notice covered the view's border, where its matches are counted.)
+        for n in [n for n in self._notifications if str(n.message).endswith(look.notice) and look.notice]:
+            self._unnotify(n)
         self._open_full_screen(s, i, query=self.timeline.search)
         return True
 
@@ -1568,8 +1581,13 @@ class AgentViewerApp(App[int]):
     def action_search_next(self, step: int) -> None:
         hits = self._search_hits
         s = self.session
-        if not hits and self._open_call_found(step):
-            return
+        if not hits and s is not None and self._search_calls is not None:
+            if self._search_seen != (id(s), s.events, self.transcript.show_thinking):
+                # Shown since (t) or arrived: the transcript first, then the calls.
+                hits = self._search_hits = self._find_hits(s, fold(self.timeline.search))
+                self._search_pos = -1
+            if not hits and self._open_call_found(step):
+                return
         if not hits and self.timeline.search and s is not None:
             # No match before; what is shown may have changed since (t showed the thinking,
             # more of the run arrived): search again.
@@ -1659,7 +1677,8 @@ class AgentViewerApp(App[int]):
         yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
         for status in self._statuses():
             yield SystemCommand(
-                f"Filter: {status_word(status)} calls", f"Only the tool calls that {_STATUS_VERBS.get(status, status)}",
+                f"Filter: {STATUS_COMMANDS.get(status, (f'{status} calls', ''))[0]}",
+                f"Only the tool calls that {STATUS_COMMANDS.get(status, ('', f'are {status}'))[1]}",
                 lambda st=status: self._set_status_filter(st),
             )
         for kind in self._kinds():

@@ -253,16 +253,13 @@ class DetailView(BlockView):
         blocks: list[RenderableType] = [self._facts(t, target, self.session, self.running_for, lambda: self._frame)]
         started = loader(t.start_ref)
         completed = loader(t.end_ref)
-        if self.raw:
-            for title, ev in (("started event", started), ("completed event", completed)):
-                if ev is None:
-                    blocks.append(Text(f"({title}: not in the stream)", style="dim"))
-                    continue
-                body = orjson.dumps(ev, option=orjson.OPT_INDENT_2).decode()
-                blocks.extend(self._titled(Section(title, body, "json")))
-            return blocks
-        for sec in call_sections(t, started, completed, sections_fn):
-            blocks.extend(self._titled(sec))
+        for sec in shown_sections(t, started, completed, sections_fn, self.raw):
+            if sec is None:  # (raw: an event not read)
+                continue
+            if isinstance(sec, str):
+                blocks.append(Text(sec, style="dim"))
+            else:
+                blocks.extend(self._titled(sec))
         return blocks
 
     def _titled(self, sec: Section) -> list[RenderableType | _Chunk]:
@@ -513,13 +510,10 @@ class DetailView(BlockView):
             if isinstance(block, (_Chunk, _Rest)):
                 if id(block.body) not in searched:
                     searched.add(id(block.body))
-                    most = MAX_HITS + 1 - len(hits)
-                    found = _find_all(self._folded_body(block.body), q, most)
-                    if block.kind == "terminal" and "\x1b[" in block.body:
-                        full = len(found) == most  # (the matches after these were not looked for)
-                        found = _outside_colour_codes(block.body, found, len(q))
-                        if full:
-                            return hits + [(block.body, at) for at in found][:MAX_HITS], True
+                    found, full = _body_matches(block.body, self._folded_body(block.body), block.kind, q,
+                                                MAX_HITS + 1 - len(hits))
+                    if full:
+                        return hits + [(block.body, at) for at in found][:MAX_HITS], True
                     hits.extend((block.body, at) for at in found)
             else:  # a heading, the facts, a note: small, searched as drawn, each match on a row
                 # (two on the title's row were marked, and counted as one: n never went to the second)
@@ -679,21 +673,47 @@ def _drawn_body(sec: Section) -> tuple[str, str]:
     return truncate_body(composed(body) if len(body) < COMPOSE_MAX else body)
 
 
-def sections_show(sections: list[Section], q: str) -> bool:
-    """Whether the view's search (:meth:`DetailView.find`) finds ``q`` (folded) in the bodies or
-    titles of a call's ``sections``, without drawing them (the main view's search says which
-    calls' detail has what it did not find in the transcript)."""
+def shown_sections(t: ToolCall, started: dict[str, Any] | None, completed: dict[str, Any] | None,
+                   sections_fn, raw: bool) -> list[Section | str]:
+    """What the view shows of call ``t`` below its facts: its sections, or with ``raw`` its
+    events as JSON (a note for one not read)."""
+    if not raw:
+        return list(call_sections(t, started, completed, sections_fn))
+    out: list[Section | str] = []
+    for title, ev in (("started event", started), ("completed event", completed)):
+        if ev is None:
+            out.append(f"({title}: not in the stream)")
+        else:
+            out.append(Section(title, orjson.dumps(ev, option=orjson.OPT_INDENT_2).decode(), "json"))
+    return out
+
+
+def sections_show(sections: list[Section | str], q: str) -> bool:
+    """Whether the view's search (:meth:`DetailView.find`) finds ``q`` (folded) in what
+    :func:`shown_sections` gave, without drawing it (the main view's search says which calls'
+    detail has what it did not find in the transcript)."""
     for sec in sections:
-        if q in fold(one_line(sec.title, 500)):
+        if isinstance(sec, str):
+            if q in fold(sec):
+                return True
+            continue
+        if q in fold(one_line(sec.title, 200)):  # (as safe_line draws it)
             return True
         body, _ = _drawn_body(sec)
-        low = fold(body, len(body) < COMPOSE_MAX)
-        if sec.kind == "terminal" and "\x1b[" in body:
-            if _outside_colour_codes(body, _find_all(low, q, MAX_HITS), len(q)):
-                return True
-        elif q in low:
+        if _body_matches(body, fold(body, len(body) < COMPOSE_MAX), sec.kind, q, MAX_HITS)[0]:
             return True
     return False
+
+
+def _body_matches(body: str, low: str, kind: str, q: str, most: int) -> tuple[list[int], bool]:
+    """Where ``q`` is in a section's ``body`` (``low``: it folded), as the view finds it: the
+    first ``most`` places, less those in a command's colour codes; and whether more may follow
+    those that were looked for (the colour codes' left fewer than ``most``)."""
+    found = _find_all(low, q, most)
+    if kind == "terminal" and "\x1b[" in body:
+        full = len(found) == most  # (the matches after these were not looked for)
+        return _outside_colour_codes(body, found, len(q)), full
+    return found, False
 
 
 def _holds(block: object, hit: tuple[object, int]) -> bool:

@@ -51,6 +51,14 @@ STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished
 STATUS_WORDS = {"success": "ok", "unknown": "of unknown outcome"}
 
 
+#: ... and in the command palette: its command's words, and what its calls did.
+STATUS_COMMANDS = {
+    "running": ("running calls", "are still running"), "failed": ("failed calls", "failed"),
+    "rejected": ("rejected calls", "were rejected"), "success": ("ok calls", "succeeded"),
+    "unfinished": ("unfinished calls", "never finished"), "unknown": ("calls of unknown outcome", "ended with an outcome not known"),
+}
+
+
 def status_word(status: str) -> str:
     return STATUS_WORDS.get(status, status)
 
