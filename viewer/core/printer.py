@@ -401,7 +401,8 @@ class TextPrinter(Printer):
                 text = b.text
                 asked = self._asked.get(id(b)) if b.kind == "query" else None
                 if asked is not None:  # an answer: its first line says it, the questions were said
-                    note = f"({_whose(s, b)}at line {rec.line - self.line_base}: {one_line(text.partition(chr(10))[0], NOTICE_CHARS)})"
+                    answer = text.partition("\n")[0]
+                    note = f"({_whose(s, b)}at line {rec.line - self.line_base}: {one_line(answer, NOTICE_CHARS)})"
                     call = s.tool_by_id.get(asked[1]) if asked[1] else None
                     if asked[1] and (call is None or not s.tools[call].done):
                         self._answers[(s.index, asked[1])] = note  # (its call's line will say it)

@@ -1476,7 +1476,7 @@ class AgentViewerApp(App[int]):
             if look.done:
                 return False
             self.notify_once(f"Looking for {_quoted(look.query, 40)} in the calls' output…", timeout=2)
-            return True  # (searched again, it started over)
+            return True  # (not searched again: that would start the look over)
         # From the call opened last (a filter may hide it: the list's selection did not move),
         # else the one selected.
         at = look.opened if look.opened > -2 else self.timeline.selected_index()

@@ -48,7 +48,7 @@ NUMBER_MIN = 2  # digits of the call-number column
 STATUS_FILTERS = ["all", "running", "failed", "rejected", "success", "unfinished", "unknown"]
 #: A status filter in words, as the header counts the calls ("17 ok · 1 failed"): the filter
 #: said "only: success" beside "ok" (from a trial).
-STATUS_WORDS = {"success": "ok", "unknown": "of unknown outcome"}
+STATUS_WORDS = {"success": "ok", "unknown": "unknown outcome"}
 
 
 #: ... and in the command palette: its command's words, and what its calls did.
