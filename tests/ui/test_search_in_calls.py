@@ -99,6 +99,7 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
     import viewer.ui.app as app_module
 
     monkeypatch.setattr(app_module, "CALLS_SLICE_S", 0.0)  # (one call a slice)
+    monkeypatch.setattr(app_module, "CALLS_FIRST_S", 0.0)
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -197,6 +198,7 @@ async def test_a_cleared_search_says_nothing_of_the_calls_it_was_looking_in(monk
     import viewer.ui.app as app_module
 
     monkeypatch.setattr(app_module, "CALLS_SLICE_S", 0.0)
+    monkeypatch.setattr(app_module, "CALLS_FIRST_S", 0.0)
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
