@@ -2980,7 +2980,7 @@ async def test_a_jump_to_a_malformed_line_goes_where_a_step_goes():
         async def keys(*names):
             for k in names:
                 await pilot.press(k)
-                await settle(pilot)
+            await settle(pilot)
             return app.replay.position, app.model.malformed_lines, app.bar.render().plain
 
         pos, bad, bar = await keys("right_curly_bracket")

@@ -369,11 +369,13 @@ STUCK = textwrap.dedent(
     from viewer.core.feed import FileFeed
     from viewer.ui.app import AgentViewerApp
 
+    viewer.ui.app.EXIT_GRACE = 1.0  # (3 s: the test's time)
+
     class Stuck(AgentViewerApp):
         CSS_PATH = str(Path(viewer.ui.app.__file__).with_name("app.tcss"))
 
         def after_mount(self):
-            self.set_timer(1.0, self.block)
+            self.set_timer(0.5, self.block)
 
         def block(self):
             # What a dead terminal does: Textual's output thread died on the write error and
@@ -397,7 +399,7 @@ def test_a_hangup_ends_the_viewer_even_when_its_event_loop_is_stuck(tmp_path):
     p = Pty(f"cd {REPO} && exec {sys.executable} {script} {stream}")
     try:
         assert p.read_until(b"SUCCEEDED", 15), ANSI.sub(b"", p.buffer)[-2000:]
-        time.sleep(1.5)  # the loop is stuck now
+        time.sleep(1.0)  # the loop is stuck now
         os.kill(p.pid, signal.SIGHUP)
         assert p.wait_exit(10) == 128 + signal.SIGHUP
     finally:
@@ -407,8 +409,11 @@ def test_a_hangup_ends_the_viewer_even_when_its_event_loop_is_stuck(tmp_path):
 AFTER = textwrap.dedent(
     """
     import signal, sys, time
+    import viewer.ui.app
     from viewer.core.feed import FileFeed
     from viewer.ui.app import AgentViewerApp
+
+    viewer.ui.app.EXIT_GRACE = 1.0  # (3 s: the test's time)
 
     # (Compared with the handlers of before, not with Python's own: a process started with
     # Ctrl+C ignored, as a test runner's worker may start it, has SIG_IGN to begin with.)
@@ -417,7 +422,7 @@ AFTER = textwrap.dedent(
     app.run()
     # The app is gone: its handlers and its watchdog must be too.
     restored = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == before
-    time.sleep(4)  # longer than the watchdog's grace
+    time.sleep(1.5)  # longer than the watchdog's grace
     print("AFTER-RUN", app.return_code, restored, flush=True)
     """
 )
