@@ -213,3 +213,24 @@ async def test_a_cleared_search_says_nothing_of_the_calls_it_was_looking_in(monk
         await settle(pilot)
         assert app._search_calls is None and not look.done
         assert not [m for m in _notices(app) if "n opens" in m]
+
+
+async def test_a_look_out_of_time_says_how_far_it_went(monkeypatch):
+    """A look through many big calls that runs out of time said nothing more than "No match":
+    as if no call had it.  It says how many calls it looked in."""
+    import viewer.ui.app as app_module
+
+    monkeypatch.setattr(app_module, "CALLS_SLICE_S", 0.0)
+    monkeypatch.setattr(app_module, "CALLS_FIRST_S", 0.0)
+    monkeypatch.setattr(app_module, "CALLS_TO_SEARCH_S", 0.1)
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_search("nowhere at all")
+        look = app._search_calls
+        while not look.done:
+            await pilot.pause(0.02)
+        await settle(pilot)
+        assert 1 < look.next < len(app.session.tools) and not look.found
+        assert _notices(app)[-1] == (f"'nowhere at all' is not in the transcript, nor in the detail of its first "
+                                     f"{look.next} calls (of 18: the rest was not looked in)")

@@ -1432,6 +1432,10 @@ class AgentViewerApp(App[int]):
             look.notice = f"{_quoted(look.query, 60)} is not in the transcript; {_calls_named(look.found, look.whole)}"
             self.notify_once(look.notice, timeout=5, severity="warning")
             self._place_calls_found(look)
+        elif not look.whole and look.slices > 1:  # (out of time: "No match" said less than it seems)
+            total = len(look.session.tools)
+            self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript, nor in the detail of its first "
+                             f"{look.next:,} calls (of {total:,}: the rest was not looked in)", timeout=4)
 
     def _place_calls_found(self, look: _CallsSearch) -> None:
         """The calls found, on the transcript's border where a search's place is ("'total':
