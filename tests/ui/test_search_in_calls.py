@@ -106,8 +106,9 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
         app.clear_notifications()
         app.run_search("def line_total")
         look = app._search_calls
+        assert not look.done and look.next == 1  # (one call looked in, in the key press)
         await pilot.press("k")  # (keys are taken meanwhile)
-        assert not look.done and _notices(app) == ["No match for 'def line_total'"]
+        assert _notices(app)[0] == "No match for 'def line_total'"
         while not look.done:
             await pilot.pause(0.01)
         await settle(pilot)

@@ -254,9 +254,7 @@ class DetailView(BlockView):
         started = loader(t.start_ref)
         completed = loader(t.end_ref)
         for sec in shown_sections(t, started, completed, sections_fn, self.raw):
-            if sec is None:  # (raw: an event not read)
-                continue
-            if isinstance(sec, str):
+            if isinstance(sec, str):  # (raw: an event not read)
                 blocks.append(Text(sec, style="dim"))
             else:
                 blocks.extend(self._titled(sec))
@@ -708,7 +706,7 @@ def sections_show(sections: list[Section | str], q: str) -> bool:
 def _body_matches(body: str, low: str, kind: str, q: str, most: int) -> tuple[list[int], bool]:
     """Where ``q`` is in a section's ``body`` (``low``: it folded), as the view finds it: the
     first ``most`` places, less those in a command's colour codes; and whether more may follow
-    those that were looked for (the colour codes' left fewer than ``most``)."""
+    (``most`` were found before those in colour codes were taken out)."""
     found = _find_all(low, q, most)
     if kind == "terminal" and "\x1b[" in body:
         full = len(found) == most  # (the matches after these were not looked for)
