@@ -33,6 +33,33 @@ def texts(events) -> list[str]:
     return [e.data["message"]["content"][0]["text"] for e in events]
 
 
+def _until(cond, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not cond() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return cond()
+
+
+def test_a_followed_file_that_appears_empty_is_no_longer_waited_for(tmp_path):
+    """(From a new-user trial.)  ``--follow`` of a file not there yet said "waiting for x to
+    appear"; once it was made, empty, it still said so, for good, until a line came.  Once it
+    is there, the header says the file is read ("waiting for events on x")."""
+    path = tmp_path / "run.ndjson"
+    feed = FollowFeed(str(path))
+    feed._follower._poll = 0.01
+    feed.start()
+    try:
+        assert _until(lambda: feed.error == "waiting for run.ndjson to appear"), feed.error
+        path.write_bytes(b"")
+        assert _until(lambda: feed.error is None), feed.error
+        path.unlink()  # gone again: waited for again
+        assert _until(lambda: feed.error == "waiting for run.ndjson to appear"), feed.error
+        path.write_bytes(ev(0))
+        assert texts(collect(feed, 1)) == ["m0"] and feed.error is None
+    finally:
+        feed.stop()
+
+
 def test_follow_reads_growth_truncation_and_rotation(tmp_path):
     path = tmp_path / "run.ndjson"
     path.write_bytes(ev(0) + ev(1))

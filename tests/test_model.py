@@ -937,6 +937,27 @@ def test_a_restart_ends_every_run_read_so_far_and_the_next_event_begins_a_new_on
     assert first.sessions[3].tools[0].status == "unfinished"
 
 
+def test_a_run_read_again_after_the_file_started_over_is_not_called_resumed(h):
+    """(From a trial.)  A followed file truncated and written anew with the same run read
+    "session 2/2 resumed" in the header: a new init of the same id is a --resume only when the
+    file did not start over in between."""
+    from viewer.core.decode import Restart
+
+    m, _, _ = apply_all(init() + user() + init() + user("go on"), h, end=False)
+    assert m.resumed(m.sessions[1])  # (--resume: the same id, a new init)
+    m, _, _ = apply_all(init() + user(), h, end=False)
+    m.apply(Restart(line=2))
+    recs, _ = h.decode(init() + user())
+    for r in recs:
+        m.apply(r)
+    assert len(m.sessions) == 2 and m.sessions[0].session_id == m.sessions[1].session_id
+    assert not m.resumed(m.sessions[1])
+    recs, _ = h.decode(init() + user("go on"))  # and then resumed, in the new file
+    for r in recs:
+        m.apply(r)
+    assert m.resumed(m.sessions[2])
+
+
 def test_a_failed_commands_output_is_shown_as_output_not_as_escaped_json():
     from viewer.core.formats.cursor import tool_sections
 

@@ -114,7 +114,7 @@ def _follow_chunks(path: str, idle: float):
     after ``idle`` seconds of a writer's silence)."""
     if is_stream_path(path):
         return fifo_chunks(path, on_wait=say, idle=idle)
-    return follow_file(path, threading.Event(), poll_interval=0.2, on_error=say, caught_up=True)
+    return follow_file(path, threading.Event(), poll_interval=0.2, on_error=lambda m: m and say(m), caught_up=True)
 
 
 class Output:

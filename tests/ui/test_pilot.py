@@ -2295,8 +2295,8 @@ async def test_the_health_screen_of_a_file_still_loading_says_it_is_a_snapshot()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("h")
-        await pilot.pause()
-        shown = [str(w.render()) for w in app.screen.query("Static")]
+        await settle(pilot)
+        shown = screen_rows(app)  # (on screen: Textual's loading indicator covered it)
         assert "The file is still being read (100% read): this is what was read so far." in shown
         assert "Every line parsed into a known event so far." in shown
 
@@ -4095,7 +4095,8 @@ async def _blank_replay_says_so(app) -> None:
 
 async def test_a_replays_h_counts_the_blank_lines_played_so_far():
     """(From a trial.)  At a replay's start, h said "0 events … 7 blank lines": the whole file's
-    blank lines, where everything else counts what has been played."""
+    blank lines, where everything else counts what has been played.  (From another: it did not
+    say that it counts only what is played, "Every line parsed" reading as of the whole file.)"""
     lines = sample("demo_session.ndjson").splitlines(keepends=True)
     data = b"".join([*lines[:5], b"\n", *lines[5:100], b"\n\n", *lines[100:], b"\n" * 4])
     app = make_replay_app(data)
@@ -4114,10 +4115,16 @@ async def test_a_replays_h_counts_the_blank_lines_played_so_far():
         for _ in range(10):  # past the first blank line
             await pilot.press("right")
         await settle(pilot)
-        assert "1 blank line" in await health()
+        shown = await health()
+        assert "1 blank line" in shown
+        total = app.replay.progress().event_total
+        assert f"The replay is at event 10 of the {total:,}: this is what was played so far" in shown
+        assert "Every line parsed into a known event so far." in shown
         await pilot.press("end")
         await settle(pilot)
-        assert "7 blank lines" in await health()
+        shown = await health()
+        assert "7 blank lines" in shown and "The replay is at" not in shown
+        assert "Every line parsed into a known event." in shown
 
 
 async def test_a_replay_of_an_empty_file_says_it_held_no_run_in_the_detail_too():
@@ -5436,3 +5443,41 @@ async def test_a_narrow_header_keeps_the_counts_that_are_not_zero():
             await settle(pilot)
             line = app.header.render_line(1).text
             assert line.strip().startswith(shown), (width, line)
+
+
+async def test_a_search_stays_on_while_a_replay_steps_and_seeks():
+    """(From a new-user trial.)  A step back or a seek of a paused replay took the search's
+    place off the transcript's border and its mark off the block, while ``n`` still went on
+    with it.  It stays: on the block marked while that block is there, with the count of
+    blocks that have the words at that point."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        app._seek(100)
+        await settle(pilot)
+        await pilot.press("slash", *"pytest", "enter")
+        await settle(pilot)
+        tr = app.transcript
+        marked, label = tr.highlight_block, str(tr.border_subtitle)
+        assert marked >= 0 and label.startswith("'pytest': block 1 of "), label
+        await pilot.press("comma")  # a step back
+        await settle(pilot)
+        assert tr.highlight_block == marked and str(tr.border_subtitle) == label
+        assert "▌" in _plain(app, tr)  # (the marked block's bar)
+        app._seek(3)  # back before the block: no mark, and the border says so
+        await settle(pilot)
+        assert tr.highlight_block == -1
+        assert str(tr.border_subtitle) == "'pytest': no block has it yet, n N", tr.border_subtitle
+        app._seek(app.replay.total)  # to the end: blocks have it, none marked
+        await settle(pilot)
+        hits = app._search_hits
+        assert len(hits) > 1 and tr.highlight_block == -1
+        assert str(tr.border_subtitle) == f"'pytest': {len(hits)} blocks have it, n N", tr.border_subtitle
+        await pilot.press("n")  # the first of them
+        await settle(pilot)
+        assert tr.highlight_block == hits[0]
+        assert str(tr.border_subtitle) == f"'pytest': block 1 of {len(hits)}, n N", tr.border_subtitle
+        app._seek(3)
+        await settle(pilot)
+        await pilot.press("n")  # none: n says so, as it did
+        await settle(pilot)
+        assert "No match for 'pytest'" in " ".join(n.message for n in app._notifications)

@@ -515,7 +515,7 @@ class FollowFeed(Feed):
         self._put(self.ingest.close(restart=True))  # in order: the old runs end here
         self.resets += 1
 
-    def _on_error(self, message: str) -> None:
+    def _on_error(self, message: str | None) -> None:
         self.error = message
 
     def unchanged_for(self) -> float | None:

@@ -282,6 +282,7 @@ class Session:
         #: (this run's lines are of what the file was before).
         self.line_base = 0
         self.before_restart = False
+        self.after_restart = False  # the first run read after the file started over
         #: Ids of calls let go of (see forget_finished) that had no start yet.
         self.started_late: set[str] = set()
         #: Ids of calls that are updated once done (Codex's to-do list, ticked off): kept when
@@ -599,8 +600,11 @@ class StreamModel:
 
     def resumed(self, s: Session) -> bool:
         """Run ``s`` goes on with the session of the run before it (``--resume``: a new init
-        of the same session id), rather than being another session."""
-        return s.index > 0 and bool(s.session_id) and self.sessions[s.index - 1].session_id == s.session_id
+        of the same session id), rather than being another session.  Not the same run read
+        again after the file started over (from a trial: a truncated followed file, written
+        anew, read "session 3/3 resumed")."""
+        return (s.index > 0 and bool(s.session_id) and not s.after_restart
+                and self.sessions[s.index - 1].session_id == s.session_id)
 
     # -- routing -----------------------------------------------------------------
     @property
@@ -624,6 +628,7 @@ class StreamModel:
         s = Session(len(self.sessions), session_id)
         s.format = self.format
         s.line_base = self._line_base
+        s.after_restart = bool(self.restarts) and s.index == self._restarted_at
         self.sessions.append(s)
         self._current = s
         self._show_unplaced(s)

@@ -621,13 +621,13 @@ def follow_file(
     path: str,
     stop: threading.Event,
     poll_interval: float = 0.05,
-    on_error: Callable[[str], None] | None = None,
+    on_error: Callable[[str | None], None] | None = None,
     caught_up: bool = False,
 ) -> Iterator[bytes | None]:
     """Chunks of a growing file, like ``tail -F``; ``None`` when the file was truncated or
     replaced (what comes after is a new stream); with ``caught_up``, ``b""`` each time all the
     file has is read, before waiting for more.  A missing file is waited for (``on_error`` says
-    so once).  Ends when ``stop`` is set."""
+    so once, and ``None`` once it is there).  Ends when ``stop`` is set."""
     opened: tuple[int, os.stat_result] | None = None
     pos = 0
     missing_reported = False
@@ -648,6 +648,8 @@ def follow_file(
                         missing_reported = True
                     stop.wait(poll_interval * 4)
                     continue
+                if missing_reported and on_error:
+                    on_error(None)  # there now (empty, maybe): no longer waited for
                 missing_reported = False
                 pos = 0
                 tail = b""
@@ -730,7 +732,7 @@ class FileFollower(_ReaderThread):
         on_chunk: Callable[[bytes], None],
         on_reset: Callable[[], None],
         poll_interval: float = 0.05,
-        on_error: Callable[[str], None] | None = None,
+        on_error: Callable[[str | None], None] | None = None,
         on_caught_up: Callable[[], None] | None = None,
     ) -> None:
         self.path = path

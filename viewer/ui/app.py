@@ -838,6 +838,32 @@ class AgentViewerApp(App[int]):
         self._show_detail()
         self.header.refresh()
 
+    def search_kept(self) -> None:
+        """A replay moved with a search on (from a trial: the border lost it and the block its
+        mark, while ``n`` went on with it): the block marked keeps its mark while it is there
+        (an earlier state's blocks are the first of a later one's), and the border says where
+        the search is at this point."""
+        query, tr, s = self.timeline.search, self.transcript, self.session
+        if not query or s is None:
+            return
+        q = fold(query)
+        hits = self._search_hits = self._find_hits(s, q)
+        self._search_elsewhere = self._elsewhere(s, q)
+        at = tr.highlight_block
+        pos = bisect_left(hits, at)
+        if at >= 0 and pos < len(hits) and hits[pos] == at:
+            self._search_pos = pos
+            where = f"block {pos + 1:,} of {len(hits):,}"
+        else:
+            self._search_pos = -1
+            if at >= 0:
+                tr.highlight_block, tr.highlight_query = -1, ""
+                if at < len(s.blocks):
+                    tr.update_blocks({at})
+            n = len(hits)
+            where = f"{n:,} block{'s have' if n > 1 else ' has'} it" if n else "no block has it yet"
+        self._search_place(f"{_quoted(query, 40)}: {where}, n N{self._search_elsewhere}")
+
     def action_session(self, step: int) -> None:
         n = len(self.model.sessions)
         if n < 2:

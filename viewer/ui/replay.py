@@ -17,7 +17,7 @@ from textual.widgets import Footer, Input
 from viewer.core.decode import Malformed
 from viewer.core.detail import fmt_duration
 from viewer.core.feed import Feed, StoreFeed
-from viewer.core.model import Change
+from viewer.core.model import Change, StreamModel
 from viewer.core.replay import ERROR, TOOL_START, Replay
 from viewer.ui.app import AgentViewerApp, DeltaBatch, freeze_loaded
 from viewer.ui.render import fmt_clock
@@ -100,7 +100,7 @@ REPLAY_HELP = [
     ("Replay", ""),
     ("Space", "play / pause"),
     ("+ -", "faster / slower (0.25× to 64×)"),
-    (". →  , ←", "one event forward / back (over the full-screen detail, back steps wait for Esc)"),
+    (". →  , ←", "one event forward / back (over the full-screen detail, forward only: Esc first to step back)"),
     ("Shift+→  Shift+←", "ten seconds of play time on / back"),
     ("] }", "next tool call / next error (a seek, from any pane)"),
     ("[ {", "previous tool call / previous error"),
@@ -185,6 +185,18 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     @property
     def loaded(self) -> bool:
         return True
+
+    def _health_state(self) -> tuple[StreamModel, int, str]:
+        """The health screen counts what is played (from a trial: at event 36 of 88 it read "36
+        events · Every line parsed into a known event." as if of the whole file): so it says."""
+        model, blank, loading = super()._health_state()
+        p = self.replay.progress()
+        done, of = (p.position, p.total) if p.events is None else (p.events, p.event_total)
+        if done < of or p.reading is not None:
+            more = f" read so far ({int(p.reading * 100)}% of the file)" if p.reading is not None else ""
+            loading = (f"The replay is at event {done:,} of the {of:,}{more}: this is what was played "
+                       "so far (End plays to the end).")
+        return model, blank, loading
 
     def blank_lines(self) -> int:
         """The blank lines among those played (h said a file's 7 blank lines at its start, from
@@ -438,6 +450,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self._held_at = time.monotonic()
             self.call_after_refresh(self._release, 1)
         self._absorb_deltas(seek())
+        self.search_kept()
         self.bar.refresh()
 
     def _release(self, n: int) -> None:

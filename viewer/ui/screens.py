@@ -148,13 +148,15 @@ class HealthScreen(_ScrollingModal):
         and what to say when the file is still being read ("" when it is not)."""
         super().__init__()
         self.state = state
-        self.model, self.blank_lines, self.loading = state()
+        # (Not ``loading``: Widget.loading, set to some words, covered the screen with Textual's
+        # loading indicator.)
+        self.model, self.blank_lines, self.reading = state()
         self._drawn = self._signature()
 
     def _signature(self) -> tuple:
         m = self.model
         return (id(m), m.events, m.malformed_lines, m.unknown_events, m.lines_in_events, len(m.restarts),
-                self.blank_lines, self.loading)
+                self.blank_lines, self.reading)
 
     def on_mount(self) -> None:
         self.set_interval(self.CHECK_EVERY, self._check)
@@ -162,7 +164,7 @@ class HealthScreen(_ScrollingModal):
     def _check(self) -> None:
         """(From a replay trial: opened at the start and played on, it said "0 events" under a
         header that said 91.)"""
-        self.model, self.blank_lines, self.loading = self.state()
+        self.model, self.blank_lines, self.reading = self.state()
         seen = self._signature()
         if seen == self._drawn:
             return
@@ -189,8 +191,8 @@ class HealthScreen(_ScrollingModal):
         with VerticalScroll() as vs:
             vs.border_title = "Stream health"
             yield Static(summary)
-            if self.loading:
-                yield Static(Text(self.loading, style="cyan"))
+            if self.reading:
+                yield Static(Text(self.reading, style="cyan"))
             if m.restarts:
                 n = len(m.restarts)
                 times = "once, after line" if n == 1 else f"{n:,} times, after lines"
@@ -239,7 +241,7 @@ class HealthScreen(_ScrollingModal):
                     t.add_row("…", f"{len(unknown) - 2000:,} more", "")
                 yield Static(t)
             if not m.malformed_lines and not unknown:
-                so_far = " so far" if self.loading else ""
+                so_far = " so far" if self.reading else ""
                 yield Static(Text(f"Every line parsed into a known event{so_far}.", style="green"))
             yield Static(Text("Esc closes this view.", style="dim"))
         yield KeysFooter()
