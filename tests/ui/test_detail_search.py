@@ -10,7 +10,7 @@ import pytest
 from rich.cells import cell_len
 from textual import events
 
-from tests.ui.conftest import make_app, screen_rows, settle
+from tests.ui.conftest import make_app, sample, screen_rows, settle
 from viewer.ui.render import CURRENT_MATCH_STYLE, MATCH_STYLE
 from viewer.ui.widgets.detail import LAZY_FROM
 
@@ -635,3 +635,18 @@ async def test_a_word_is_found_however_its_accents_are_written(pad, monkeypatch)
                 assert _marked_words(view) == [unicodedata.normalize("NFC", word)], (query, _marked_words(view))
                 await pilot.press("n")
                 await pilot.pause()
+
+
+async def test_a_notice_over_the_full_screen_detail_leaves_its_match_count_in_view():
+    """A notice (a copy, say) stood over the view's bottom border, where the search says where
+    it is and how many matches there are: it stands above it."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "a")
+        place = str(view.border_subtitle)
+        assert " of " in place, place
+        app.notify("A notice of some length, as a copy's is", timeout=30)
+        await settle(pilot)
+        border = screen_rows(app).splitlines()[view.region.bottom - 1]
+        assert place in border, border

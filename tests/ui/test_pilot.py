@@ -5481,3 +5481,24 @@ async def test_a_search_stays_on_while_a_replay_steps_and_seeks():
         await pilot.press("n")  # none: n says so, as it did
         await settle(pilot)
         assert "No match for 'pytest'" in " ".join(n.message for n in app._notifications)
+
+
+async def test_each_search_match_is_in_view_in_a_transcript_two_rows_high():
+    """(From a trial at 40×12.)  A replay's transcript there is two rows high: a match was put
+    two rows down, below the view, or one row above it once the block gone to was measured on
+    screen.  Each match that ``n`` goes to is on screen."""
+    app = make_replay_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(40, 12)) as pilot:
+        app.action_seek_end()
+        await settle(pilot)
+        tr = app.transcript
+        for query in ("totals", "rounding"):
+            await pilot.press("slash", *query, "enter")
+            await settle(pilot)
+            assert tr.size.height == 2 and len(app._search_hits) > 1
+            for i in range(len(app._search_hits)):
+                if i:
+                    await pilot.press("n")
+                    await settle(pilot)
+                shown = [tr.render_line(y).text.lower() for y in range(tr.size.height)]
+                assert any(query in row for row in shown), (query, i, shown)

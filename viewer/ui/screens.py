@@ -279,6 +279,9 @@ class DetailScreen(ModalScreen[int]):
     DetailScreen > SearchBox {
         display: none; dock: bottom; margin-bottom: 1;
     }
+    /* Notices stand above the view's bottom border, where the search's place and match count
+       are (a notice covered them). */
+    DetailScreen ToastRack { margin-bottom: 2; }
     """
 
     def __init__(self, session, tool, loader, sections_fn, raw: bool = False,

@@ -301,9 +301,15 @@ class BlockView(ScrollView, can_focus=True):
     def block_top(self, index: int) -> int:
         return self._starts[index] if index < len(self._starts) else self.total_lines
 
+    def _lead(self) -> int:
+        """Lines shown above a block or line gone to: two, fewer in a view a few lines high
+        (from a trial at 40×12: two lines down in a view of two is below it)."""
+        return min(2, max(0, (self.size.height - 1) // 3))
+
     def scroll_to_block(self, index: int, top: bool = True) -> None:
         if 0 <= index < len(self._heights):
-            self.scroll_to(y=self._starts[index] - (0 if top else 2), animate=False, immediate=True, force=True)
+            self.scroll_to(y=self._starts[index] - (0 if top else self._lead()), animate=False, immediate=True,
+                           force=True)
 
     def scroll_to_text(self, index: int, text: str) -> None:
         """After :meth:`scroll_to_block` (``top=False``): when block ``index``'s first line that
@@ -311,13 +317,17 @@ class BlockView(ScrollView, can_focus=True):
         end of a 100 KB message was thousands of lines below the view)."""
         if not 0 <= index < len(self._heights) or not text:
             return
-        room = self.size.height - 2  # (the block starts two lines down)
+        lead = self._lead()
+        room = self.size.height - lead  # (the block starts that far down)
         width = self._content_width()
         if len(self._render_strips(index, width)) <= room:  # (drawn: its height may be an estimate)
             return
         k = self.line_with(index, text, width)
         if k is not None and k >= room:
-            self.scroll_to(y=self._starts[index] + k - 2, animate=False, immediate=True, force=True)
+            # Its height made exact first: measured on screen later, a block that starts above
+            # the view and grew moves the view down by as much (from a trial: the line gone to
+            # was one row above a view two rows high).
+            self.scroll_to(y=self._exact_top(index) + k - lead, animate=False, immediate=True, force=True)
 
     def line_with(self, index: int, text: str, width: int) -> int | None:
         """The first line of block ``index`` drawn at ``width`` that shows ``text`` (any case),
