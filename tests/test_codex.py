@@ -332,7 +332,7 @@ def test_a_question_to_the_user_is_shown_with_its_options_in_the_transcript_and_
 
     p = TextPrinter(out := io.StringIO(), io.StringIO())
     p.feed_lines(LineSplitter().feed(data))
-    assert "(at line 3: question: Which database? (Postgres / SQLite))" in out.getvalue(), out.getvalue()
+    assert "(at line 3: Question: Which database? (Postgres / SQLite))" in out.getvalue(), out.getvalue()
 
 
 FAILED_CODEX = START + j(type="turn.failed", error={"message": "The 'gpt-5-codex' model is not supported."})

@@ -565,7 +565,7 @@ def test_interaction_query_pairs_into_one_block(h, real):
     # (From a new user's trial.)  What it asked was shown nowhere: the questions and their
     # options, a line each, under the line its answer ends.
     head, *asked = queries[0].text.split("\n")
-    assert head.startswith("askQuestion: Payments feature clarification → rejected: Questions skipped")
+    assert head.startswith("Question: Payments feature clarification → rejected: Questions skipped")
     assert asked == [
         "What payment flow should the feature support? (One-time payments / Recurring subscriptions / "
         "Both one-time payments and subscriptions)",
@@ -1342,8 +1342,20 @@ def test_line_breaks_in_a_question_do_not_make_more_questions(h):
             + q("response", {"askQuestionInteractionResponse": {"result": {"rejected": {"reason": "skipped\nby user"}}}}))
     m, _, _ = h.model_of(data)
     (b,) = [b for b in m.sessions[0].blocks if b.kind == "query"]
-    assert b.text.split("\n") == ["askQuestion: Line one line two → rejected: skipped by user",
+    assert b.text.split("\n") == ["Question: Line one line two → rejected: skipped by user",
                                   "Multi line? (A B / C)", "(only options)"]
+
+
+def test_a_question_is_named_in_words_not_by_its_type(h):
+    """(From a trial.)  "? askQuestion: Payments feature clarification": the stream's type name."""
+    def q(qtype: str | None) -> bytes:
+        return orjson.dumps({"type": "interaction_query", "subtype": "request", "query_type": qtype,
+                             "query": {"id": 1, "x": {"args": {"title": "T"}}}, "session_id": "s"}) + b"\n"
+
+    m, _, _ = h.model_of(q("askQuestionInteractionQuery") + q("webSearchRequestQuery")
+                         + q("pickColorRequestQuery") + q(None))
+    assert [b.text for b in m.sessions[0].blocks if b.kind == "query"] == [
+        "Question: T", "Web search: T", "Pick color: T", "Query: T"]
 
 
 def test_a_delta_names_the_open_text_its_event_closed_in_its_own_run_only(h):

@@ -152,7 +152,7 @@ def test_text_mode_says_the_agents_words_before_the_question_they_lead_to_and_ea
     lines = out.splitlines()
     words = "I’m going to clarify the payments feature’s intended behavior"
     (said,) = [i for i, x in enumerate(lines) if words in x]  # (once: not again at the call, nor at the end)
-    asked = next(i for i, x in enumerate(lines) if x.startswith("(at line 46: askQuestion: Payments feature"))
+    asked = next(i for i, x in enumerate(lines) if x.startswith("(at line 46: Question: Payments feature"))
     call = next(i for i, x in enumerate(lines) if x.startswith("⊘ Ask Payments feature clarification"))
     assert said < asked < call, out
     assert lines[call].endswith("(rejected; Questions skipped by the user, continue with the information "
@@ -170,7 +170,7 @@ def test_text_mode_says_a_questions_answer_when_its_call_never_says_it(capsys, t
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 1, err
     said = out.splitlines()
-    answer = next(i for i, x in enumerate(said) if x.startswith("(at line 47: askQuestion: Payments feature clarification"
+    answer = next(i for i, x in enumerate(said) if x.startswith("(at line 47: Question: Payments feature clarification"
                                                                  " → rejected: Questions skipped by the user"))
     if lines == 48:
         assert said[answer + 1].startswith("◌ Ask Payments feature clarification (2 questions) (unfinished)"), out

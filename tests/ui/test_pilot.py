@@ -2301,6 +2301,21 @@ async def test_the_health_screen_of_a_file_still_loading_says_it_is_a_snapshot()
         assert "Every line parsed into a known event so far." in shown
 
 
+async def test_the_health_screen_counts_system_events_by_what_they_are():
+    """(From a trial.)  "Event types: system 6, assistant 3, …": hooks, the init, a permission
+    denied, thinking tokens, all "system"."""
+    from tests.conftest import real_capture
+
+    app = make_app(real_capture("maestro__03_tool_use_denied.ndjson", "claude"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        shown = " ".join(screen_rows(app).split())  # (wrapped: one line)
+        assert ("system 6 (thinking_tokens 2, hook_started 1, hook_response 1, init 1, permission_denied 1)"
+                in shown), shown
+
+
 async def test_the_health_screen_says_whose_stream_it_is():
 
     from tests.test_printer_cli import PARTLY_READ
@@ -5134,7 +5149,7 @@ async def test_the_transcript_shows_what_an_ask_question_asked(real):
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         rows = [r.strip("│ ") for r in screen_rows(app).splitlines()]
-        at = next(i for i, r in enumerate(rows) if "? askQuestion: Payments feature clarification" in r)
+        at = next(i for i, r in enumerate(rows) if "? Question: Payments feature clarification" in r)
         assert rows[at + 1].startswith("· What payment flow should the feature support? (One-time payments")
         assert rows[at + 2].startswith("· Which payment provider and environment should be used initially?")
 

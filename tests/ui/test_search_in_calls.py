@@ -108,7 +108,7 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
         look = app._search_calls
         assert not look.done and look.next == 1  # (one call looked in, in the key press)
         await pilot.press("k")  # (keys are taken meanwhile)
-        assert _notices(app)[0] == "No match for 'def line_total'"
+        assert _notices(app)[0] == "No match for 'def line_total' in the transcript; looking in the calls' detail…"
         while not look.done:
             await pilot.pause(0.01)
         await settle(pilot)
@@ -235,3 +235,14 @@ async def test_a_look_out_of_time_says_how_far_it_went(monkeypatch):
         assert 1 < look.next < len(app.session.tools) and not look.found
         assert _notices(app)[-1] == (f"'nowhere at all' is not in the transcript, nor in the detail of its first "
                                      f"{look.next} calls (of 18: the rest was not looked in)")
+        # In time: the look that said it was looking says it found nothing.
+        monkeypatch.setattr(app_module, "CALLS_TO_SEARCH_S", 30.0)
+        app.run_search("nowhere else")
+        look = app._search_calls
+        await pilot.pause()  # (under load the look may be over by then: the notice is said, not the last)
+        assert "No match for 'nowhere else' in the transcript; looking in the calls' detail…" in _notices(app)
+        while not look.done:
+            await pilot.pause(0.02)
+        await settle(pilot)
+        assert look.whole and not look.found
+        assert _notices(app)[-1] == "'nowhere else' is not in the transcript, nor in its calls' detail"

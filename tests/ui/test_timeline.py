@@ -262,6 +262,11 @@ async def test_y_in_a_calls_detail_copies_the_section_being_read():
         app.copy_out("a\nb", what="Output (exit 1)")  # (Codex's title: not "(exit 1) (2 lines)")
         await pilot.pause()
         assert list(app._notifications)[-1].message == "Copied Output (exit 1), 2 lines: a⏎b"
+        # (From a trial: a file of 73 lines, its last ending in a newline, as the detail counts
+        # them, was "74 lines" copied.)
+        app.copy_out("a\nb\n", what="x.py")
+        await pilot.pause()
+        assert list(app._notifications)[-1].message == "Copied x.py (2 lines): a⏎b⏎"
 
 
 async def test_y_on_the_blank_row_above_a_section_copies_that_section():

@@ -111,6 +111,8 @@ class ToolCompleted(Action):
 class Query(Action):
     phase: str = ""  # "request" / "response"
     query_type: str = ""
+    #: What it is, in words ("Question"): the transcript's line begins with it.
+    label: str = ""
     query_id: str = ""
     title: str = ""  # one-line description
     call_id: str = ""

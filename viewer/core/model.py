@@ -558,6 +558,8 @@ class StreamModel:
         self.unknown_events = 0  # unknown events and unknown content inside known ones
         self.unknown_types = 0  # events whose type the format does not know at all
         self.event_types: Counter[str] = Counter()
+        #: ... and the system events' subtypes (init, hooks, status: the health screen lists them).
+        self.system_subtypes: Counter[str] = Counter()
         self.events = 0
         self.lines_in_events = 0
         self.ended = False
@@ -590,6 +592,7 @@ class StreamModel:
         c.restarts = list(self.restarts)
         c._unplaced = list(self._unplaced)
         c.event_types = Counter(self.event_types)
+        c.system_subtypes = Counter(self.system_subtypes)
         c._current = c.sessions[self._current.index] if self._current is not None else None
         c.last_run = c.sessions[self.last_run.index] if self.last_run is not None else None
         return c
@@ -800,6 +803,8 @@ class StreamModel:
                 return Delta(Change.HEALTH | Change.HEADER, self._current.index if self._current else -1)
         action = self._interpret(ev) if ev.action is None else ev.action  # (a worker may have done it)
         self.event_types[ev.type or "(no type)"] += 1
+        if ev.type == "system":
+            self.system_subtypes[ev.subtype or "(no subtype)"] += 1
         is_init = type(action) is A.Init
         if is_init and action.turn:  # type: ignore[union-attr]
             action, is_init = self._next_turn(action)  # type: ignore[arg-type]
@@ -1282,7 +1287,7 @@ class StreamModel:
 
     def _query(self, s: Session, a: A.Query, ev: Event) -> Delta:
         self._close_open(s)
-        kind_name = a.query_type.removesuffix("InteractionQuery").removesuffix("RequestQuery") or "query"
+        kind_name = a.label or a.query_type or "Query"
         if a.phase == "response" and a.query_id in s._queries:
             bi = s._queries[a.query_id]
             b = s.blocks[bi]

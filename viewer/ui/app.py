@@ -1158,7 +1158,7 @@ class AgentViewerApp(App[int]):
                         severity="warning", timeout=6, markup=False)
             return
         self.copy_to_clipboard(clean(text))
-        lines = text.count("\n") + 1
+        lines = text.count("\n") + (not text.endswith("\n"))  # (a file's last newline ends a line: the detail's count)
         more = "" if lines < 2 else f", {lines:,} lines" if what.endswith(")") else f" ({lines:,} lines)"
         # (a section titled "Output (exit 1)": no "(exit 1) (17 lines)")
         # (Through the terminal, OSC 52: some terminals do not take it, or ask first.)
@@ -1422,18 +1422,23 @@ class AgentViewerApp(App[int]):
             self._look_in_calls(look)
             calls = look.found if look.done else []
             look.notice = _calls_named(calls, look.whole) if calls else ""
+            # Not done in the key press (a big run): said, and what it finds said when it is
+            # (from a trial: a bare "No match", then calls named 2 s later, read as wrong).
+            looking = not look.done
             where = " in this session" if self._search_elsewhere else ""
-            if calls:
+            if calls or looking:
                 where = " in this session's transcript" if where else " in the transcript"
             hint = where + self._search_elsewhere
             if in_thinking:  # (and the other sessions' matches too: they were left unsaid)
                 hint += " (it is in the hidden thinking: t shows it)"
             if calls:
                 hint += f"; {look.notice}"
+            elif looking:
+                hint += "; looking in the calls' detail…"
             # (a long query is shortened: 3,200 characters covered the screen; and said once
             # while it shows: n pressed again stacked the same notice)
-            self.notify_once(f"No match for {_quoted(query, 60)}{hint}", timeout=5 if calls else 3 if hint else 2,
-                             severity="warning")
+            self.notify_once(f"No match for {_quoted(query, 60)}{hint}",
+                             timeout=5 if calls or looking else 3 if hint else 2, severity="warning")
             self._place_calls_found(look)
             return
         self.action_search_next(1)
@@ -1462,6 +1467,9 @@ class AgentViewerApp(App[int]):
             total = len(look.session.tools)
             self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript, nor in the detail of its first "
                              f"{look.next:,} calls (of {total:,}: the rest was not looked in)", timeout=4)
+        elif look.slices > 1:  # (the search's notice said it was looking)
+            self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript, nor in its calls' detail",
+                             timeout=3)
 
     def _place_calls_found(self, look: _CallsSearch) -> None:
         """The calls found, on the transcript's border where a search's place is ("'total':

@@ -269,7 +269,7 @@ def _query(data: dict[str, Any]) -> A.Query:
         options = [o for o in (as_str(as_dict(o).get("label")) for o in as_list(q.get("options"))) if o]
         lines.append(f"{line} ({' / '.join(options)})" if options else line)
     title = first_line(lines[0]) if len(lines) == 1 else plural(len(lines), "question")
-    return A.Query(None, phase="request", query_type="question", query_id=as_str(data.get("id")), title=title,
+    return A.Query(None, phase="request", query_type="question", label="Question", query_id=as_str(data.get("id")), title=title,
                    call_id=as_str(data.get("call_id")), details="\n".join(lines) if len(lines) > 1 else "")
 
 

@@ -576,6 +576,15 @@ def _flat(text: str) -> str:
     return " ".join(text.split()) if "\n" in text or "\r" in text else text
 
 
+#: Interaction queries in words (others: their type's words, "fooBarRequestQuery" "Foo bar").
+QUERY_LABELS = {
+    "askQuestionInteractionQuery": "Question",
+    "webSearchRequestQuery": "Web search",
+    "createPlanRequestQuery": "Plan",
+    "switchModeRequestQuery": "Mode switch",
+}
+
+
 def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
     qtype = as_str(data.get("query_type"))
     body = as_dict(data.get("query")) if st == "request" else as_dict(data.get("response"))
@@ -599,6 +608,8 @@ def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
         sid,
         phase=st,
         query_type=qtype,
+        label=QUERY_LABELS.get(qtype)
+        or (_humanize_key(qtype.removesuffix("InteractionQuery").removesuffix("RequestQuery")) if qtype else ""),
         query_id=as_str(body.get("id")),
         title=title,
         call_id=as_str(inner.get("toolCallId")) or as_str(args.get("toolCallId")),  # (beside its args: [R])
