@@ -141,12 +141,12 @@ def check_accounting(recs, dec) -> None:
 
 def model_state(m) -> list:
     """Everything a view shows of a model, to compare two models."""
-    out = [m.events, m.lines_in_events, dict(m.event_types), m.malformed_lines, m.unknown_events,
-           m.mirrored, m.duplicates, m.ended]
+    out = [m.events, m.lines_in_events, dict(m.event_types), dict(m.system_subtypes), m.malformed_lines,
+           m.unknown_events, m.mirrored, m.duplicates, m.ended]
     for s in m.sessions:
         out.append((s.index, s.session_id, s.events, s.first_line, s.last_line, s.first_ms, s.last_ms,
                     s.first_arrival, s.last_arrival, s.said_anything, s.empty_deltas, s.state, s.ended,
-                    s.init_line, len(s.notices)))
+                    s.init_line, len(s.notices), s.after_restart))
         out.extend((b.kind, b.line, b.text, b.ref, b.open) for b in s.blocks)
         out.extend((t.call_id, t.status, t.label, t.target, t.detail, t.block, t.start_line, t.end_line,
                     t.start_arrival, t.end_arrival) for t in s.tools)

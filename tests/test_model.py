@@ -1353,9 +1353,9 @@ def test_a_question_is_named_in_words_not_by_its_type(h):
                              "query": {"id": 1, "x": {"args": {"title": "T"}}}, "session_id": "s"}) + b"\n"
 
     m, _, _ = h.model_of(q("askQuestionInteractionQuery") + q("webSearchRequestQuery")
-                         + q("pickColorRequestQuery") + q(None))
+                         + q("pickColorRequestQuery") + q("pick_colorRequestQuery") + q("InteractionQuery") + q(None))
     assert [b.text for b in m.sessions[0].blocks if b.kind == "query"] == [
-        "Question: T", "Web search: T", "Pick color: T", "Query: T"]
+        "Question: T", "Web search: T", "Pick color: T", "Pick color: T", "Query: T", "Query: T"]
 
 
 def test_a_delta_names_the_open_text_its_event_closed_in_its_own_run_only(h):

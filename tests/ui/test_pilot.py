@@ -5463,8 +5463,8 @@ async def test_a_narrow_header_keeps_the_counts_that_are_not_zero():
 async def test_a_search_stays_on_while_a_replay_steps_and_seeks():
     """(From a new-user trial.)  A step back or a seek of a paused replay took the search's
     place off the transcript's border and its mark off the block, while ``n`` still went on
-    with it.  It stays: on the block marked while that block is there, with the count of
-    blocks that have the words at that point."""
+    with it.  It stays: on the block marked while that block is there, with its place; else
+    the border says the search is on, and ``n`` searches the run as it is there."""
     app = make_replay_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(100, 30)) as pilot:
         app._seek(100)
@@ -5478,24 +5478,26 @@ async def test_a_search_stays_on_while_a_replay_steps_and_seeks():
         await settle(pilot)
         assert tr.highlight_block == marked and str(tr.border_subtitle) == label
         assert "▌" in _plain(app, tr)  # (the marked block's bar)
-        app._seek(3)  # back before the block: no mark, and the border says so
+        app._seek(app.replay.total)  # to the end, then on from the block marked
+        await settle(pilot)
+        hits = app._hits_in(app.session, "pytest")
+        assert tr.highlight_block == marked and len(hits) > 1
+        await pilot.press("n")
+        await settle(pilot)
+        assert tr.highlight_block == hits[hits.index(marked) + 1]
+        assert str(tr.border_subtitle).startswith(f"'pytest': block {hits.index(marked) + 2} of {len(hits)}")
+        app._seek(3)  # back before the block: no mark, and the border says the search is on
         await settle(pilot)
         assert tr.highlight_block == -1
-        assert str(tr.border_subtitle) == "'pytest': no block has it yet, n N", tr.border_subtitle
-        app._seek(app.replay.total)  # to the end: blocks have it, none marked
-        await settle(pilot)
-        hits = app._search_hits
-        assert len(hits) > 1 and tr.highlight_block == -1
-        assert str(tr.border_subtitle) == f"'pytest': {len(hits)} blocks have it, n N", tr.border_subtitle
-        await pilot.press("n")  # the first of them
-        await settle(pilot)
-        assert tr.highlight_block == hits[0]
-        assert str(tr.border_subtitle) == f"'pytest': block 1 of {len(hits)}, n N", tr.border_subtitle
-        app._seek(3)
-        await settle(pilot)
-        await pilot.press("n")  # none: n says so, as it did
+        assert str(tr.border_subtitle) == "'pytest': n N searches again", tr.border_subtitle
+        await pilot.press("n")  # none there: n says so, as it did
         await settle(pilot)
         assert "No match for 'pytest'" in " ".join(n.message for n in app._notifications)
+        app._seek(app.replay.total)
+        await settle(pilot)
+        await pilot.press("n")  # and at the end, the first
+        await settle(pilot)
+        assert tr.highlight_block == hits[0]
 
 
 async def test_each_search_match_is_in_view_in_a_transcript_two_rows_high():

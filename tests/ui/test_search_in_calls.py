@@ -113,8 +113,9 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
             await pilot.pause(0.01)
         await settle(pilot)
         assert look.slices == len(app.session.tools) and app.timeline.selected_index() == 16
-        assert _notices(app)[-1] == ("'def line_total' is not in the transcript; calls 5 and 14 have it in "
-                                     "their detail: n opens them")
+        # (the notice that said it was looking is gone: it stood beside the one that tells)
+        assert _notices(app) == ["'def line_total' is not in the transcript; calls 5 and 14 have it in "
+                                 "their detail: n opens them"]
         assert str(app.transcript.border_subtitle) == "'def line_total': in the detail of calls 5, 14, n N"
         await pilot.press("n")
         await settle(pilot)
@@ -237,12 +238,14 @@ async def test_a_look_out_of_time_says_how_far_it_went(monkeypatch):
                                      f"{look.next} calls (of 18: the rest was not looked in)")
         # In time: the look that said it was looking says it found nothing.
         monkeypatch.setattr(app_module, "CALLS_TO_SEARCH_S", 30.0)
+        monkeypatch.setattr(app_module, "CALLS_GAP_S", 0.1)  # (18 calls: 1.8 s, on a busy machine too)
         app.run_search("nowhere else")
         look = app._search_calls
-        await pilot.pause()  # (under load the look may be over by then: the notice is said, not the last)
-        assert "No match for 'nowhere else' in the transcript; looking in the calls' detail…" in _notices(app)
+        await pilot.pause()
+        assert _notices(app)[-1] == "No match for 'nowhere else' in the transcript; looking in the calls' detail…"
         while not look.done:
             await pilot.pause(0.02)
         await settle(pilot)
         assert look.whole and not look.found
-        assert _notices(app)[-1] == "'nowhere else' is not in the transcript, nor in its calls' detail"
+        assert _notices(app)[-1] == "'nowhere else' is not in the transcript, nor in any call's detail"
+        assert not [m for m in _notices(app) if "looking" in m]  # (it stood beside the one that tells)

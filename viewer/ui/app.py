@@ -91,6 +91,8 @@ DRAW_TO_SEARCH_S = 0.25
 #: the demo took 1 ms; with 20 ms, a search that found nothing in a 100k-event run took 107
 #: ms to the next frame, 53-94 ms before).
 CALLS_FIRST_S = 0.005
+#: The end of a no-match notice said while the calls are still looked in.
+LOOKING = "; looking in the calls' detail…"
 CALLS_FIRST_BYTES = 64 << 10
 CALLS_SLICE_S = 0.02
 CALLS_GAP_S = 0.02
@@ -290,6 +292,7 @@ class AgentViewerApp(App[int]):
         self._search_calls: _CallsSearch | None = None
         self._hits_kept: dict[tuple[int, str, bool], tuple[tuple[int, int, bool], list[int]]] = {}  # (see _hits_in)
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
+        self._search_label = ""  # what the transcript's border last said of the search
         self._search_pos = -1
         self._quit_asked_at = -QUIT_CONFIRM * 2  # (see action_quit)
         #: Why a quit's exit status is not 0, said on stderr once the screen is given back.
@@ -840,29 +843,32 @@ class AgentViewerApp(App[int]):
 
     def search_kept(self) -> None:
         """A replay moved with a search on (from a trial: the border lost it and the block its
-        mark, while ``n`` went on with it): the block marked keeps its mark while it is there
-        (an earlier state's blocks are the first of a later one's), and the border says where
-        the search is at this point."""
+        mark, while ``n`` went on with it).  The block marked keeps its mark while it is there
+        and still has the words (an earlier state's blocks are the first of a later one's), and
+        the border its place; else the border says the search is still on.  Only that block is
+        looked at: a seek is a key held down, and the whole run searched again at each step
+        took a quarter of a second for some words (see _markdown_has); ``n`` searches it."""
         query, tr, s = self.timeline.search, self.transcript, self.session
         if not query or s is None:
             return
-        q = fold(query)
-        hits = self._search_hits = self._find_hits(s, q)
-        self._search_elsewhere = self._elsewhere(s, q)
+        self._search_seen = (0, 0, False)  # (n searches the run as it is now)
         at = tr.highlight_block
-        pos = bisect_left(hits, at)
-        if at >= 0 and pos < len(hits) and hits[pos] == at:
-            self._search_pos = pos
-            where = f"block {pos + 1:,} of {len(hits):,}"
+        if 0 <= at < len(s.blocks) and self._look_in(s, fold(query), [at]):
+            if not str(tr.border_subtitle):  # (a new state of the run on show cleared it)
+                self._search_place(self._search_label)
+            if not self._search_hits:  # (and its hits: n goes on from the block marked)
+                self._search_hits, self._search_pos = [at], 0
+            return
+        if at >= 0:
+            tr.highlight_block, tr.highlight_query = -1, ""
+            if at < len(s.blocks):
+                tr.update_blocks({at})
+        self._search_pos = -1
+        look = self._search_calls
+        if look is not None and look.session is s and look.done and look.found:
+            self._place_calls_found(look)  # (a step on in place: the calls it named have it still)
         else:
-            self._search_pos = -1
-            if at >= 0:
-                tr.highlight_block, tr.highlight_query = -1, ""
-                if at < len(s.blocks):
-                    tr.update_blocks({at})
-            n = len(hits)
-            where = f"{n:,} block{'s have' if n > 1 else ' has'} it" if n else "no block has it yet"
-        self._search_place(f"{_quoted(query, 40)}: {where}, n N{self._search_elsewhere}")
+            self._search_place(f"{_quoted(query, 40)}: n N searches again")
 
     def action_session(self, step: int) -> None:
         n = len(self.model.sessions)
@@ -1434,7 +1440,7 @@ class AgentViewerApp(App[int]):
             if calls:
                 hint += f"; {look.notice}"
             elif looking:
-                hint += "; looking in the calls' detail…"
+                hint += LOOKING
             # (a long query is shortened: 3,200 characters covered the screen; and said once
             # while it shows: n pressed again stacked the same notice)
             self.notify_once(f"No match for {_quoted(query, 60)}{hint}",
@@ -1459,7 +1465,11 @@ class AgentViewerApp(App[int]):
             look.done = True
         if not look.done:
             self.set_timer(CALLS_GAP_S, lambda: self._look_in_calls(look))
-        elif look.found and look.slices > 1:  # (after the first: the search's notice is out)
+            return
+        if look.slices > 1:  # (the search's notice said it was looking: it is over)
+            for n in [n for n in self._notifications if str(n.message).endswith(LOOKING)]:
+                self._unnotify(n)
+        if look.found and look.slices > 1:  # (after the first: the search's notice is out)
             look.notice = f"{_quoted(look.query, 60)} is not in the transcript; {_calls_named(look.found, look.whole)}"
             self.notify_once(look.notice, timeout=5, severity="warning")
             self._place_calls_found(look)
@@ -1468,7 +1478,7 @@ class AgentViewerApp(App[int]):
             self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript, nor in the detail of its first "
                              f"{look.next:,} calls (of {total:,}: the rest was not looked in)", timeout=4)
         elif look.slices > 1:  # (the search's notice said it was looking)
-            self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript, nor in its calls' detail",
+            self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript, nor in any call's detail",
                              timeout=3)
 
     def _place_calls_found(self, look: _CallsSearch) -> None:
@@ -1603,10 +1613,12 @@ class AgentViewerApp(App[int]):
         self._hits_kept[key] = (state, hits)
         return hits
 
-    def _look_in(self, s: Session, q: str) -> list[int]:
+    def _look_in(self, s: Session, q: str, only: list[int] | None = None) -> list[int]:
+        """Blocks of ``s`` (``only`` these) that ``q`` (folded) is found in."""
         hits = []
         draw_until = time.perf_counter() + DRAW_TO_SEARCH_S  # (see _markdown_has)
-        for i, b in enumerate(s.blocks):
+        for i in range(len(s.blocks)) if only is None else only:
+            b = s.blocks[i]
             if b.kind == "tool":
                 t = s.tools[b.ref]
                 shown = call_target(t, s, self.model.format_of(s).TARGET_FORMS)
@@ -1689,6 +1701,8 @@ class AgentViewerApp(App[int]):
     def _search_place(self, text: str) -> None:
         """Where the transcript's search is, on its bottom border ("" clears it)."""
         self.transcript.border_subtitle = Content(text)
+        if text:
+            self._search_label = text
 
     # -- command palette ----------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

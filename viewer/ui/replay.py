@@ -195,7 +195,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         if done < of or p.reading is not None:
             more = f" read so far ({int(p.reading * 100)}% of the file)" if p.reading is not None else ""
             loading = (f"The replay is at event {done:,} of the {of:,}{more}: this is what was played "
-                       "so far (End plays to the end).")
+                       "so far (Esc, then End plays to the end).")
         return model, blank, loading
 
     def blank_lines(self) -> int:
@@ -386,6 +386,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             self._show_unplaced()
         if not (same and picked >= 0 and tl.select_tool(picked)):
             tl.action_last()
+        self.search_kept()  # (Space playing again from the start, too: not only a seek's key)
         self.bar.refresh()
 
     # -- controls ------------------------------------------------------------------------------
@@ -540,6 +541,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
             return
         if s.index != self.view_index:
             self.show_session(s.index)
+            self.search_kept()  # (another run: its border says the search is on)
         tl = self.timeline
         for t in reversed(s.tools):
             if line in (t.start_line, t.end_line):

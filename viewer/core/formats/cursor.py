@@ -585,6 +585,12 @@ QUERY_LABELS = {
 }
 
 
+def _query_label(qtype: str) -> str:
+    """An interaction query's type in words: "pickColorRequestQuery" "Pick color"."""
+    name = qtype.removesuffix("InteractionQuery").removesuffix("RequestQuery").replace("_", " ")
+    return _humanize_key(name) if name.strip() else "Query"
+
+
 def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
     qtype = as_str(data.get("query_type"))
     body = as_dict(data.get("query")) if st == "request" else as_dict(data.get("response"))
@@ -608,8 +614,7 @@ def _query(data: dict[str, Any], sid: str | None, st: str) -> A.Query:
         sid,
         phase=st,
         query_type=qtype,
-        label=QUERY_LABELS.get(qtype)
-        or (_humanize_key(qtype.removesuffix("InteractionQuery").removesuffix("RequestQuery")) if qtype else ""),
+        label=QUERY_LABELS.get(qtype) or _query_label(qtype),
         query_id=as_str(body.get("id")),
         title=title,
         call_id=as_str(inner.get("toolCallId")) or as_str(args.get("toolCallId")),  # (beside its args: [R])
