@@ -726,3 +726,25 @@ def test_a_refusal_of_a_call_is_said_by_the_call_once(h):
     # One that names no call is shown, by its fields.
     m, _, _ = h.model_of(init() + j(type="system", subtype="permission_denied", tool_name="Write", message=said))
     assert [b.kind for b in m.sessions[0].blocks][:1] == ["notice"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_result_alone_is_read_as_claude_codes(tmp_path, capsys, fmt):
+    """``claude -p --output-format json`` writes its result alone: it was read as Cursor's (the
+    heading said "Cursor", and its cost and tokens were lost, its json had Cursor's keys)."""
+    from tests.conftest import real_capture
+    from viewer.cli import main
+
+    data = real_capture("maestro__03_tool_use_denied.ndjson", "claude")
+    (line,) = [x for x in data.splitlines(keepends=True) if b'"type":"result"' in x]
+    p = tmp_path / "result.json"
+    p.write_bytes(line)
+    with pytest.raises(SystemExit) as end:
+        main(["--print", "--output-format", fmt, str(p)])
+    assert end.value.code == 0
+    out = capsys.readouterr().out
+    if fmt == "text":
+        assert out.startswith("Claude Code · session ec3b854f")
+        assert out.rstrip().endswith("· $0.0746")
+    else:
+        assert orjson.loads(out) == orjson.loads(line)  # (as the CLI wrote it: no Cursor key added)

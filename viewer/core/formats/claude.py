@@ -78,12 +78,14 @@ _NOTICE_SKIP = frozenset(("uuid", "parent_tool_use_id", "hook_id", "tool_use_id"
 def claims(data: dict[str, Any]) -> bool:
     """Whether the event, by its shape, is Claude Code's (and not Cursor's, which looks alike):
     its init's fields, a ``system`` subtype or an event type of its own, a message part or a
-    message object of the API's."""
+    message object of the API's, a result's cost or turns."""
     t = data.get("type")
     if type(t) is not str:
         return False
     if t in ("stream_event", "rate_limit_event"):
         return True
+    if t == "result":  # (alone: ``claude -p --output-format json``, read as Cursor's, lost its cost)
+        return "total_cost_usd" in data or "num_turns" in data or "modelUsage" in data
     if t == "system":
         st = data.get("subtype")
         if st == "init":
