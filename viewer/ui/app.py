@@ -91,14 +91,15 @@ DRAW_TO_SEARCH_S = 0.25
 #: the demo took 1 ms; with 20 ms, a search that found nothing in a 100k-event run took 107
 #: ms to the next frame, 53-94 ms before).
 CALLS_FIRST_S = 0.005
-#: The end of a no-match notice said while the calls are still looked in.
-LOOKING = "; looking in the calls' detail…"
 CALLS_FIRST_BYTES = 64 << 10
 CALLS_SLICE_S = 0.02
 CALLS_GAP_S = 0.02
 CALLS_TO_SEARCH_S = 3.0
 CALLS_FOUND_MOST = 50
 CALLS_BIG_BYTES = 1 << 20
+#: The end of a no-match notice said while the calls are still looked in (when the first
+#: slice did not end the look): the notice goes when the look ends, and its end is said.
+LOOKING = "; looking in the calls' detail…"
 #: After SIGTERM, SIGINT or SIGHUP the app exits cleanly (terminal restored) within this many
 #: seconds, or the process ends regardless (see ``_install_signal_handlers``).
 EXIT_GRACE = 3.0

@@ -189,14 +189,14 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
     def _health_state(self) -> tuple[StreamModel, int, str]:
         """The health screen counts what is played (from a trial: at event 36 of 88 it read "36
         events · Every line parsed into a known event." as if of the whole file): so it says."""
-        model, blank, loading = super()._health_state()
+        model, blank, reading = super()._health_state()
         p = self.replay.progress()
         done, of = (p.position, p.total) if p.events is None else (p.events, p.event_total)
         if done < of or p.reading is not None:
             more = f" read so far ({int(p.reading * 100)}% of the file)" if p.reading is not None else ""
-            loading = (f"The replay is at event {done:,} of the {of:,}{more}: this is what was played "
+            reading = (f"The replay is at event {done:,} of the {of:,}{more}: this is what was played "
                        "so far (Esc, then End plays to the end).")
-        return model, blank, loading
+        return model, blank, reading
 
     def blank_lines(self) -> int:
         """The blank lines among those played (h said a file's 7 blank lines at its start, from
