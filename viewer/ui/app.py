@@ -293,7 +293,6 @@ class AgentViewerApp(App[int]):
         self._search_calls: _CallsSearch | None = None
         self._hits_kept: dict[tuple[int, str, bool], tuple[tuple[int, int, bool], list[int]]] = {}  # (see _hits_in)
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
-        self._search_label = ""  # what the transcript's border last said of the search
         self._search_pos = -1
         self._quit_asked_at = -QUIT_CONFIRM * 2  # (see action_quit)
         #: Why a quit's exit status is not 0, said on stderr once the screen is given back.
@@ -831,14 +830,14 @@ class AgentViewerApp(App[int]):
         self.header.session = s
         self._sync_forms()
         if same_run:
-            self.transcript.replace_session(s)
+            self.transcript.replace_session(s)  # (the search's mark and place: see search_kept)
         else:
             # The hit marked was a block of the run left (its number marked another block here).
             self.transcript.highlight_block, self.transcript.highlight_query = -1, ""
             self.transcript.set_session(s)
+            self._search_place("")
         self.timeline.set_session(s)
         self._search_hits = []
-        self._search_place("")
         self._show_detail()
         self.header.refresh()
 
@@ -855,15 +854,10 @@ class AgentViewerApp(App[int]):
         self._search_seen = (0, 0, False)  # (n searches the run as it is now)
         at = tr.highlight_block
         if 0 <= at < len(s.blocks) and self._look_in(s, fold(query), [at]):
-            if not str(tr.border_subtitle):  # (a new state of the run on show cleared it)
-                self._search_place(self._search_label)
             if not self._search_hits:  # (and its hits: n goes on from the block marked)
                 self._search_hits, self._search_pos = [at], 0
             return
-        if at >= 0:
-            tr.highlight_block, tr.highlight_query = -1, ""
-            if at < len(s.blocks):
-                tr.update_blocks({at})
+        self._unmark_search_hit()
         self._search_pos = -1
         look = self._search_calls
         if look is not None and look.session is s and look.done and look.found:
@@ -1468,8 +1462,7 @@ class AgentViewerApp(App[int]):
             self.set_timer(CALLS_GAP_S, lambda: self._look_in_calls(look))
             return
         if look.slices > 1:  # (the search's notice said it was looking: it is over)
-            for n in [n for n in self._notifications if str(n.message).endswith(LOOKING)]:
-                self._unnotify(n)
+            self._take_back(LOOKING)
         if look.found and look.slices > 1:  # (after the first: the search's notice is out)
             look.notice = f"{_quoted(look.query, 60)} is not in the transcript; {_calls_named(look.found, look.whole)}"
             self.notify_once(look.notice, timeout=5, severity="warning")
@@ -1481,6 +1474,11 @@ class AgentViewerApp(App[int]):
         elif look.slices > 1:  # (the search's notice said it was looking)
             self.notify_once(f"{_quoted(look.query, 60)} is not in the transcript, nor in any call's detail",
                              timeout=3)
+
+    def _take_back(self, ending: str) -> None:
+        """The notices on screen that end with ``ending`` go (none when it is "")."""
+        for n in [n for n in self._notifications if ending and str(n.message).endswith(ending)]:
+            self._unnotify(n)
 
     def _place_calls_found(self, look: _CallsSearch) -> None:
         """The calls found, on the transcript's border where a search's place is ("'total':
@@ -1542,8 +1540,7 @@ class AgentViewerApp(App[int]):
         if self.timeline.select_tool(i):
             self.timeline.follow = False
         # (Said: the notice covered the view's border, where its matches are counted.)
-        for n in [n for n in self._notifications if str(n.message).endswith(look.notice) and look.notice]:
-            self._unnotify(n)
+        self._take_back(look.notice)
         self._open_full_screen(s, i, query=self.timeline.search)
         return True
 
@@ -1702,8 +1699,6 @@ class AgentViewerApp(App[int]):
     def _search_place(self, text: str) -> None:
         """Where the transcript's search is, on its bottom border ("" clears it)."""
         self.transcript.border_subtitle = Content(text)
-        if text:
-            self._search_label = text
 
     # -- command palette ----------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -1734,11 +1729,9 @@ class AgentViewerApp(App[int]):
                             "match, as written (y in the transcript)", self.transcript.action_copy_message)
         yield SystemCommand("Clear filters", "Show every tool call", self.action_clear_filters)
         for status in self._statuses():
-            yield SystemCommand(
-                f"Filter: {STATUS_COMMANDS.get(status, (f'{status} calls', ''))[0]}",
-                f"Only the tool calls that {STATUS_COMMANDS.get(status, ('', f'are {status}'))[1]}",
-                lambda st=status: self._set_status_filter(st),
-            )
+            words, did = STATUS_COMMANDS.get(status, (f"{status} calls", f"are {status}"))
+            yield SystemCommand(f"Filter: {words}", f"Only the tool calls that {did}",
+                                lambda st=status: self._set_status_filter(st))
         for kind in self._kinds():
             name = markup_literal(one_line(f"{kind_name(self.session, kind)} ({kind})", 80))
             yield SystemCommand(

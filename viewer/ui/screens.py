@@ -203,12 +203,14 @@ class HealthScreen(_ScrollingModal):
                     f"line n + {m.restarts[-1]:,} here.", style="cyan"))
             if m.event_types:
                 types = Text("Event types: ", style="dim")
-                subs = m.system_subtypes  # (from a trial: "system 6", of hooks, an init, a status…)
-                types.append(", ".join(
-                    f"{one_line(k, 40)} {v:,}" + (
-                        " (" + ", ".join(f"{one_line(x, 40)} {n:,}" for x, n in subs.most_common(12))
-                        + (", …" if len(subs) > 12 else "") + ")" if k == "system" and subs else "")
-                    for k, v in m.event_types.most_common()))
+                said = []
+                for k, v in m.event_types.most_common():
+                    said.append(f"{one_line(k, 40)} {v:,}")
+                    subs = m.system_subtypes  # (from a trial: "system 6", of hooks, an init, a status…)
+                    if k == "system" and subs:
+                        each = ", ".join(f"{one_line(x, 40)} {n:,}" for x, n in subs.most_common(12))
+                        said[-1] += f" ({each}{', …' if len(subs) > 12 else ''})"
+                types.append(", ".join(said))
                 yield Static(types)
             own = f"{m.format.AGENT} stream-json"
             if m.other_agent or m.foreign:
