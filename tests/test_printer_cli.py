@@ -191,7 +191,31 @@ def test_text_mode_says_text_cut_by_a_notice_once_and_whole(capsys, tmp_path):
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 0, err
     assert out.count("Hello") == 1 and "Hello there, world." in out.splitlines(), out
-    assert "(at line 4: retry/starting: attempt=1)" in out.splitlines(), out
+    assert "(at line 4: retry/starting: attempt 1)" in out.splitlines(), out
+
+
+def test_text_mode_says_cursors_retries_and_reconnections_in_words(tmp_path, capsys):
+    """The CLI reconnecting after the model's stream dropped reads as what happened; a field
+    the words do not say is still shown, and a shape not known reads as its fields."""
+    p = tmp_path / "retries.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID)
+                  + j(type="retry", subtype="starting", attempt=2, is_resume=True, session_id=SID)
+                  + j(type="retry", subtype="resuming", attempt=2, checkpoint_turn_count=3, session_id=SID)
+                  + j(type="connection", subtype="reconnecting", attempt=1, endpoint_url="https://api2.cursor.sh",
+                      session_id=SID)
+                  + j(type="connection", subtype="reconnected", attempt=1, endpoint_url="https://api2.cursor.sh",
+                      region="eu", session_id=SID)
+                  + j(type="retry", subtype="starting", attempt="two", session_id=SID)
+                  + j(type="result", subtype="success", is_error=False, session_id=SID))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0, err
+    lines = out.splitlines()
+    for said in ("(at line 2: retry/starting: attempt 2, resuming the conversation)",
+                 "(at line 3: retry/resuming: attempt 2, from a checkpoint of 3 turns)",
+                 "(at line 4: connection/reconnecting: attempt 1, to https://api2.cursor.sh)",
+                 "(at line 5: connection/reconnected: attempt 1, with https://api2.cursor.sh · region=eu)",
+                 "(at line 6: retry/starting: attempt=two)"):
+        assert said in lines, out
 
 
 def test_text_mode_says_what_the_agent_said_before_each_call(capsys, tmp_path):

@@ -3931,7 +3931,7 @@ async def test_a_notice_looks_like_a_retry_only_when_it_is_one():
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         rows = [r.strip("│ ") for r in _plain(app, app.transcript).splitlines()]
-        assert any(r.startswith("↻ retry/starting: attempt=1") for r in rows), rows
+        assert any(r.startswith("↻ retry/starting: attempt 1") for r in rows), rows
         assert any(r.startswith("· system/hook_started: hook=pre") for r in rows), rows
 
 

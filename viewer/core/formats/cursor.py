@@ -456,6 +456,43 @@ def _sid_and_time(data: dict[str, Any]) -> tuple[str | None, int | None]:
     return sid, ts
 
 
+def _reconnect_words(data: dict[str, Any], t: str, st: str) -> tuple[str, tuple[str, ...]]:
+    """Cursor's retry and connection events (the CLI reconnecting after the model's stream
+    dropped) in words, and the keys they say; ("", ()) for another event, or when none of
+    the keys is there as expected."""
+    words: list[str] = []
+    said: list[str] = []
+
+    def say(key: str, ok: bool, text: str) -> None:
+        if ok:
+            words.append(text)
+            said.append(key)
+
+    attempt = data.get("attempt")
+    say("attempt", type(attempt) is int, f"attempt {attempt}")
+    if t == "retry" and st == "starting":
+        say("is_resume", data.get("is_resume") is True, "resuming the conversation")
+    elif t == "retry" and st == "resuming":
+        turns = data.get("checkpoint_turn_count")
+        say("checkpoint_turn_count", type(turns) is int, f"from a checkpoint of {turns} turn{'' if turns == 1 else 's'}")
+    elif t == "connection" and st in ("reconnecting", "reconnected"):
+        url = data.get("endpoint_url")  # (a long one stays a field, cut as fields are)
+        say("endpoint_url", type(url) is str and 0 < len(url) <= 300, f"{'to' if st == 'reconnecting' else 'with'} {url}")
+    else:
+        return "", ()
+    return ", ".join(words), tuple(said)
+
+
+def _notice_text(data: dict[str, Any], t: str, st: str) -> str:
+    """A notice's text: words for the events Cursor's CLI is known to write, then any field
+    they do not say (as fields); else the event's fields."""
+    words, said = _reconnect_words(data, t, st) if t in ("retry", "connection") else ("", ())
+    if not words:
+        return notice_text(data)
+    rest = notice_text({k: v for k, v in data.items() if k not in said})
+    return f"{words} · {rest}" if rest else words
+
+
 def interpret(ev: Event) -> A.Action:
     data = ev.data
     t = ev.type
@@ -514,7 +551,7 @@ def interpret(ev: Event) -> A.Action:
             tokens=_tokens(data.get("usage")),
         )
     else:
-        a = A.Notice(sid, t, st, notice_text(data), known=t in KNOWN_TYPES)
+        a = A.Notice(sid, t, st, _notice_text(data, t, st), known=t in KNOWN_TYPES)
     a.time_ms = ts
     return a
 
