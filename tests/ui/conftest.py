@@ -72,6 +72,8 @@ async def settle(pilot, timeout: float = 10.0) -> None:
 @pytest.fixture(autouse=True)
 def _no_animations(monkeypatch):
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+    # (Run inside tmux, a copy's notice says what tmux's set-clipboard is: see the test of it.)
+    monkeypatch.delenv("TMUX", raising=False)
 
 
 @pytest.fixture(autouse=True)

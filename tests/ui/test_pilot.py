@@ -2104,6 +2104,27 @@ async def test_a_maximized_pane_says_how_to_restore_the_layout():
         assert app.screen.maximized is None
 
 
+async def test_each_pane_maximized_fills_the_screen_with_its_borders():
+    """(From a trial.)  The transcript maximized was five screens wide (its share of the row,
+    5fr, alone in the maximized view): no right border, its lines cut at the screen's edge."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        for pane in (app.transcript, app.timeline, app.detail):
+            pane.focus()
+            await pilot.pause()
+            app.screen.action_maximize()
+            await settle(pilot)
+            assert app.screen.maximized is pane
+            assert pane.region.width == 120, (pane.id, pane.region)
+            rows = screen_rows(app).splitlines()
+            assert rows[0].startswith("╭") and rows[0].endswith("╮"), rows[0]
+            assert rows[5].endswith("│"), rows[5]
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.screen.maximized is None
+
+
 async def test_the_transcript_title_says_whether_it_follows():
     """Scrolling up stops the transcript following new text; its title says so, as the tool
     list's does, and f (or End) brings it back."""
@@ -2615,7 +2636,7 @@ async def test_the_full_screen_detail_steps_through_the_calls_the_filter_shows()
         await pilot.press("right_square_bracket", "right_square_bracket")
         await pilot.pause()
         assert zoom.tool.index == rows[2]
-        assert f"(3 of the {len(rows)} the filter shows)" in zoom.border_subtitle
+        assert f"(3 of {len(rows)} shown by the filter)" in zoom.border_subtitle
         app.notify("The file was truncated or replaced", timeout=10)  # someone else's notice
         await pilot.press("right_square_bracket", "right_square_bracket", "right_square_bracket")
         await pilot.pause()
@@ -4540,7 +4561,7 @@ async def test_a_live_source_with_no_event_yet_says_what_it_waits_on_and_for_how
             assert "waiting for events" in top() and "on standard input" in top() and "·" not in top(), top()
             now[0] += 35
             await pilot.pause(0.3)  # (a few frames: the header is drawn again every third)
-            assert "waiting for events  on standard input · 35 s" in top(), top()
+            assert "waiting for events on standard input · 35 s" in top(), top()
             os.write(write, b"".join(sample("demo_session.ndjson").splitlines(keepends=True)[:3]))
             for _ in range(50):
                 await pilot.pause(0.05)

@@ -67,10 +67,58 @@ async def test_n_opens_each_call_whose_detail_has_it_in_turn():
             await pilot.press("escape")
             await settle(pilot)
         assert opened == [5, 14, 5]
-        assert str(app.transcript.border_subtitle) == "'def line_total': in the detail of calls 5, 14, n N"
+        assert str(app.transcript.border_subtitle) == "'def line_total': in the detail of calls 5 and 14, n N"
         await pilot.press("N")  # (back, from call 5: the last one)
         await settle(pilot)
         assert app.screen.query_one(DetailView).tool.index + 1 == 14
+
+
+async def test_n_in_a_found_call_goes_on_to_the_next_found_call_past_its_last_match():
+    """(From a trial: n stopped in the first call opened, "1 of 1 (from the top)" again and
+    again; the other call named was reached only by Esc, then n.)"""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await _search(app, pilot, "def line_total")
+        await pilot.press("n")
+        await settle(pilot)
+        view = app.screen.query_one(DetailView)
+        first = len(view.hits)
+        assert view.tool.index + 1 == 5 and view.hit_pos == 0
+        for _ in range(first - 1):  # this call's own matches first
+            await pilot.press("n")
+            await settle(pilot)
+        assert view.tool.index + 1 == 5 and view.hit_pos == first - 1
+        await pilot.press("n")
+        await settle(pilot)
+        assert view.tool.index + 1 == 14 and view.hits and view.hit_pos == 0
+        sub = str(view.border_subtitle)
+        assert sub.startswith("call 14 of ") and "'def line_total': 1 of " in sub and "from the top" not in sub, sub
+        rows = [view.render_line(y).text for y in range(view.size.height)]
+        assert any("def line_total" in row for row in rows), rows  # (at the match)
+        await pilot.press("N")  # back: the last match of call 5
+        await settle(pilot)
+        assert view.tool.index + 1 == 5 and view.hit_pos == first - 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.timeline.selected_index() + 1 == 5  # the list is on the call left open
+        await pilot.press("n")  # and the panes' n goes on from it
+        await settle(pilot)
+        assert app.screen.query_one(DetailView).tool.index + 1 == 14
+
+
+async def test_n_in_the_only_call_found_starts_over_in_it():
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await _search(app, pilot, "AssertionError")
+        await pilot.press("n")
+        await settle(pilot)
+        view = app.screen.query_one(DetailView)
+        for _ in range(len(view.hits)):
+            await pilot.press("n")
+            await settle(pilot)
+        assert view.tool.index == 3 and view.hit_pos == 0 and "(from the top)" in str(view.border_subtitle)
 
 
 async def test_what_the_detail_would_not_find_is_not_named_and_escaped_json_is_read():
@@ -116,7 +164,7 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
         # (the notice that said it was looking is gone: it stood beside the one that tells)
         assert _notices(app) == ["'def line_total' is not in the transcript; calls 5 and 14 have it in "
                                  "their detail: n opens them"]
-        assert str(app.transcript.border_subtitle) == "'def line_total': in the detail of calls 5, 14, n N"
+        assert str(app.transcript.border_subtitle) == "'def line_total': in the detail of calls 5 and 14, n N"
         await pilot.press("n")
         await settle(pilot)
         assert app.screen.query_one(DetailView).tool.index + 1 == 5

@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -33,7 +34,7 @@ from viewer.core.feed import Feed
 from viewer.core.formats import agents_read, get_format
 from viewer.core.model import Change, Session, StreamModel, ref_span
 from viewer.core.record import timing_path
-from viewer.core.sanitize import clean, one_line
+from viewer.core.sanitize import clean, one_line, uncoloured
 from viewer.ui.launch import THEME_ENV
 from viewer.ui.render import (
     LIGHT_ANSI,
@@ -74,6 +75,9 @@ LOAD_DETAIL_EVERY = 2.0
 _now = time.perf_counter  # the clock of those waits, and of QUIT_CONFIRM's (tests replace it)
 #: The most characters y copies (see copy_out).
 COPY_MAX = 1 << 20
+#: y again in a call's detail within this many seconds, the view unmoved, copies its next
+#: section (a call that fits in the view could not be scrolled to its output).
+COPY_AGAIN_S = 8.0
 #: Seconds a second q has to quit a piped run still going (see action_quit).
 QUIT_CONFIRM = 5.0
 #: Runs' search hits kept (see _hits_in) before they are all let go.
@@ -190,6 +194,19 @@ def _calls_named(calls: list[int], whole: bool) -> str:
     return f"calls {', '.join(nums[:2])} and {rest} have it in their detail: n opens them"
 
 
+def tmux_set_clipboard() -> str:
+    """tmux's ``set-clipboard`` option, when this runs inside tmux ("" outside it, or when
+    tmux does not answer)."""
+    if not os.environ.get("TMUX"):
+        return ""
+    try:
+        done = subprocess.run(["tmux", "show-options", "-sv", "set-clipboard"], capture_output=True, text=True,
+                              timeout=1, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 def _quoted(query: str, width: int) -> str:
     r"""A search's query as typed, in quotes, on one line (shortened to ``width``): repr() showed
     ``round\\(`` for ``round\(``, and switched quotes for "it's"."""
@@ -274,6 +291,9 @@ class AgentViewerApp(App[int]):
         self.feed = feed
         self.recorder = recorder  # --save: reported here if writing fails
         self._save_error_shown = False
+        #: The last y in a call's detail: ((view, call, where it was), which section, when).
+        self._tmux_clipboard: str | None = None  # (see _clipboard_caveat)
+        self._copied: tuple[tuple, int, float] | None = None
         self.clock = clock or time.monotonic
         # (In the format the feed's start was found in, if it was: see launch; the model goes on
         # telling it from the first events.)
@@ -1043,7 +1063,8 @@ class AgentViewerApp(App[int]):
         else:
             self.notify_once("No call is selected.", timeout=3)
 
-    def _open_full_screen(self, s: Session, index: int, search: bool = False, query: str = "") -> None:
+    def _open_full_screen(self, s: Session, index: int, search: bool = False, query: str = "",
+                          next_found: Callable[[int, int], int | None] | None = None) -> None:
         def closed(shown: int | None) -> None:
             if screen.raw != self.detail.raw:  # r there: the pane shows the call the same way
                 self.action_toggle_raw()
@@ -1056,7 +1077,8 @@ class AgentViewerApp(App[int]):
 
         timeline = self.timeline
         screen = DetailScreen(s, s.tools[index], self.load_event, self.model.format_of(s).tool_sections,
-                              raw=self.detail.raw, shown=lambda: timeline.rows, search=search, query=query)
+                              raw=self.detail.raw, shown=lambda: timeline.rows, search=search, query=query,
+                              next_found=next_found)
         self.push_screen(screen, closed)
 
     def on_detail_view_reading(self, message: DetailView.Reading) -> None:
@@ -1122,21 +1144,32 @@ class AgentViewerApp(App[int]):
         if s is None or idx < 0:
             self._nothing_to_open("copy")
             return
-        if self.focused is self.detail and self.copy_section(self.detail):
-            return
-        self.copy_call(s, idx)
+        if self.focused is self.detail:
+            self.copy_section(self.detail, s, idx)
+        else:
+            self.copy_call(s, idx)
 
-    def copy_section(self, view: DetailView) -> bool:
+    def copy_section(self, view: DetailView, s: Session, index: int) -> None:
         """y in a call's detail: the section being read (its output, a file's contents, the
-        search match's), whole, as the stream gave it; whether there was one (at the call's
-        facts, above its sections, y copies its command, as in the tool list)."""
-        sec = view.section_in_view()
-        if sec is None:
-            return False
-        self.copy_out(sec.body, what=one_line(sec.title, 60))
-        return True
+        search match's), whole, as the stream gave it; at the call's facts, above its sections,
+        its command, as in the tool list.  y again, the view unmoved, copies the next section
+        (round to the command): a call that fits in the view cannot be scrolled to its output."""
+        secs = view.sections()
+        at = view.section_in_view()
+        i = next((k for k, sec in enumerate(secs) if sec is at), -1)
+        key = (id(view), index, id(s), int(view.scroll_y), view.hit_pos)
+        last, now = self._copied, time.monotonic()
+        if last is not None and last[0] == key and now - last[2] < COPY_AGAIN_S:
+            i = last[1] + 1 if last[1] + 1 < len(secs) else -1
+        self._copied = (key, i, now)
+        after = i + 1 if i + 1 < len(secs) else -1
+        then = "" if not secs else f"y again: {'the command' if after < 0 else one_line(secs[after].title, 40)}"
+        if i < 0:
+            self.copy_call(s, index, then=then)
+        else:
+            self.copy_out(secs[i].body, what=one_line(secs[i].title, 60), then=then)
 
-    def copy_call(self, s: Session, index: int) -> None:
+    def copy_call(self, s: Session, index: int, then: str = "") -> None:
         """Copy a call's main argument whole (its command, path, pattern) to the clipboard: the
         terminal's own selection takes the borders and line numbers, and one line of a wrapped
         command at a time.  As shown: control characters escaped (pasted into a shell, an escape
@@ -1145,14 +1178,18 @@ class AgentViewerApp(App[int]):
         load = self.load_event
         text = self.model.format_of(s).copy_text(load(t.start_ref), load(t.end_ref), t.call_id) or t.target
         if not text:
-            self.notify_once(f"Call {index + 1} has no command, path or pattern to copy.", timeout=3)
+            self.notify_once(f"Call {index + 1} has no command, path or pattern to copy." + (f"\n{then}" if then else ""),
+                             timeout=3)
             return
-        self.copy_out(text)
+        self.copy_out(text, then=then)
 
-    def copy_out(self, text: str, what: str = "") -> None:
-        """``text`` to the clipboard, control characters escaped, and a note saying so (and
-        ``what`` it was).  Not past COPY_MAX characters: the terminal gets the text in one escape
-        sequence, which many cap (and a big one stalls)."""
+    def copy_out(self, text: str, what: str = "", then: str = "") -> None:
+        """``text`` to the clipboard, without colour codes (as the detail draws a command's
+        output: they were pasted as "\\x1b[32m"), other control characters escaped, and a
+        note saying so (and ``what`` it was, and ``then`` what y would copy next).  Not past
+        COPY_MAX characters: the terminal gets the text in one escape sequence, which many cap
+        (and a big one stalls)."""
+        text = uncoloured(text)
         if len(text) > COPY_MAX:
             self.notify(f"Not copied: {what or 'it'} is {len(text):,} characters, more than a terminal takes "
                         f"at once ({COPY_MAX:,}); agent-viewer --print writes a run's text out.", title="Clipboard",
@@ -1163,8 +1200,20 @@ class AgentViewerApp(App[int]):
         more = "" if lines < 2 else f", {lines:,} lines" if what.endswith(")") else f" ({lines:,} lines)"
         # (a section titled "Output (exit 1)": no "(exit 1) (17 lines)")
         # (Through the terminal, OSC 52: some terminals do not take it, or ask first.)
-        self.notify(f"Copied{' ' + what if what else ''}{more}: {one_line(text, 60)}", title="Clipboard",
-                    timeout=3, markup=False)
+        notes = "".join(f"\n{note}" for note in (self._clipboard_caveat(), then) if note)
+        self.notify(f"Copied{' ' + what if what else ''}{more}: {one_line(text, 60)}{notes}",
+                    title="Clipboard", timeout=4 if notes else 3, markup=False)
+
+    def _clipboard_caveat(self) -> str:
+        """Why the copy may not reach the clipboard, when that can be told: inside tmux, whose
+        default (``set-clipboard external``) drops what a program sends to the clipboard (OSC
+        52), and said "Copied" all the same.  Asked of tmux once."""
+        if self._tmux_clipboard is None:
+            self._tmux_clipboard = tmux_set_clipboard()
+        if self._tmux_clipboard in ("", "on"):
+            return ""
+        return (f"(inside tmux, set-clipboard is {self._tmux_clipboard}: the copy reaches the clipboard only "
+                "after tmux set -s set-clipboard on)")
 
     def action_quit(self) -> None:
         """q: quit, with the exit status ``--print`` would give (0: the run succeeded; 1: it
@@ -1486,7 +1535,8 @@ class AgentViewerApp(App[int]):
         if look.done and look.found:
             calls = look.found
             which = (f"call {calls[0] + 1:,}" if len(calls) == 1 else
-                     f"calls {calls[0] + 1:,}, {calls[1] + 1:,}" + ("" if len(calls) == 2 and look.whole else ", …"))
+                     f"calls {calls[0] + 1:,} and {calls[1] + 1:,}" if len(calls) == 2 and look.whole else
+                     f"calls {calls[0] + 1:,}, {calls[1] + 1:,} and more")
             self._search_place(f"{_quoted(look.query, 40)}: in the detail of {which}, n N")
 
     def _calls_showing(self, look: _CallsSearch, until: float) -> None:
@@ -1529,20 +1579,37 @@ class AgentViewerApp(App[int]):
                 return False
             self.notify_once(f"Looking for {_quoted(look.query, 40)} in the calls' output…", timeout=2)
             return True  # (not searched again: that would start the look over)
-        # From the call opened last (a filter may hide it: the list's selection did not move),
-        # else the one selected.
-        at = look.opened if look.opened > -2 else self.timeline.selected_index()
+        i = self._next_call_found(s, -2, step)
+        if i is None:  # pragma: no cover - calls is not empty
+            return False
+        if self.timeline.select_tool(i):
+            self.timeline.follow = False
+        # (Said: the notice covered the view's border, where its matches are counted.)
+        self._take_back(look.notice)
+        self._open_full_screen(s, i, query=self.timeline.search,
+                               next_found=lambda at, step: self._next_call_found(s, at, step))
+        return True
+
+    def _next_call_found(self, s: Session, at: int, step: int) -> int | None:
+        """The call after (``step`` 1) or before (-1) call ``at`` among those the search of
+        session ``s`` found in their detail, round (``at`` -2: the call opened last, else the
+        one selected); None when the search is another's now, or found no other call."""
+        look = self._search_calls
+        if look is None or look.session is not s or look.query != self.timeline.search:
+            return None
+        calls = [c for c in look.found if c < len(s.tools)]  # (a replay's seek back may have taken some)
+        if at == -2:  # from the call opened last (a filter may hide it: the list's selection did not move)
+            at = look.opened if look.opened > -2 else self.timeline.selected_index()
+        elif not any(c != at for c in calls):
+            return None
+        if not calls:
+            return None
         if step > 0:
             i = next((c for c in calls if c > at), calls[0])
         else:
             i = next((c for c in reversed(calls) if c < at), calls[-1])
         look.opened = i
-        if self.timeline.select_tool(i):
-            self.timeline.follow = False
-        # (Said: the notice covered the view's border, where its matches are counted.)
-        self._take_back(look.notice)
-        self._open_full_screen(s, i, query=self.timeline.search)
-        return True
+        return i
 
     def _thought_has(self, s: Session, b, q: str, draw_until: float) -> bool:
         """Whether a hidden thought, once shown (t), is a hit for ``q`` (folded), as

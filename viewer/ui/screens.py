@@ -31,7 +31,8 @@ HELP_ROWS = [
     ("t", "show / hide thinking"),
     ("r", "raw JSON of the selected call's events"),
     ("y", "copy the selected call's command, path or pattern, whole (in the transcript: the message "
-          "on screen; in the detail: the section being read (its output, say) or the search match's)"),
+          "on screen; in the detail: the section being read (its output, say) or the search match's, "
+          "and y again the next section)"),
     ("f", "follow the newest output (on by default)"),
     ("< >", "previous / next session (a search on: the nearest with a match)"),
     ("h", "stream health: malformed lines, unknown events"),
@@ -46,11 +47,11 @@ HELP_ROWS = [
     ("App", ""),
     ("Ctrl+P", "command palette"),
     ("?", "this help"),
-    ("q", "quit, with the run's exit status (as --print: 1 if it failed or had not ended); "
+    ("q  Ctrl+Q", "quit, with the run's exit status (as --print: 1 if it failed or had not ended); "
           "Ctrl+C: quit with exit status 130, as interrupted"),
 ]
 #: ... in a replay (which exits 0 whatever its run did: --print says how a run went).
-REPLAY_QUIT = ("q", "quit (a replay exits 0: --print FILE exits with how the run went); "
+REPLAY_QUIT = ("q  Ctrl+Q", "quit (a replay exits 0: --print FILE exits with how the run went); "
                     "Ctrl+C: quit with exit status 130, as interrupted")
 
 
@@ -293,16 +294,19 @@ class DetailScreen(ModalScreen[int]):
 
     def __init__(self, session, tool, loader, sections_fn, raw: bool = False,
                  shown: Callable[[], list[int] | None] | None = None, search: bool = False,
-                 query: str = "") -> None:
+                 query: str = "", next_found: Callable[[int, int], int | None] | None = None) -> None:
         """``shown``: the calls the list shows (a filter's), in order; None: all of them.
         ``search``: open with the search box (/ in the detail pane); ``query``: open at the
-        first match of this search (n in the panes after one that found it in calls' detail)."""
+        first match of this search (n in the panes after one that found it in calls' detail);
+        ``next_found(index, step)``: then, the call n (N) goes on to past this call's last
+        (first) match, of the others found (None: none, it starts over in this one)."""
         super().__init__()
         self._session, self._index, self._loader, self._sections = session, tool.index, loader, sections_fn
         self._raw = raw  # as the pane shows it (r toggles here too)
         self._shown = shown or (lambda: None)
         self._search_at_once = search
         self._query = query
+        self._next_found = next_found
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
@@ -343,7 +347,7 @@ class DetailScreen(ModalScreen[int]):
             at, shown = self._place(rows)
             if shown:
                 where += (" (the only one the filter shows)" if len(rows) == 1 else
-                          f" ({at + 1:,} of the {len(rows):,} the filter shows)")
+                          f" ({at + 1:,} of {len(rows):,} shown by the filter)")
         found = self._found(view)
         keys = " · ] [ next, previous"
         room = max(0, view.size.width - 6)  # (the border's corners and padding)
@@ -403,8 +407,7 @@ class DetailScreen(ModalScreen[int]):
         return self._raw
 
     def action_copy(self) -> None:
-        if not self.app.copy_section(self.query_one(DetailView)):  # type: ignore[attr-defined]
-            self.app.copy_call(self._session, self._index)  # type: ignore[attr-defined]
+        self.app.copy_section(self.query_one(DetailView), self._session, self._index)  # type: ignore[attr-defined]
 
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)
@@ -455,8 +458,26 @@ class DetailScreen(ModalScreen[int]):
             return
         if view.hits_stale:  # another call is on show (] [), or it changed: search it
             view.find(view.highlight_query)
+        if (self._next_found is not None and view.highlight_query == self._query
+                and (not view.hits or view.hit_wraps(step)) and self._to_next_found(view, step)):
+            return
         self._next_match(view, step)
         self._show()
+
+    def _to_next_found(self, view: DetailView, step: int) -> bool:
+        """Past this call's last match (before its first), the next (previous) call the search
+        found in the panes, at its first (last) match, as the panes' n opens them in turn;
+        False when it was the only one."""
+        i = self._next_found(self._index, step) if self._next_found is not None else None
+        if i is None or i == self._index or not 0 <= i < len(self._session.tools):
+            return False
+        self._index = i
+        self._show()
+        view.find(view.highlight_query)
+        self._next_match(view, step)
+        view.wrapped = 0  # (its first match, not "from the top")
+        self._show()
+        return True
 
     def _next_match(self, view: DetailView, step: int) -> None:
         """(Said in the border, where the count is: a notice covered it.)"""

@@ -265,6 +265,10 @@ class DetailView(BlockView):
         self._titles[id(parts[0])] = sec  # (its title block: see section_in_view)
         return parts
 
+    def sections(self) -> list[Section]:
+        """The sections shown, in order."""
+        return list(self._titles.values())
+
     def section_in_view(self) -> Section | None:
         """The section being read: the current search match's, when it is in view, else the
         one at the top of the view; None above the first (the call's facts at the top: what y
@@ -528,25 +532,34 @@ class DetailView(BlockView):
         hits = self.hits
         if not hits:
             return
-        if self.hit_pos >= 0 and self._current_visible():
-            to = self.hit_pos + step
-        else:
-            top = self.scroll_offset.y
-            first = self.block_at_line(top)
-            k = 0  # the first match in the top block or after it (both lists are in order)
-            for block in self._blocks[: max(0, first)]:
-                while k < len(hits) and _holds(block, hits[k]):
-                    k += 1
-            if 0 <= first < len(self._blocks):  # and in the top block, the first at or below the top
-                top_block = self._blocks[first]
-                end = k
-                while end < len(hits) and _holds(top_block, hits[end]):
-                    end += 1
-                k = bisect_left(hits, top, k, end, key=self._hit_line)
-            to = k if step > 0 else k - 1
+        to = self._hit_to(step)
         self.wrapped = 0 if 0 <= to < len(hits) else step
         self.hit_pos = to % len(hits)
         self._scroll_to_current()
+
+    def hit_wraps(self, step: int) -> bool:
+        """Whether the next ``step`` goes past the last match (or before the first) and
+        :meth:`go_to_hit` would start over from the other end."""
+        return bool(self.hits) and not 0 <= self._hit_to(step) < len(self.hits)
+
+    def _hit_to(self, step: int) -> int:
+        """The index in :attr:`hits` a step goes to (out of their range: past an end)."""
+        hits = self.hits
+        if self.hit_pos >= 0 and self._current_visible():
+            return self.hit_pos + step
+        top = self.scroll_offset.y
+        first = self.block_at_line(top)
+        k = 0  # the first match in the top block or after it (both lists are in order)
+        for block in self._blocks[: max(0, first)]:
+            while k < len(hits) and _holds(block, hits[k]):
+                k += 1
+        if 0 <= first < len(self._blocks):  # and in the top block, the first at or below the top
+            top_block = self._blocks[first]
+            end = k
+            while end < len(hits) and _holds(top_block, hits[end]):
+                end += 1
+            k = bisect_left(hits, top, k, end, key=self._hit_line)
+        return k if step > 0 else k - 1
 
     def _scroll_to_current(self) -> None:
         self.follow = False

@@ -302,10 +302,10 @@ class SessionHeader(Widget):
             else:
                 line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # e.g. waiting for a writer to open a FIFO
-                    line1.append(f" {one_line(self.extra, 200)}", style="cyan")
+                    line1.append(one_line(self.extra, 200), style="cyan")
                 elif self.source and self.started_at is not None:  # (else it looked stuck)
                     waited = int(self.clock() - self.started_at)
-                    line1.append(f" on {one_line(self.source, 200)}", style="cyan")
+                    line1.append(f"on {one_line(self.source, 200)}", style="cyan")
                     if waited >= 2:
                         line1.append(f" · {fmt_wait(waited)}", style="cyan")
                 if m is not None and m.malformed_lines:
