@@ -1406,3 +1406,19 @@ def test_a_calls_detail_without_its_result_says_why_by_its_status_in_every_forma
         sections = call_sections(u, event(cut, u.start_ref), None, fmt.tool_sections)
         assert (sections[-1].title, sections[-1].body) == ("Status", NO_RESULT[status])
         assert [s.body for s in sections].count(NO_RESULT[status]) == 1
+
+
+def test_a_call_left_running_at_the_runs_result_is_unfinished_and_a_late_end_still_counts(h):
+    """(From a trial: a failed run's call still running at its result went on running, its
+    clock too, and text mode said it after the run's summary, which did not count it.)"""
+    data = init() + user() + shell_started("c1", "pytest") + shell_started("c2", "sleep 9", ts=1100) \
+        + shell_completed("c1", "pytest") + result("aborted", is_error=True, subtype="error")
+    m, deltas, _ = apply_all(data, h, end=False)
+    s = m.sessions[0]
+    assert deltas[-1].flags & Change.TOOLS
+    assert [t.status for t in s.tools] == ["success", "unfinished"]
+    assert s.running == 0 and s.status_counts["unfinished"] == 1
+    h.check_status_counts(m)
+    m.apply(h.decode(shell_completed("c2", "sleep 9", ts=9000))[0][0])  # (a completion that came after all)
+    assert s.tools[1].status == "success" and s.status_counts["unfinished"] == 0
+    h.check_status_counts(m)

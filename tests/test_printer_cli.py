@@ -243,6 +243,14 @@ def test_text_mode_says_what_the_agent_said_before_each_call(capsys, tmp_path):
     assert out.splitlines() == [f"Cursor · session {SID}", "", "First I look around.", "", "✓ Ran terminal command ls (exit 0)", "",
                                 "Now the **slow** tests.", "", "◌ Shell make test (unfinished)", "",
                                 "◌ ended without a result · 2 tool calls (1 unfinished)"], out
+    # A run whose result came with a call still running: that call, cut off, before the
+    # summary, which counts it (it came after the summary, uncounted).
+    p.write_bytes(head + say("Now the **slow** tests.") + call("c2", "make test", False)
+                  + j(type="result", subtype="error", is_error=True, result="aborted", session_id=SID))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 1 and "the run failed: aborted" in err
+    assert out.splitlines()[-5:] == ["Now the **slow** tests.", "", "◌ Shell make test (unfinished)", "",
+                                     "✗ failed · 2 tool calls (1 unfinished) · aborted"], out
     # Cut off after text that follows its last call: that text, as before, with no label.
     p.write_bytes(head + say("All done, writing the summary"))
     code, out, err = run_main(capsys, "--print", str(p))
@@ -864,6 +872,45 @@ def test_demo_print(h):
     assert b"Traceback" not in cp.stderr
     named = run_cli(h, "--print", demo_path())  # the demo file named: an input like any other
     assert named.returncode == cp.returncode and named.stdout == cp.stdout, named.stderr
+
+
+def test_demo_with_follow_is_refused_not_followed_for_good(capsys):
+    """(From a trial: `--print --demo --follow` followed the bundled file, which never grows,
+    and never exited.)"""
+    code, out, err = run_main(capsys, "--print", "--demo", "--follow")
+    assert code == 2 and not out
+    assert "--demo cannot be combined with --follow" in err and "Traceback" not in err
+
+
+def test_a_file_in_a_directory_that_may_not_be_searched_is_permission_denied(tmp_path, capsys, monkeypatch):
+    """(From a trial, as a user without rights to a directory: "no such file", and --follow
+    waited for the file to appear, for good.)  Root may search any directory: the denial is
+    made here."""
+    import viewer.cli as cli
+    import viewer.core.sources as sources
+
+    path = str(tmp_path / "locked" / "run.ndjson")
+    real_stat, real_lstat = os.stat, os.lstat
+
+    def denied(real):
+        def stat(p, *a, **k):
+            if str(p) == path:
+                raise PermissionError(13, "Permission denied", p)
+            return real(p, *a, **k)
+        return stat
+
+    os.mkdir(tmp_path / "locked")
+    monkeypatch.setattr(sources.os, "stat", denied(real_stat))
+    monkeypatch.setattr(cli.os, "lstat", denied(real_lstat))
+    for args in (("--print", path), ("--print", "--follow", path)):
+        code, out, err = run_main(capsys, *args)
+        assert code == 2 and not out, (args, err)
+        assert "permission denied (a directory on its path cannot be searched)" in err, (args, err)
+    code, out, err = run_main(capsys, "--print", str(tmp_path / "locked" / "x" / "run.ndjson"))
+    assert code == 2 and "no such file" in err, err
+    (tmp_path / "afile").write_text("")
+    code, out, err = run_main(capsys, "--print", str(tmp_path / "afile" / "run.ndjson"))
+    assert code == 2 and "cannot open (Not a directory)" in err, err
 
 
 # -- json mode: which result is printed -------------------------------------------------

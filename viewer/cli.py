@@ -381,6 +381,8 @@ def cli(
     if demo:
         if file:
             raise click.UsageError("--demo takes no FILE")
+        if follow:  # (it followed the bundled file for good, which never grows)
+            raise click.UsageError("--demo cannot be combined with --follow (the demo run is a finished file)")
         file = demo_path()
     if file == "-":
         file = None
@@ -512,8 +514,17 @@ def _stdin_kind() -> str:
 
 
 def _may_appear(path: str) -> bool:
-    """Is ``path`` missing from a directory that exists (a file that may be created soon)?"""
-    return bool(path) and not os.path.lexists(path) and os.path.isdir(os.path.dirname(os.path.abspath(path)))
+    """Is ``path`` missing from a directory that exists (a file that may be created soon)?  Not
+    when the directory may not be searched (it waited for good: check_readable says why)."""
+    if not path:
+        return False
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return os.path.isdir(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return False
+    return False
 
 
 def _reads_from(path: str, file: str | None) -> bool:

@@ -1325,7 +1325,16 @@ class StreamModel:
         # The block holds what the result says that the transcript does not (an error, or the
         # part of its text the transcript lacks): shown under the result line, and searchable.
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else unsaid)
-        return Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
+        flags = Change.RESULT | Change.HEADER | Change.TRANSCRIPT
+        if s.status_counts["running"]:
+            # The run is over: a call it left running will not end (it ran on, its clock too, in
+            # the list; and text mode told it after the run's summary).  A late completion of
+            # one still says how it went (see _tool_completed).
+            for i, t in enumerate(s.tools):
+                if t.status == "running":
+                    s.set_status(s.own_tool(i), "unfinished")
+            flags |= Change.TOOLS
+        return Delta(flags, block=idx)
 
     def _batch(self, s: Session, a: A.Batch, ev: Event) -> Delta:
         """Each action of the event in turn: a delta with all their flags, the first one's tool

@@ -322,6 +322,7 @@ class TextPrinter(Printer):
         self._said = False  # a line was written (the output does not start with a blank one)
         self._gap = False  # a blank line is due before the next (the agent's text was written)
         self._wrapped: set[int] = set()  # runs whose end was told (see _wrap_up)
+        self._cut_said: set[tuple[int, int, str]] = set()  # calls told unfinished (see _say_cut)
         #: The agent's text blocks said (as a run's answer, or before a note that came after
         #: them), by id(): the block, so that the id stays its.  Not said again when they are
         #: let go at the next call's start (and forgotten then).
@@ -372,6 +373,7 @@ class TextPrinter(Printer):
                     self._say_call(s, t, again=t.call_id in s.updated and rec.line != t.start_line)
             if d.flags & Change.RESULT:
                 self._say_answers(s)
+                self._say_cut(s)  # (the calls the run left running: before its summary, which counts them)
                 self._finish(s)
                 self._say_summary(s)
                 why = session_problem(s) if self.each_result else ""
@@ -497,14 +499,22 @@ class TextPrinter(Printer):
                 continue
             self._wrapped.add(s.index)
             self._say_answers(s)  # (before a call cut off: its line does not say them)
-            for t in s.tools:
-                if t.status == "unfinished":
-                    self._heading(s)
-                    self._say_call(s, t)
+            self._say_cut(s)
             if s.result is None:
                 self._finish(s)
                 if s.events:
                     self._say_summary(s)
+
+    def _say_cut(self, s: Session) -> None:
+        """The lines of run ``s``'s calls left unfinished, once each (at its result, then at
+        the input's end for any cut off after it)."""
+        for t in s.tools:
+            if t.status == "unfinished":
+                key = (s.index, t.start_line, t.call_id)
+                if key not in self._cut_said:
+                    self._cut_said.add(key)
+                    self._heading(s)
+                    self._say_call(s, t)
 
     def _target(self, s: Session, t: ToolCall) -> str:
         """Call ``t``'s target as its line says it (relative to the run's directory, which the

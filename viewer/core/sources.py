@@ -248,7 +248,9 @@ def check_readable(path: str) -> None:
     """Raise SourceError with a clear message if ``path`` cannot be read as a stream."""
     if not path:  # (an unset variable: agent-viewer "$RUN")
         raise SourceError("the file name is empty")
-    if not os.path.exists(path):
+    try:
+        os.stat(path)
+    except FileNotFoundError:
         folder = os.path.dirname(os.path.abspath(path))
         try:
             os.stat(folder)
@@ -256,7 +258,11 @@ def check_readable(path: str) -> None:
             raise SourceError(f"{path}: no such file, nor directory {folder}") from None
         except OSError:  # (not allowed to look: that is all that can be said)
             pass
-        raise SourceError(f"{path}: no such file")
+        raise SourceError(f"{path}: no such file") from None
+    except PermissionError:  # (its directory may not be searched: it was "no such file")
+        raise SourceError(f"{path}: permission denied (a directory on its path cannot be searched)") from None
+    except OSError as exc:  # (a file on its path: "Not a directory"; a loop of links)
+        raise SourceError(f"{path}: cannot open ({exc.strerror})") from None
     if os.path.isdir(path):
         raise SourceError(f"{path}: is a directory, expected an NDJSON stream file")
     if is_stream_path(path):
