@@ -178,7 +178,7 @@ def test_text_mode_prints_a_sub_agents_words_as_its_own(tmp_path, capsys):
     assert "\n↳ ✓ Read file /a (under Find uses)\n↳ ✓ Read file /b (under Find uses)\n" in out
     assert "\n✓ Ran subagent Find uses\n" in out
     assert out.rstrip().endswith("The sub-agent found two uses.\n\n✓ succeeded in 40 ms · 3 tool calls · "
-                                 "12 in / 7 out tokens · 500 cache read")
+                                 "2 in / 7 out tokens · 500 cache read · 10 cache write")
 
 
 #: Two sub-agents at once, their messages interleaved (from a Claude Code user's trial).
@@ -303,7 +303,8 @@ def test_a_failed_result_and_its_tokens(h):
     m, _, _ = h.model_of(init() + result("API Error: 529 overloaded", is_error=True))
     r = m.sessions[0].result
     assert r.failed and r.text == "API Error: 529 overloaded"
-    assert (r.tokens.input, r.tokens.output, r.tokens.cache_read) == (12, 7, 500)
+    # (Cache writes are counted apart, as Cursor's are: they were added to the input.)
+    assert (r.tokens.input, r.tokens.output, r.tokens.cache_read, r.tokens.cache_write) == (2, 7, 500, 10)
     m, _, _ = h.model_of(init() + j(type="result", subtype="error_max_turns", is_error=False, errors=["max turns"]))
     assert m.sessions[0].result.failed and m.sessions[0].result.text == "max turns"
 

@@ -1300,10 +1300,13 @@ def test_copying_a_call_gives_its_main_argument_whole(real_stream_path):
 
 
 @pytest.mark.parametrize(("usage", "expected"), [
-    ({"inputTokens": 14948, "outputTokens": 103}, (14948, 103, 0)),  # before cache counts
+    ({"inputTokens": 14948, "outputTokens": 103}, (14948, 103, 0, 0)),  # before cache counts
     ({"inputTokens": 18377, "outputTokens": 122, "cacheReadTokens": 22528, "cacheWriteTokens": 0},
-     (18377, 122, 22528)),
-    ({"inputTokens": "12", "outputTokens": 3.0, "cacheReadTokens": True}, (12, 3, 0)),  # lenient
+     (18377, 122, 22528, 0)),
+    # (From a trial: the cache writes were left out, a run's cost looked far less.)
+    ({"inputTokens": 6, "outputTokens": 258, "cacheReadTokens": 19705, "cacheWriteTokens": 19965},
+     (6, 258, 19705, 19965)),
+    ({"inputTokens": "12", "outputTokens": 3.0, "cacheReadTokens": True, "cacheWriteTokens": -4}, (12, 3, 0, 0)),  # lenient
     ({"inputTokens": -1, "outputTokens": 3}, None),  # no count a run can have
     ({"outputTokens": 3}, None),
     ("lots", None),
@@ -1315,7 +1318,7 @@ def test_a_results_token_counts_are_read_by_the_format(h, usage, expected):
                                 "session_id": SID, "usage": usage}).encode() + b"\n"
     m, _, _ = h.model_of(data)
     t = m.sessions[0].result.tokens
-    assert (None if t is None else (t.input, t.output, t.cache_read)) == expected
+    assert (None if t is None else (t.input, t.output, t.cache_read, t.cache_write)) == expected
 
 
 @pytest.mark.parametrize(("ms", "said"), [

@@ -1840,12 +1840,35 @@ def test_text_mode_says_what_runs_while_a_pipe_is_silent():
             tool_call={"shellToolCall": {"args": {"command": "make test"}}})))
     heard = p._heard
     p.idle(heard + QUIET_FIRST - 1)
-    assert out.getvalue() == ""
+    assert out.getvalue() == f"Cursor · session {SID}\n"  # (headed as it began: nothing quiet to say yet)
     p.idle(heard + QUIET_FIRST)
     p.idle(heard + QUIET_FIRST + 1)  # (said once per QUIET_EVERY)
     p.idle(heard + QUIET_FIRST + QUIET_EVERY)
     assert out.getvalue().splitlines() == [f"Cursor · session {SID}", "", "(no event for 30 s; running: Shell make test)",
                                            "(no event for 1m30s; running: Shell make test)"]
+
+
+def test_text_mode_heads_a_run_and_quotes_its_prompt_as_they_come(h):
+    """(From a trial: a live run's heading and prompt came only with its first call, or its
+    first silence of 30 s: a CI log showed nothing for as long.)  Once the run is headed, its
+    prompt is still said right under the heading."""
+    import io
+
+    from viewer.core.printer import TextPrinter
+    from viewer.core.sources import LineSplitter
+
+    p = TextPrinter(out := io.StringIO(), io.StringIO())
+    split = LineSplitter()
+    p.feed_lines(split.feed(j(type="system", subtype="init", session_id=SID, model="gpt-5", cwd="/w")))
+    assert out.getvalue() == f"Cursor · gpt-5 · in /w · session {SID}\n"
+    p.feed_lines(split.feed(j(type="user", session_id=SID, message={"content": [{"type": "text", "text": "fix it"}]})))
+    assert out.getvalue().splitlines() == [f"Cursor · gpt-5 · in /w · session {SID}", "> fix it"]
+    p.feed_lines(split.feed(j(type="tool_call", subtype="started", call_id="c1", session_id=SID,
+                                tool_call={"shellToolCall": {"args": {"command": "make"}}})))
+    p.feed_lines(split.feed(j(type="tool_call", subtype="completed", call_id="c1", session_id=SID,
+                                tool_call={"shellToolCall": {"args": {"command": "make"},
+                                                             "result": {"success": {"exitCode": 0}}}})))
+    assert out.getvalue().splitlines()[2:] == ["", "✓ Ran terminal command make (exit 0)"]
 
 
 def test_text_mode_speaks_up_during_a_silent_pipe_end_to_end(h):
@@ -2096,8 +2119,8 @@ def test_text_mode_says_whose_stream_it_is_again_after_a_followed_file_started_o
     ("failed_run.ndjson", 1, "✗ failed in 1m42s · 4 tool calls (2 failed, 1 rejected) · ConnectError: [unavailable] "
                              "upstream connect error or disconnect/reset before headers. reset reason: connection "
                              "termination"),
-    ("claude_code_run.ndjson", 0, "✓ succeeded in 13.2 s · 8 tool calls (1 failed) · 2,905 in / 672 out tokens · "
-                                  "127,428 cache read · $0.118"),
+    ("claude_code_run.ndjson", 0, "✓ succeeded in 13.2 s · 8 tool calls (1 failed) · 21 in / 672 out tokens · "
+                                  "127,428 cache read · 2,884 cache write · $0.118"),
     ("demo_session.ndjson", 0, "✓ succeeded in 1m06s · 18 tool calls (1 failed) · 38,412 in / 4,987 out tokens · "
                                "612,864 cache read"),
     # (a run cut off said so only on stderr)

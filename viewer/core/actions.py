@@ -142,6 +142,7 @@ class Tokens:
     input: int
     output: int
     cache_read: int = 0  # tokens read from the prompt cache (often more than ``input``)
+    cache_write: int = 0  # tokens written to it (Claude Code's cache creation, Cursor's cache write)
 
 
 @dataclass(slots=True)

@@ -81,9 +81,11 @@ def fmt_tokens(tokens) -> str:
     return f"{tokens.input:,} in / {tokens.output:,} out"
 
 
-def fmt_cache_read(tokens) -> str:
-    """... and what was read from the cache: ``612,864 cache read``."""
-    return f"{tokens.cache_read:,} cache read"
+def fmt_cache(tokens) -> str:
+    """... and what was read from the prompt cache and written to it: ``612,864 cache read ·
+    19,965 cache write`` ("" when neither)."""
+    parts = [f"{n:,} cache {what}" for n, what in ((tokens.cache_read, "read"), (tokens.cache_write, "write")) if n]
+    return " · ".join(parts)
 
 
 def fmt_wait(seconds: int) -> str:

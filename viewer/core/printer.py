@@ -21,7 +21,7 @@ from viewer.core.detail import (
     SUB_ENTRIES,
     SUB_MARK,
     call_target,
-    fmt_cache_read,
+    fmt_cache,
     fmt_cost,
     fmt_duration,
     fmt_tokens,
@@ -118,8 +118,8 @@ def run_summary(s: Session) -> str:
         parts.append(plural(s.tool_count, "tool call") + (f" ({', '.join(bad)})" if bad else ""))
     if r is not None and r.tokens is not None:
         parts.append(f"{fmt_tokens(r.tokens)} tokens")
-        if r.tokens.cache_read:
-            parts.append(fmt_cache_read(r.tokens))
+        if r.tokens.cache_read or r.tokens.cache_write:
+            parts.append(fmt_cache(r.tokens))
     if r is not None and r.cost_usd is not None and fmt_cost(r.cost_usd):
         parts.append(fmt_cost(r.cost_usd))
     if r is not None and r.failed:  # (not again after the same words said as an error: Claude Code's API error)
@@ -329,6 +329,7 @@ class TextPrinter(Printer):
         self._said_blocks: dict[int, Block] = {}
         self._introduced: set[int] = set()  # runs whose heading was said (see _heading)
         self._prompts: dict[int, list[str]] = {}  # the prompts of runs not yet introduced
+        self._under_heading = -1  # the run whose heading was the last line said
         self._heard = time.monotonic()  # when the last record came (see idle)
         self._quiet_told = 0  # silences told since then
         self._agent_told = False  # another agent's stream: said when first seen (see handle)
@@ -389,7 +390,12 @@ class TextPrinter(Printer):
                 self._say(f"(unknown at line {rec.line - self.line_base}: {one_line(what, NOTICE_CHARS)})")
             elif 0 <= d.block < len(s.blocks) and s.blocks[d.block].kind == "prompt":
                 prompt = quoted(s.blocks[d.block].text)
-                if s.index in self._introduced:  # (a prompt later in the run: Claude Code's next turn)
+                if self._under_heading == s.index:  # (right under the run's heading, as if said with it)
+                    self._gap = False
+                    for line in prompt:
+                        self._say(line)
+                    self._gap = True
+                elif s.index in self._introduced:  # (a prompt later in the run: Claude Code's next turn)
                     self._say_apart(s, prompt)
                 else:  # (said under the run's heading, with the run's first line)
                     self._prompts.setdefault(s.index, []).extend(prompt)
@@ -416,6 +422,12 @@ class TextPrinter(Printer):
                         self._asked = {}
                     self._asked[id(b)] = (b, self._asked_for(rec))
                 self._say(f"({_whose(s, b)}at line {rec.line - self.line_base}: {one_line(text, NOTICE_CHARS)})")
+        if (s.index not in self._introduced and (s.init is not None or s.index in self._prompts)
+                and all(x is s or x.ended or x.result is not None for x in m.sessions)):
+            # Headed as it begins, with its prompt, when no other run is going on (a live run
+            # showed nothing until its first call, or its first silence of 30 s); runs
+            # interleaved in one input are headed where their lines come.
+            self._heading(s)
         self.out.flush()
 
     def _asked_for(self, rec: Record) -> str:
@@ -488,6 +500,7 @@ class TextPrinter(Printer):
                 self._say(line)
             if lines:
                 self._gap = said = True
+                self._under_heading = s.index
         return said
 
     def _wrap_up(self, sessions: list[Session]) -> None:
@@ -575,6 +588,7 @@ class TextPrinter(Printer):
                 self._gap = True
 
     def _say(self, line: str) -> None:
+        self._under_heading = -1
         if self._gap:
             self._gap = False
             if line:

@@ -351,7 +351,8 @@ def _tokens(usage: Any) -> A.Tokens | None:
     if counts is None:
         return None
     tin, tout = counts
-    return A.Tokens(tin + part_count(u, "cache_creation_input_tokens"), tout, part_count(u, "cache_read_input_tokens"))
+    # (Its input is what was neither read from the cache nor written to it, as Cursor's is.)
+    return A.Tokens(tin, tout, part_count(u, "cache_read_input_tokens"), part_count(u, "cache_creation_input_tokens"))
 
 
 def _result_message(data: dict[str, Any]) -> str:

@@ -40,16 +40,18 @@ NAME = "cursor"
 AGENT = "Cursor"
 
 def _tokens(usage: Any) -> A.Tokens | None:
-    """A result's ``usage`` (2026 builds on): ``inputTokens``, ``outputTokens`` and
-    ``cacheReadTokens``; None without both of the first two (or with a negative one)."""
+    """A result's ``usage`` (2026 builds on): ``inputTokens``, ``outputTokens``,
+    ``cacheReadTokens`` and ``cacheWriteTokens``; None without both of the first two (or with a
+    negative one)."""
     if not isinstance(usage, dict):
         return None
     counts = token_counts(usage, "inputTokens", "outputTokens")
     if counts is None:
         return None
     tin, tout = counts
-    cached = as_int(usage.get("cacheReadTokens"))
-    return A.Tokens(tin, tout, cached if cached is not None and cached > 0 else 0)
+    cached, written = as_int(usage.get("cacheReadTokens")), as_int(usage.get("cacheWriteTokens"))
+    return A.Tokens(tin, tout, cached if cached is not None and cached > 0 else 0,
+                    written if written is not None and written > 0 else 0)
 
 
 def message_text(message: Any, unknown: list[str] | None = None) -> str:

@@ -10,7 +10,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
-from viewer.core.detail import fmt_cache_read, fmt_cost, fmt_duration, fmt_tokens, fmt_wait
+from viewer.core.detail import fmt_cache, fmt_cost, fmt_duration, fmt_tokens, fmt_wait
 from viewer.core.formats.common import plural
 from viewer.core.model import Session, StreamModel
 from viewer.core.sanitize import one_line, uncoloured
@@ -420,8 +420,8 @@ class SessionHeader(Widget):
         if counts and line2.cell_len + 10 + len(counts) + paid <= width:
             line2.append("   tokens ", style="dim")
             line2.append(counts)
-            cached = f" · {fmt_cache_read(tokens)}"
-            if tokens.cache_read and line2.cell_len + len(cached) + paid <= width:
+            cached = f" · {fmt_cache(tokens)}"
+            if (tokens.cache_read or tokens.cache_write) and line2.cell_len + len(cached) + paid <= width:
                 line2.append(cached, style="dim")
             if cost:
                 line2.append(f" · {cost}")
