@@ -450,3 +450,32 @@ def test_split_events_are_rejoined_after_megabytes_of_earlier_rejoins(h):
     assert not malformed(recs)
     assert [e.data["n"] for e in events(recs)] == [*range(45), 99]
     assert events(recs)[-1].line_count == 3
+
+
+def test_a_line_too_long_to_keep_is_let_go_and_counted_malformed_with_its_place(monkeypatch):
+    """(From a trial: an input with no newline, /dev/zero, grew in memory until it ran out,
+    then a traceback.)  A line past MAX_LINE_BYTES is let go of as it comes, up to its
+    newline: a malformed line, with its number, offset, length and first bytes; the lines
+    after it are read, at their offsets."""
+    import viewer.core.decode as decode_module
+    from viewer.core.decode import Event, Malformed
+    from viewer.core.sources import Ingest
+
+    monkeypatch.setattr(decode_module, "MAX_LINE_BYTES", 1000)
+    data = (b'{"type":"a"}\n' + b'{"x":"' + b"y" * 5000 + b'"}\n' + b'{"type":"b"}\n'
+            + b'{"type":"c","pad":"' + b"p" * 500 + b'"}\n' + b"z" * 3000)
+    ing = Ingest()
+    recs = []
+    for i in range(0, len(data), 700):
+        recs += ing.feed(data[i:i + 700])
+        assert ing.splitter._partial == b"" or len(ing.splitter._partial) <= 1000 + 700  # (not kept)
+    recs += ing.close()
+    got = [(type(r).__name__, r.line, r.offset, r.length) for r in recs]
+    assert got == [("Event", 1, 0, 12), ("Malformed", 2, 13, 5008), ("Event", 3, 5022, 12),
+                   ("Event", 4, 5035, 521), ("Malformed", 5, 5557, 3000)], got
+    long = [r for r in recs if type(r) is Malformed]
+    assert long[0].reason.endswith("longer than the 0 MB read: not read") and long[0].preview.startswith('{"x":"yyy')
+    assert long[1].preview.startswith("zzz")  # (the last line, with no newline, at the input's end)
+    assert [r.data["type"] for r in recs if type(r) is Event] == ["a", "b", "c"]
+    d = ing.decoder
+    assert d.lines_seen == 5 and d.malformed == 2 and d.events == 3

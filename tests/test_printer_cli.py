@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -913,6 +914,22 @@ def test_a_file_in_a_directory_that_may_not_be_searched_is_permission_denied(tmp
     assert code == 2 and "cannot open (Not a directory)" in err, err
 
 
+def test_a_line_too_long_to_keep_is_told_and_the_run_read_on(tmp_path, capsys, monkeypatch):
+    """(From a trial: no newline for ever, `cat /dev/zero | agent-viewer --print`, ran out of
+    memory in a traceback.)  Here the limit is made small (a line read whole in one chunk, a
+    MB, is not let go of)."""
+    import viewer.core.decode as decode_module
+
+    monkeypatch.setattr(decode_module, "MAX_LINE_BYTES", 2 << 20)
+    p = tmp_path / "long.ndjson"
+    p.write_bytes(j(type="system", subtype="init", session_id=SID) + b'{"type":"assistant","pad":"' + b"x" * (3 << 20)
+                  + b'"}\n' + j(type="result", subtype="success", is_error=False, result="Done.", session_id=SID))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0, err
+    assert "line 2: malformed line kept aside (a line of 3 MB, longer than the 2 MB read: not read)" in err, err
+    assert out.splitlines()[-1].startswith("✓ succeeded"), out
+
+
 # -- json mode: which result is printed -------------------------------------------------
 
 
@@ -1426,6 +1443,29 @@ def test_a_binary_or_utf16_file_is_named_not_printed_as_garbage(capsys, tmp_path
         assert f"is {enc} text, not UTF-8; read it with iconv -f {enc} -t UTF-8 {p} | agent-viewer" in err, err
         converted = subprocess.run(["iconv", "-f", enc, "-t", "UTF-8", str(p)], capture_output=True).stdout
         assert converted.lstrip(b"\xef\xbb\xbf") == data  # (the command it gives reads it)
+
+
+def test_a_stream_with_a_nul_in_one_line_is_read_and_random_bytes_are_refused(capsys, tmp_path):
+    """(From a trial.)  One NUL byte in line 14 refused the whole stream as binary (the same
+    byte further in was one malformed line); random bytes with no NUL gave a screen of
+    mojibake as malformed lines."""
+    lines = (SAMPLES_DIR / "demo_session.ndjson").read_bytes().splitlines(keepends=True)
+    p = tmp_path / "run.ndjson"
+    p.write_bytes(b"".join(lines[:3]) + b"abc\x00def\n" + b"".join(lines[3:]))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0 and "✓ succeeded" in out, err
+    assert "line 4: malformed line kept aside (not JSON: a line of text): abc\\x00def" in err, err
+    rng = random.Random(7)
+    noise = bytes(rng.randrange(256) for _ in range(20_000)).replace(b"\0", b"\1")
+    p.write_bytes(noise)
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 2 and not out
+    assert err == f"agent-viewer: error: {p}: looks like a binary file, not an NDJSON stream (it is not UTF-8 text)\n"
+    # Text that is not JSON is still read (an agent's "Error: …" on its stdout), as is UTF-8 cut
+    # at the head's end.
+    p.write_bytes("Error: authentication required — run cursor-agent login\n".encode() * 200)
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 1 and "malformed line kept aside (not JSON: a line of text): Error: authentication" in err, err
 
 
 @pytest.mark.parametrize("nuls", [1, 2000, 10_000])

@@ -128,6 +128,30 @@ class Run:
         return self.line + len(self.texts) - 1
 
 
+class LongLine(bytes):
+    """A line longer than MAX_LINE_BYTES, in place of its bytes, which were not kept (see
+    :class:`~viewer.core.sources.LineSplitter`): empty as bytes (no JSON), its ``len()`` the
+    line's length (offsets are counted on over it), its first bytes in ``head``."""
+
+    head: bytes
+    length: int
+
+    def __new__(cls, head: bytes, length: int) -> LongLine:
+        obj = super().__new__(cls, b"")
+        obj.head, obj.length = head, length
+        return obj
+
+    def __len__(self) -> int:
+        return self.length
+
+
+#: A line longer than this is not read, but counted as a malformed line (an input without a
+#: newline, such as /dev/zero, grew in memory until it ran out).  A 64 MB tool result is read.
+MAX_LINE_BYTES = 256 << 20
+#: Bytes of such a line kept, for its preview.
+LONG_LINE_HEAD = 4 * PREVIEW_CHARS
+
+
 Record = Event | Malformed | Restart | Run
 #: A format's classifier of run lines: parsed object -> (kind, session id, text, timestamp_ms),
 #: or None for an event that is not a plain text delta.
@@ -329,6 +353,13 @@ class Decoder:
         self._run_key = None  # a run goes on only from a line of feed_run's own
         self.lines_seen += 1
         line_no = self.lines_seen
+        if type(raw) is LongLine:
+            out = self._flush_pending(arrival)
+            self._prev_raw = None
+            self.malformed += 1
+            reason = f"a line of {len(raw) / (1 << 20):,.0f} MB, longer than the {MAX_LINE_BYTES >> 20} MB read: not read"
+            out.append(Malformed(line_no, offset, len(raw), reason, preview_of(raw.head), arrival))
+            return out
         if line_no == self.first_line and raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
             offset += len(_BOM)

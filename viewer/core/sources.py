@@ -23,7 +23,8 @@ from typing import BinaryIO
 
 import orjson
 
-from viewer.core.decode import Decoder, Record, RunLine
+from viewer.core import decode
+from viewer.core.decode import Decoder, LongLine, Record, RunLine
 
 CHUNK = 1 << 20  # 1 MiB
 #: A followed file (or a pipe) whose last line has no newline yet, and that has not grown for
@@ -47,6 +48,9 @@ class LineSplitter:
     def __init__(self, offset: int = 0) -> None:
         self.offset = offset  # offset of the start of the partial line
         self._partial: bytes | bytearray = b""
+        #: A line longer than MAX_LINE_BYTES so far, whose bytes are let go until its newline:
+        #: (its first bytes, its length so far), or None.
+        self._long: tuple[bytes, int] | None = None
         self._settled = False  # the last line was taken before its newline came (see settle)
         self._tried = 0  # the partial line's length when settle last found it unfinished
 
@@ -55,6 +59,18 @@ class LineSplitter:
         the offset of the first one; consecutive lines are one byte apart."""
         if not chunk:
             return self.offset, []
+        if self._long is not None:  # a line too long to keep: up to its newline
+            nl = chunk.find(b"\n")
+            head, length = self._long
+            if nl < 0:
+                self._long = (head, length + len(chunk))
+                return self.offset, []
+            self._long = None
+            start = self.offset
+            self.offset = start + length + nl + 1
+            rest = chunk[nl + 1:]
+            pieces = self.split(rest)[1] if rest else []
+            return start, [LongLine(head, length + nl), *pieces]
         if self._settled:  # the line settle took may still get its end: "\n", "\r\n", " \n"
             n = len(chunk) - len(chunk.lstrip(b" \t\r"))
             if n == len(chunk):
@@ -88,6 +104,9 @@ class LineSplitter:
                 if type(partial) is bytes:
                     partial = bytearray(partial)
                 partial += last
+            if len(partial) > decode.MAX_LINE_BYTES:  # (let go of, up to its newline)
+                self._long = (bytes(partial[:decode.LONG_LINE_HEAD]), len(partial))
+                partial = b""
         self._partial = partial
         return start, pieces
 
@@ -102,7 +121,7 @@ class LineSplitter:
 
     @property
     def partial_bytes(self) -> int:
-        return len(self._partial)
+        return self._long[1] if self._long is not None else len(self._partial)
 
     def settle(self, quiet: float) -> list[tuple[int, bytes]]:
         """The input has paused ``quiet`` seconds with a line unfinished: from SETTLE_SECONDS
@@ -126,6 +145,11 @@ class LineSplitter:
     def flush(self) -> list[tuple[int, bytes]]:
         """End of input: the unterminated last line, if any."""
         self._settled, self._tried = False, 0  # (what comes next is another line, or another stream)
+        if self._long is not None:
+            (head, length), self._long = self._long, None
+            off = self.offset
+            self.offset += length
+            return [(off, LongLine(head, length))]
         line = self._partial
         if not line:
             return []
@@ -315,16 +339,42 @@ def check_head(head: bytes, name: str, piped: bool = False) -> None:
     for magic, kind, reader in _COMPRESSED:
         if magic.match(head):
             raise SourceError(f"{where}: is {kind}-compressed; {read_with(reader)}")
+    binary = f"{where}: looks like a binary file, not an NDJSON stream"
     if b"\0" not in head:
+        # Not UTF-8 text, and not one event: random bytes (they gave a screen of mojibake).
+        if _not_utf8(head) and not _holds_an_event(head):
+            raise SourceError(f"{binary} (it is not UTF-8 text)")
         return
     wide = _wide_encoding(head)
     if wide:
         raise SourceError(f"{where}: is {wide} text, not UTF-8; {read_with(f'iconv -f {wide} -t UTF-8')}")
     # NUL bytes before a line's text: a file truncated under a writer that went on at its old
     # offset (copytruncate); read as before (malformed lines), not refused.  NULs after text
-    # on a line are binary (an ELF header, a PNG's chunks).
-    if any(b"\0" in line.lstrip(b"\0") for line in head.split(b"\n")):
-        raise SourceError(f"{where}: looks like a binary file, not an NDJSON stream (it holds NUL bytes)")
+    # on a line are binary (an ELF header, a PNG's chunks), unless other lines are events (one
+    # NUL in a stream refused all of it).
+    if any(b"\0" in line.lstrip(b"\0") for line in head.split(b"\n")) and not _holds_an_event(head):
+        raise SourceError(f"{binary} (it holds NUL bytes)")
+
+
+def _holds_an_event(head: bytes) -> bool:
+    """Whether a whole line of ``head`` is a JSON object."""
+    for line in head.split(b"\n")[:-1]:
+        try:
+            if type(orjson.loads(line)) is dict:
+                return True
+        except orjson.JSONDecodeError:
+            pass
+    return False
+
+
+def _not_utf8(head: bytes) -> bool:
+    """Whether ``head`` is not UTF-8 text: bytes that are not, more than a character cut at
+    its end would leave."""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start < len(head) - 4 and head.decode("utf-8", "replace").count("\ufffd") > 4
+    return False
 
 
 _BOMS = ((b"\xff\xfe\0\0", "UTF-32LE"), (b"\0\0\xfe\xff", "UTF-32BE"), (b"\xff\xfe", "UTF-16LE"),
