@@ -307,6 +307,11 @@ def test_a_failed_result_and_its_tokens(h):
     assert (r.tokens.input, r.tokens.output, r.tokens.cache_read, r.tokens.cache_write) == (2, 7, 500, 10)
     m, _, _ = h.model_of(init() + j(type="result", subtype="error_max_turns", is_error=False, errors=["max turns"]))
     assert m.sessions[0].result.failed and m.sessions[0].result.text == "max turns"
+    # (From a trial: with no words of its own, the reason read "error_max_turns" in a CI log.)
+    m, _, _ = h.model_of(init() + j(type="result", subtype="error_max_turns", is_error=True, num_turns=3))
+    assert m.sessions[0].result.text == "it reached its turn limit (error_max_turns)"
+    m, _, _ = h.model_of(init() + j(type="result", subtype="error_brand_new", is_error=True, num_turns=3))
+    assert m.sessions[0].result.failed and m.sessions[0].result.text == ""  # (its subtype says it, as before)
 
 
 def _sections(started: bytes, completed: bytes | None, call_id: str):

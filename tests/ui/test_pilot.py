@@ -107,6 +107,21 @@ async def test_help_is_not_covered_by_the_demos_greeting():
         assert [k.render().plain.strip() for k in app.screen.query(FooterKey)] == ["esc Close"]
 
 
+async def test_a_narrow_full_screen_detail_keeps_search_and_help_in_its_footer():
+    """(From a trial: at 60 columns its footer kept r Raw JSON and y Copy, and lost / Search
+    and ? Help, which lists every key.)"""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = [k.render().plain.strip() for k in app.screen.query(FooterKey) if k.display]
+        assert shown[:3] == ["esc Close", "/ Search", "? Help"], shown
+        assert screen_rows(app).splitlines()[-1].lstrip().startswith("esc Close  / Search  ? Help")
+
+
 async def test_a_replays_help_says_what_q_exits_with_in_a_replay():
     """(From a new-user trial.)  The help said q quits "with the run's exit status (1 if it
     failed)": a replay of a failed run exited 0, as the README says."""

@@ -355,12 +355,27 @@ def _tokens(usage: Any) -> A.Tokens | None:
     return A.Tokens(tin, tout, part_count(u, "cache_read_input_tokens"), part_count(u, "cache_creation_input_tokens"))
 
 
+#: Why a run stopped, by its result's subtype, in words (when the result says no more).
+STOPPED = {
+    "error_max_turns": "it reached its turn limit",
+    "error_max_budget_usd": "it reached its budget",
+    "error_during_execution": "an error during execution",
+    "error_max_structured_output_retries": "its structured output failed validation too often",
+}
+
+
 def _result_message(data: dict[str, Any]) -> str:
-    """What a result says: its ``result`` text, else its ``errors``."""
+    """What a result says: its ``result`` text, else its ``errors``, else what its subtype
+    means ("error_max_turns" read as a code in a CI log)."""
     text = as_str(data.get("result"))
     if text:
         return text
-    return "\n".join(as_str(e) or json_line(e, 2000) for e in as_list(data.get("errors")))
+    said = "\n".join(as_str(e) or json_line(e, 2000) for e in as_list(data.get("errors")))
+    if said:
+        return said
+    subtype = data.get("subtype")
+    words = STOPPED.get(subtype) if type(subtype) is str else None
+    return f"{words} ({subtype})" if words else ""
 
 
 def interpret(ev: Event) -> A.Action:
