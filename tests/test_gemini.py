@@ -216,3 +216,20 @@ def test_a_new_gemini_run_ends_the_one_before_it_in_a_file(h):
     first, second = m.sessions
     assert first.ended and first.result is None and first.blocks[-1].text == "The next run began here"
     assert second.result is not None and not second.result.failed
+
+
+def test_a_calls_plain_arguments_read_as_rows_not_json(h):
+    """(From a trial: a grep's pattern read "round\\\\(" in its Arguments, escaped as JSON.)
+    Arguments that are each one line of text, a number or true/false are rows; any other
+    shape (an object, a line break) is JSON, as before."""
+    data = (at(50, type="init", session_id="s", model="m")
+            + use("grep_1", "grep_search", pattern="round\\(", dir_path="/w/src", limit=5, fixed=False)
+            + res("grep_1", output="src/a.py:3: round(x)")
+            + use("x_2", "brand_new_tool", spec={"deep": [1, 2]}) + res("x_2", output="ok")
+            + use("x_3", "brand_new_tool", text="two\nlines") + res("x_3", output="ok") + RESULT)
+    m = model(h, data)
+    grep, deep, lines = m.sessions[0].tools
+    assert sections(grep, m)["Arguments"].splitlines() == [
+        "pattern   round\\(", "dir_path  /w/src", "limit     5", "fixed     false"]
+    assert orjson.loads(sections(deep, m)["Arguments"]) == {"spec": {"deep": [1, 2]}}
+    assert orjson.loads(sections(lines, m)["Arguments"]) == {"text": "two\nlines"}

@@ -18,6 +18,7 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
+    args_section,
     as_cost,
     as_dict,
     as_int,
@@ -31,7 +32,6 @@ from viewer.core.formats.common import (
     first_line,
     iso_ms,
     json_line,
-    json_text,
     last_line,
     media_text,
     notice_text,
@@ -571,7 +571,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
             add(Section("Result", text, "markdown"))
             shown = True
     elif args:
-        add(Section("Arguments", json_text(args), "json"))
+        add(args_section(args))
 
     if name in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
         text = _NUMBERED.sub("", text)  # (its "cat -n" of the edited part: the diff has the lines)

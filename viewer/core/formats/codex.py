@@ -22,6 +22,7 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
+    args_section,
     as_dict,
     as_int,
     as_list,
@@ -368,7 +369,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         add(Section("Files", "\n".join(lines) or "(none)"))
     elif t == "mcp_tool_call":
         add(Section("Tool", _target(t, item)))
-        add(Section("Arguments", json_text(item.get("arguments")), "json"))
+        add(args_section(item.get("arguments")))
         result = as_dict(item.get("result"))
         if result:
             text = content_text(result.get("content"))

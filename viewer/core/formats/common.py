@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from viewer.core.detail import Section
 from viewer.core.sanitize import uncoloured
 
 # -- small defensive accessors (stream content is untrusted and drifts) -----
@@ -211,6 +212,25 @@ def notice_text(data: dict[str, Any]) -> str:
         if k not in skip:
             add(k, v, 0)
     return " ".join(parts)
+
+
+def args_section(args: Any, title: str = "Arguments") -> Section:
+    """A call's arguments, as "name  value" rows when each value is one short line of text, a
+    number, true, false or null (a grep's pattern ``round\\(`` read ``"round\\\\("`` in JSON),
+    else as JSON."""
+    if isinstance(args, dict) and 0 < len(args) <= 12 and all(
+        v is None or type(v) in (int, float, bool) or (type(v) is str and len(v) <= 300 and "\n" not in v)
+        for v in args.values()
+    ):
+        width = min(24, max(len(str(k)) for k in args))
+
+        def said(v: Any) -> str:
+            if type(v) is str:
+                return v if v.strip() else json.dumps(v)  # ("" and "  " shown as such)
+            return json.dumps(v)  # (true, false, null, numbers as JSON writes them)
+
+        return Section(title, "\n".join(f"{str(k).ljust(width)}  {said(v)}" for k, v in args.items()))
+    return Section(title, json_text(args), "json")
 
 
 def json_text(v: Any) -> str:

@@ -19,6 +19,7 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
+    args_section,
     as_dict,
     as_int,
     as_list,
@@ -866,7 +867,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
             add(Section("Result", text))
     else:
         if args:
-            add(Section("Arguments", json_text(args), "json"))
+            add(args_section(args))
         if outcome == "success" and res:
             add(Section("Result", json_text(res), "json"))
 

@@ -17,6 +17,7 @@ from viewer.core import actions as A
 from viewer.core.decode import Event
 from viewer.core.detail import Section
 from viewer.core.formats.common import (
+    args_section,
     as_dict,
     as_int,
     as_list,
@@ -26,7 +27,6 @@ from viewer.core.formats.common import (
     first_arg_line,
     first_line,
     iso_ms,
-    json_text,
     last_line,
     notice_text,
     part_count,
@@ -320,7 +320,7 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
                  for t in as_list(args.get("todos"))]
         add(Section("Todos", "\n".join(lines) or "(none)"))
     elif args:
-        add(Section("Arguments", json_text(args), "json"))
+        add(args_section(args))
     if result is None:
         return out  # (no result yet: viewer.core.detail.call_sections says why, from the call's status)
     if failed:
