@@ -1422,6 +1422,9 @@ def test_a_call_left_running_at_the_runs_result_is_unfinished_and_a_late_end_sti
     assert [t.status for t in s.tools] == ["success", "unfinished"]
     assert s.running == 0 and s.status_counts["unfinished"] == 1
     h.check_status_counts(m)
+    assert [(d.tool, s.tools[d.tool].status) for d in deltas[-1].each() if d.tool >= 0] == [(1, "unfinished")]
+    m.apply(h.decode(shell_started("c2", "sleep 9", ts=1100))[0][0])  # (its start again: a copy, not a call)
+    assert len(s.tools) == 2 and s.tools[1].duplicates == 1
     m.apply(h.decode(shell_completed("c2", "sleep 9", ts=9000))[0][0])  # (a completion that came after all)
     assert s.tools[1].status == "success" and s.status_counts["unfinished"] == 0
     h.check_status_counts(m)

@@ -926,7 +926,7 @@ def test_a_line_too_long_to_keep_is_told_and_the_run_read_on(tmp_path, capsys, m
                   + b'"}\n' + j(type="result", subtype="success", is_error=False, result="Done.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 0, err
-    assert "line 2: malformed line kept aside (a line of 3 MB, longer than the 2 MB read: not read)" in err, err
+    assert "line 2: malformed line kept aside (a line of 3 MB, over the 2 MB limit: not read)" in err, err
     assert out.splitlines()[-1].startswith("✓ succeeded"), out
 
 
@@ -1455,12 +1455,19 @@ def test_a_stream_with_a_nul_in_one_line_is_read_and_random_bytes_are_refused(ca
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 0 and "✓ succeeded" in out, err
     assert "line 4: malformed line kept aside (not JSON: a line of text): abc\\x00def" in err, err
+    # (From a review: an event line longer than the 4 KB looked at, as Claude Code's init is.)
+    first = orjson.loads(lines[0])
+    first["pad"] = "x" * 6000
+    p.write_bytes(orjson.dumps(first) + b"\nabc\x00def\n" + b"".join(lines[1:]))
+    code, out, err = run_main(capsys, "--print", str(p))
+    assert code == 0 and "✓ succeeded" in out, err
     rng = random.Random(7)
     noise = bytes(rng.randrange(256) for _ in range(20_000)).replace(b"\0", b"\1")
     p.write_bytes(noise)
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 2 and not out
-    assert err == f"agent-viewer: error: {p}: looks like a binary file, not an NDJSON stream (it is not UTF-8 text)\n"
+    assert err == (f"agent-viewer: error: {p}: is not UTF-8 text (binary, or text in another encoding: read it with "
+                   f"iconv -f ENCODING -t UTF-8 {p} | agent-viewer)\n")
     # Text that is not JSON is still read (an agent's "Error: …" on its stdout), as is UTF-8 cut
     # at the head's end.
     p.write_bytes("Error: authentication required — run cursor-agent login\n".encode() * 200)

@@ -133,6 +133,8 @@ async def test_a_replays_help_says_what_q_exits_with_in_a_replay():
         assert app.session.result is not None and app.session.result.failed
         await pilot.press("question_mark")
         await pilot.pause()
+        await pilot.press("end")  # (its last row, q's)
+        await pilot.pause()
         rows = screen_rows(app)
         assert "quit (a replay exits 0" in rows and "the run's exit status" not in rows, rows
         await pilot.press("escape")
@@ -5482,6 +5484,48 @@ async def test_a_gzip_piped_in_is_refused_with_the_command_that_reads_it():
     finally:
         os.close(write)
 
+
+
+async def test_a_call_left_running_at_a_live_runs_result_is_drawn_unfinished_at_once():
+    """(From a review.)  The result made the call unfinished in the list, but the transcript
+    drew its spinner on, until the input ended: on an open pipe, for good."""
+    from viewer.core.feed import PipeFeed
+
+    def j(**f) -> bytes:
+        return orjson.dumps(f) + b"\n"
+
+    def call(phase: str, cid: str, cmd: str) -> bytes:
+        body = {"args": {"command": cmd}}
+        if phase == "completed":
+            body["result"] = {"success": {"command": cmd, "exitCode": 0, "stdout": ""}}
+        return j(type="tool_call", subtype=phase, call_id=cid, session_id="s", timestamp_ms=1000,
+                 tool_call={"shellToolCall": body})
+
+    read, write = os.pipe()
+    feed = PipeFeed(read, clock=lambda: 1000.0)
+    app = AgentViewerApp(feed, clock=lambda: 1000.0)
+    try:
+        async with app.run_test(size=(140, 30)) as pilot:
+            os.write(write, j(type="system", subtype="init", session_id="s", model="m", cwd="/w")
+                     + call("started", "c1", "pytest") + call("started", "c2", "sleep 9")
+                     + call("completed", "c1", "pytest"))
+            for _ in range(60):
+                await pilot.pause(0.05)
+                if app.session is not None and len(app.session.tools) == 2:
+                    break
+            await settle(pilot)
+            assert "⠋ Shell" in _plain(app, app.transcript)
+            os.write(write, j(type="result", subtype="error", is_error=True, result="aborted", session_id="s"))
+            for _ in range(60):
+                await pilot.pause(0.05)
+                if app.session.result is not None:
+                    break
+            await settle(pilot)
+            rows = [r.strip("│ ") for r in _plain(app, app.transcript).splitlines()]
+            assert any(r.lstrip("▶ ").startswith("◌ Shell (unfinished)") and "sleep 9" in r for r in rows), rows
+            assert not feed.finished  # (still open: not the input's end)
+    finally:
+        os.close(write)
 
 
 async def test_a_narrow_header_keeps_the_counts_that_are_not_zero():

@@ -272,49 +272,59 @@ async def test_y_in_a_calls_detail_copies_the_section_being_read():
 async def test_y_copies_a_coloured_output_as_drawn_and_y_again_copies_the_next_section(monkeypatch):
     """(From a trial.)  A command's coloured output (pytest --color=yes) was copied with its
     colour codes, pasted as "\\x1b[32m.\\x1b[0m…"; and a call that fits in the view cannot
-    be scrolled to its output, so y there only ever copied the command."""
+    be scrolled to its output, so y there only ever copied the command.  y again goes on to
+    the next section (not one that only repeats the command), round to the command."""
     import viewer.ui.app as app_module
 
     args = {"command": "pytest --color=yes"}
     stdout = "\x1b[32m.\x1b[0m\x1b[31mF\x1b[0m\n\x1b[31m\x1b[1m1 failed\x1b[0m, 1 passed"
     failed = {"failure": {"command": "pytest --color=yes", "exitCode": 1, "stdout": stdout, "stderr": ""}}
-    data = b"".join([*HEAD, start("c1", "shellToolCall", args), done("c1", "shellToolCall", args, failed), RESULT])
+    data = b"".join([*HEAD, start("c1", "shellToolCall", args), done("c1", "shellToolCall", args, failed),
+                     start("c2", "shellToolCall", {"command": "ls"}),
+                     done("c2", "shellToolCall", {"command": "ls"}, {"success": {"command": "ls", "exitCode": 0,
+                                                                                  "stdout": "a.py"}}), RESULT])
     app = make_app(data)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("home", "tab")
         assert app.detail.max_scroll_y == 0  # (it all fits: no scrolling to the output)
         titles = [sec.title for sec in app.detail.sections()]
-        out = titles.index("stdout") + 1  # (the first y, at the call's facts, copies the command)
+        assert titles == ["Command", "stdout", "Outcome: failure"], titles
         copied, said = [], []
-        for _ in range(len(titles) + 2):
+
+        async def y() -> None:
             app.clear_notifications()
             await pilot.press("y")
             await pilot.pause()
             copied.append(app.clipboard)
             said.append(str(list(app._notifications)[-1].message))
-        assert copied[0] == "pytest --color=yes" and said[0].endswith(f"\ny again: {titles[0]}"), said
-        assert copied[out] == ".F\n1 failed, 1 passed", copied  # (no colour codes)
-        assert said[out].startswith("Copied stdout (2 lines): .F⏎1 failed"), said
-        assert said[-2].endswith("y again: the command") and copied[-1] == "pytest --color=yes"  # round
-        # Later, y is the section read again (at the facts: the command), not the next one.
+
+        for _ in range(4):
+            await y()
+        assert copied[0] == "pytest --color=yes" and said[0].endswith("\ny again: stdout"), said
+        assert copied[1] == ".F\n1 failed, 1 passed", copied  # (no colour codes)
+        assert said[1].startswith("Copied stdout (2 lines): .F⏎1 failed") and said[1].endswith("y again: Outcome: failure")
+        assert said[2].startswith("Copied Outcome: failure") and said[2].endswith("y again: the command")
+        assert copied[3] == "pytest --color=yes"  # round
+        # Another call and back: y is the section in view again (the command), not the next.
+        await y()
+        await pilot.press("shift+tab", "down", "up", "tab")
+        await settle(pilot)
+        await y()
+        assert copied[-1] == "pytest --color=yes" and said[-1].endswith("y again: stdout"), said
+        # Later, the same.
         monkeypatch.setattr(app_module, "COPY_AGAIN_S", 0.0)
-        await pilot.press("y", "y")
-        assert app.clipboard == "pytest --color=yes"
+        await y()
+        assert said[-1].startswith("Copied: pytest --color=yes") and said[-1].endswith("y again: stdout"), said
         # Inside tmux with its default set-clipboard (external), the copy never reaches the
-        # clipboard: the notice says so.
+        # clipboard: the notice says so, until it is set on.
         monkeypatch.setattr(app_module, "tmux_set_clipboard", lambda: "external")
-        app._tmux_clipboard = None
-        app.clear_notifications()
-        await pilot.press("shift+tab", "y")
-        await pilot.pause()
-        assert "inside tmux, set-clipboard is external" in str(list(app._notifications)[-1].message)
+        await pilot.press("shift+tab")
+        await y()
+        assert "inside tmux, set-clipboard is external" in said[-1], said[-1]
         monkeypatch.setattr(app_module, "tmux_set_clipboard", lambda: "on")
-        app._tmux_clipboard = None
-        app.clear_notifications()
-        await pilot.press("y")
-        await pilot.pause()
-        assert "tmux" not in str(list(app._notifications)[-1].message)
+        await y()
+        assert "tmux" not in said[-1]
 
 
 async def test_y_on_the_blank_row_above_a_section_copies_that_section():

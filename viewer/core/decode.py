@@ -158,6 +158,13 @@ Record = Event | Malformed | Restart | Run
 RunLine = Callable[[dict[str, Any]], "tuple[str, str | None, str, int | None] | None"]
 
 
+def _size(n: int) -> str:
+    """``300 MB``, ``256.4 MB``; ``5,008 bytes`` below a MB."""
+    if n < 1 << 20:
+        return f"{n:,} bytes"
+    return f"{n / (1 << 20):,.1f}".removesuffix(".0") + " MB"
+
+
 def preview_of(raw: bytes, limit: int = PREVIEW_CHARS) -> str:
     text = raw[: limit * 4].decode("utf-8", errors="replace")
     if len(text) > limit:
@@ -357,7 +364,7 @@ class Decoder:
             out = self._flush_pending(arrival)
             self._prev_raw = None
             self.malformed += 1
-            reason = f"a line of {len(raw) / (1 << 20):,.0f} MB, longer than the {MAX_LINE_BYTES >> 20} MB read: not read"
+            reason = f"a line of {_size(len(raw))}, over the {_size(MAX_LINE_BYTES)} limit: not read"
             out.append(Malformed(line_no, offset, len(raw), reason, preview_of(raw.head), arrival))
             return out
         if line_no == self.first_line and raw.startswith(_BOM):

@@ -183,7 +183,10 @@ class Feed:
                 except Exception:  # noqa: BLE001 - what a worker sent cannot be used: costs speed only
                     recs = None
                 if recs is None:  # a line may go on across its edge: decoded here, in order
-                    recs = self.ingest.feed(self.store.read(batch.start, batch.end - batch.start))
+                    recs = []
+                    for pos in range(batch.start, batch.end, CHUNK):  # (a MB at a time: a line past
+                        # MAX_LINE_BYTES is let go of as it comes, not read whole)
+                        recs.extend(self.ingest.feed(self.store.read(pos, min(CHUNK, batch.end - pos))))
                     self.segments_redone += 1
                 else:
                     self.segments_taken += 1

@@ -1194,7 +1194,9 @@ class StreamModel:
         if idx is None and a.call_id in s.started_late:  # (let go of: its completion came first)
             s.started_late.discard(a.call_id)
             return Delta(Change.NONE)
-        if idx is not None and s.tools[idx].status == "running":
+        if idx is not None and (s.tools[idx].status == "running" or (
+                s.tools[idx].status == "unfinished" and s.tools[idx].start_ref is not None)):
+            # (unfinished: by its run's result, then started again: the same call, a copy)
             t = s.own_tool(idx)
             if t.early and not a.early:
                 # Its arguments, whole: its start (the call was shown as they were written, since
@@ -1325,16 +1327,18 @@ class StreamModel:
         # The block holds what the result says that the transcript does not (an error, or the
         # part of its text the transcript lacks): shown under the result line, and searchable.
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else unsaid)
-        flags = Change.RESULT | Change.HEADER | Change.TRANSCRIPT
-        if s.status_counts["running"]:
-            # The run is over: a call it left running will not end (it ran on, its clock too, in
-            # the list; and text mode told it after the run's summary).  A late completion of
-            # one still says how it went (see _tool_completed).
-            for i, t in enumerate(s.tools):
-                if t.status == "running":
-                    s.set_status(s.own_tool(i), "unfinished")
-            flags |= Change.TOOLS
-        return Delta(flags, block=idx)
+        d = Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
+        if not s.status_counts["running"]:
+            return d
+        # The run is over: a call it left running will not end (it ran on, its clock too, in
+        # the list; and text mode told it after the run's summary).  A late completion of one
+        # still says how it went (see _tool_completed).  Each is a change of its own (the
+        # transcript redraws its line).
+        cut = [Delta(Change.TOOLS, s.index, tool=i) for i, t in enumerate(s.tools) if t.status == "running"]
+        for c in cut:
+            s.set_status(s.own_tool(c.tool), "unfinished")
+        d.session = s.index
+        return Delta(d.flags | Change.TOOLS, tool=-1, block=idx, more=[d, *cut])
 
     def _batch(self, s: Session, a: A.Batch, ev: Event) -> Delta:
         """Each action of the event in turn: a delta with all their flags, the first one's tool

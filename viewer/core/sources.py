@@ -309,6 +309,8 @@ def check_readable(path: str) -> None:
 
 #: Bytes of a file's start looked at to tell it is not NDJSON text.
 HEAD_BYTES = 4096
+#: ... and for a whole event, which may hold NUL bytes elsewhere (a line of 5 KB or more).
+PROBE_BYTES = 64 * 1024
 
 
 def check_is_text(fd: int, name: str) -> None:
@@ -316,7 +318,7 @@ def check_is_text(fd: int, name: str) -> None:
     only give malformed lines (a screen of mojibake): see :func:`check_head`.  Nothing for
     other files (a pipe's first bytes are checked as they come)."""
     try:
-        head = os.pread(fd, HEAD_BYTES, 0) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        head = os.pread(fd, PROBE_BYTES, 0) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
     except OSError:
         return
     check_head(head, name)
@@ -329,7 +331,8 @@ def check_head(head: bytes, name: str, piped: bool = False) -> None:
     only its first HEAD_BYTES are looked at.  ``piped``: the first bytes through a pipe (the
     command goes into the pipe)."""
     where = "standard input" if name == "-" else name
-    head = head[:HEAD_BYTES]  # (a pipe's first read may be a MB: a NUL line far in is no sign)
+    # (Only its first HEAD_BYTES: a pipe's first read may be a MB, and a NUL line far in is no
+    # sign; the first PROBE_BYTES for an event, whose line may be longer: Claude Code's init.)
 
     def read_with(command: str) -> str:
         if piped:
@@ -340,10 +343,13 @@ def check_head(head: bytes, name: str, piped: bool = False) -> None:
         if magic.match(head):
             raise SourceError(f"{where}: is {kind}-compressed; {read_with(reader)}")
     binary = f"{where}: looks like a binary file, not an NDJSON stream"
+    probe, head = head[:PROBE_BYTES], head[:HEAD_BYTES]
     if b"\0" not in head:
-        # Not UTF-8 text, and not one event: random bytes (they gave a screen of mojibake).
-        if _not_utf8(head) and not _holds_an_event(head):
-            raise SourceError(f"{binary} (it is not UTF-8 text)")
+        # Not UTF-8 text, and not one event: random bytes (they gave a screen of mojibake), or
+        # text in another encoding.
+        if _not_utf8(head) and not _holds_an_event(probe):
+            raise SourceError(f"{where}: is not UTF-8 text (binary, or text in another encoding: "
+                              f"{read_with('iconv -f ENCODING -t UTF-8')})")
         return
     wide = _wide_encoding(head)
     if wide:
@@ -352,7 +358,7 @@ def check_head(head: bytes, name: str, piped: bool = False) -> None:
     # offset (copytruncate); read as before (malformed lines), not refused.  NULs after text
     # on a line are binary (an ELF header, a PNG's chunks), unless other lines are events (one
     # NUL in a stream refused all of it).
-    if any(b"\0" in line.lstrip(b"\0") for line in head.split(b"\n")) and not _holds_an_event(head):
+    if any(b"\0" in line.lstrip(b"\0") for line in head.split(b"\n")) and not _holds_an_event(probe):
         raise SourceError(f"{binary} (it holds NUL bytes)")
 
 

@@ -291,8 +291,8 @@ class AgentViewerApp(App[int]):
         self.feed = feed
         self.recorder = recorder  # --save: reported here if writing fails
         self._save_error_shown = False
-        #: The last y in a call's detail: ((view, call, where it was), which section, when).
         self._tmux_clipboard: str | None = None  # (see _clipboard_caveat)
+        #: The last y in a call's detail: ((what the view showed, where), which section, when).
         self._copied: tuple[tuple, int, float] | None = None
         self.clock = clock or time.monotonic
         # (In the format the feed's start was found in, if it was: see launch; the model goes on
@@ -1144,20 +1144,26 @@ class AgentViewerApp(App[int]):
         if s is None or idx < 0:
             self._nothing_to_open("copy")
             return
-        if self.focused is self.detail:
-            self.copy_section(self.detail, s, idx)
+        if self.focused is self.detail:  # (the call it shows: it may lag the list's selection)
+            self.copy_section(self.detail)
         else:
             self.copy_call(s, idx)
 
-    def copy_section(self, view: DetailView, s: Session, index: int) -> None:
+    def copy_section(self, view: DetailView) -> None:
         """y in a call's detail: the section being read (its output, a file's contents, the
         search match's), whole, as the stream gave it; at the call's facts, above its sections,
         its command, as in the tool list.  y again, the view unmoved, copies the next section
         (round to the command): a call that fits in the view cannot be scrolled to its output."""
-        secs = view.sections()
+        s, t = view.session, view.tool
+        if s is None or t is None:
+            self._nothing_to_open("copy")
+            return
+        command = self._command_of(s, t.index)
+        # What y copies in turn: the command, then each section but one that only repeats it.
+        secs = [sec for sec in view.sections() if not command or sec.body != command]
         at = view.section_in_view()
         i = next((k for k, sec in enumerate(secs) if sec is at), -1)
-        key = (id(view), index, id(s), int(view.scroll_y), view.hit_pos)
+        key = (view.generation, int(view.scroll_y), view.hit_pos)  # (the same call, shown the same, unmoved)
         last, now = self._copied, time.monotonic()
         if last is not None and last[0] == key and now - last[2] < COPY_AGAIN_S:
             i = last[1] + 1 if last[1] + 1 < len(secs) else -1
@@ -1165,18 +1171,24 @@ class AgentViewerApp(App[int]):
         after = i + 1 if i + 1 < len(secs) else -1
         then = "" if not secs else f"y again: {'the command' if after < 0 else one_line(secs[after].title, 40)}"
         if i < 0:
-            self.copy_call(s, index, then=then)
-        else:
-            self.copy_out(secs[i].body, what=one_line(secs[i].title, 60), then=then)
+            self.copy_call(s, t.index, then=then)
+        else:  # (a command's output as drawn: without its colour codes, pasted as "\x1b[32m")
+            sec = secs[i]
+            body = uncoloured(sec.body) if sec.kind == "terminal" else sec.body
+            self.copy_out(body, what=one_line(sec.title, 60), then=then)
+
+    def _command_of(self, s: Session, index: int) -> str:
+        """Call ``index``'s main argument, whole (its command, path, pattern), or its target."""
+        t = s.tools[index]
+        load = self.load_event
+        return self.model.format_of(s).copy_text(load(t.start_ref), load(t.end_ref), t.call_id) or t.target
 
     def copy_call(self, s: Session, index: int, then: str = "") -> None:
         """Copy a call's main argument whole (its command, path, pattern) to the clipboard: the
         terminal's own selection takes the borders and line numbers, and one line of a wrapped
         command at a time.  As shown: control characters escaped (pasted into a shell, an escape
         sequence from the stream would be keys)."""
-        t = s.tools[index]
-        load = self.load_event
-        text = self.model.format_of(s).copy_text(load(t.start_ref), load(t.end_ref), t.call_id) or t.target
+        text = self._command_of(s, index)
         if not text:
             self.notify_once(f"Call {index + 1} has no command, path or pattern to copy." + (f"\n{then}" if then else ""),
                              timeout=3)
@@ -1184,12 +1196,10 @@ class AgentViewerApp(App[int]):
         self.copy_out(text, then=then)
 
     def copy_out(self, text: str, what: str = "", then: str = "") -> None:
-        """``text`` to the clipboard, without colour codes (as the detail draws a command's
-        output: they were pasted as "\\x1b[32m"), other control characters escaped, and a
-        note saying so (and ``what`` it was, and ``then`` what y would copy next).  Not past
-        COPY_MAX characters: the terminal gets the text in one escape sequence, which many cap
-        (and a big one stalls)."""
-        text = uncoloured(text)
+        """``text`` to the clipboard, control characters escaped, and a note saying so (and
+        ``what`` it was, and ``then`` what y would copy next).  Not past COPY_MAX characters:
+        the terminal gets the text in one escape sequence, which many cap (and a big one
+        stalls)."""
         if len(text) > COPY_MAX:
             self.notify(f"Not copied: {what or 'it'} is {len(text):,} characters, more than a terminal takes "
                         f"at once ({COPY_MAX:,}); agent-viewer --print writes a run's text out.", title="Clipboard",
@@ -1207,8 +1217,9 @@ class AgentViewerApp(App[int]):
     def _clipboard_caveat(self) -> str:
         """Why the copy may not reach the clipboard, when that can be told: inside tmux, whose
         default (``set-clipboard external``) drops what a program sends to the clipboard (OSC
-        52), and said "Copied" all the same.  Asked of tmux once."""
-        if self._tmux_clipboard is None:
+        52), and said "Copied" all the same.  Asked of tmux at each copy until it is "on" (a
+        few ms; none outside tmux)."""
+        if self._tmux_clipboard != "on":  # (asked again until it is: the user may have set it since)
             self._tmux_clipboard = tmux_set_clipboard()
         if self._tmux_clipboard in ("", "on"):
             return ""

@@ -40,7 +40,8 @@ HELP_ROWS = [
     ("↳5", "a sub-agent's call or words (tool list, transcript), under call 5, where it runs (Claude Code's Task)"),
     ("Finding", ""),
     ("/", "search the transcript and the tool calls' summaries (in the detail pane: that call, full screen)"),
-    ("n N", "next / previous match; with none, the calls whose output has it (Esc clears the search)"),
+    ("n N", "next / previous match; with none, the calls whose output has it, in turn, full screen "
+             "(Esc clears the search)"),
     ("s", "filter tool calls by status (cycles)"),
     ("c", "filter tool calls by kind (cycles)"),
     ("x", "clear filters and search"),
@@ -408,7 +409,7 @@ class DetailScreen(ModalScreen[int]):
         return self._raw
 
     def action_copy(self) -> None:
-        self.app.copy_section(self.query_one(DetailView), self._session, self._index)  # type: ignore[attr-defined]
+        self.app.copy_section(self.query_one(DetailView))  # type: ignore[attr-defined]
 
     def action_toggle_raw(self) -> None:
         view = self.query_one(DetailView)

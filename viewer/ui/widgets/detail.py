@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable
@@ -62,6 +63,9 @@ _WORD_END = re.compile(r"\S*")
 #: "10,000+".
 MAX_HITS = 10_000
 
+
+#: Numbers for what a DetailView shows (see DetailView.generation), unique across views.
+_GENERATIONS = itertools.count(1)
 
 class _Heading:
     """A call's label and target (sanitized).  A path too long for the width is broken after
@@ -228,7 +232,7 @@ class DetailView(BlockView):
         same_call = self._call == (key[0], key[1], key[-1])
         self._key = key
         self.session, self.tool = session, tool
-        self._generation += 1
+        self._generation = next(_GENERATIONS)
         self._cache.clear()
         self._folded.clear()
         if self.prefold and not self._fold_pending:
@@ -268,6 +272,12 @@ class DetailView(BlockView):
     def sections(self) -> list[Section]:
         """The sections shown, in order."""
         return list(self._titles.values())
+
+    @property
+    def generation(self) -> int:
+        """What it shows, as a number no other state of any DetailView has: another call, the
+        raw view, a completion that came, each give another."""
+        return self._generation
 
     def section_in_view(self) -> Section | None:
         """The section being read: the current search match's, when it is in view, else the
