@@ -131,6 +131,16 @@ def test_the_real_gemini_fragment_is_the_models_text(h):
     assert b.kind == "assistant" and b.text == "".join(chunks)
 
 
+def test_text_mode_names_the_agent_of_a_fragment_with_no_init(capsys):
+    """(From a trial: the real fragment printed from mid-sentence, with no word of whose run
+    it was.)"""
+    path = REAL_CURSOR_DIR.parent / "gemini" / "gke-labs-issue-740__message-deltas.ndjson"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    code, out, err = run_main(capsys, "--print", str(path))
+    assert code == 1 and out.splitlines()[:2] == ["Gemini CLI", ""], out
+
+
 def test_what_tells_gemini_and_what_does_not():
     assert detect({"type": "init", "session_id": "s", "model": "m"}) is gemini
     assert detect({"type": "message", "role": "assistant", "content": "x", "delta": True}) is gemini

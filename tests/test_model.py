@@ -1428,3 +1428,10 @@ def test_a_call_left_running_at_the_runs_result_is_unfinished_and_a_late_end_sti
     m.apply(h.decode(shell_completed("c2", "sleep 9", ts=9000))[0][0])  # (a completion that came after all)
     assert s.tools[1].status == "success" and s.status_counts["unfinished"] == 0
     h.check_status_counts(m)
+
+
+def test_an_event_whose_type_is_not_text_says_what_it_is(h):
+    """(From a trial: {"type": 123} read "(no type)", its 123 not said.)"""
+    m, _, _ = apply_all(init() + j(type=123, subtype=["x"], session_id=SID) + result(), h)
+    texts = [b.text for b in m.sessions[0].blocks if b.kind == "unknown"]
+    assert texts == ['(no type): type=123 subtype=["x"]'], texts

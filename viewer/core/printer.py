@@ -132,10 +132,11 @@ def run_summary(s: Session) -> str:
 def run_heading(s: Session, agent: str) -> str:
     """Whose run ``s`` is, as the TUI's header says it: "Cursor · Claude 4 Sonnet · in
     /home/maya/code/invoice-tool · session c6b62c6f-…" (a CI user asked what a log was a run
-    of: its session id is what ``--resume`` takes); "" for a run of which nothing is known."""
+    of: its session id is what ``--resume`` takes); the agent alone for a run joined with
+    neither (a fragment of Gemini CLI's stream began mid-sentence, unlabelled)."""
     init = s.init
     if init is None and not s.session_id:
-        return ""
+        return agent
     parts = [agent] if agent else []
     if init is not None and init.model:
         parts.append(one_line(init.model, 80))

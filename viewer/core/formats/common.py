@@ -187,7 +187,9 @@ def notice_text(data: dict[str, Any]) -> str:
     """The fields of an event shown as text: ``key=value``, two levels into nested objects
     (another agent's ``item={"type": ..., "text": ...}`` reads ``item.type=... item.text=...``;
     Claude Code's ``event.delta.text=...``)."""
-    skip = {"type", "subtype", "session_id", "timestamp_ms"}
+    # (Its type and subtype are said before these, when they are text: {"type": 123} read
+    # "(no type)", its 123 not said.)
+    skip = {k for k in ("type", "subtype") if type(data.get(k)) is str} | {"session_id", "timestamp_ms"}
     parts: list[str] = []
 
     def add(key: str, v: Any, depth: int) -> None:
