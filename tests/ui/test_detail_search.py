@@ -650,3 +650,25 @@ async def test_a_notice_over_the_full_screen_detail_leaves_its_match_count_in_vi
         await settle(pilot)
         border = screen_rows(app).splitlines()[view.region.bottom - 1]
         assert place in border, border
+
+
+async def test_every_match_in_a_coloured_output_is_marked_when_gone_to():
+    """(From a trial: in pytest's coloured output, n counted "2 of 6" and no match showed as
+    the one gone to: on a line after a blank one, which the colours' decoder dropped when it
+    ended what came before, so the match's row was counted one short.)"""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.timeline.focus()
+        app.timeline.select_tool(3)  # (call 4: python -m pytest -q --color=yes)
+        await pilot.press("enter")
+        await settle(pilot)
+        view = app.screen.query_one("#zoom-detail")
+        await _search(pilot, "AssertionError")
+        await settle(pilot)
+        assert len(view.hits) == 6
+        for n in range(6):
+            current = _current(view)
+            assert len(current) == 1 and "AssertionError" in current[0], (n, current)
+            await pilot.press("n")
+            await settle(pilot)

@@ -93,18 +93,27 @@ async def test_n_in_a_found_call_goes_on_to_the_next_found_call_past_its_last_ma
         await settle(pilot)
         assert view.tool.index + 1 == 14 and view.hits and view.hit_pos == 0
         sub = str(view.border_subtitle)
-        assert sub.startswith("call 14 of ") and "'def line_total': 1 of " in sub and "from the top" not in sub, sub
+        assert sub.startswith("call 14 of 18 (2 of the 2 the search named)"), sub
+        assert "'def line_total': 1 of " in sub and "from the top" not in sub, sub
         rows = [view.render_line(y).text for y in range(view.size.height)]
         assert any("def line_total" in row for row in rows), rows  # (at the match)
         await pilot.press("N")  # back: the last match of call 5
         await settle(pilot)
         assert view.tool.index + 1 == 5 and view.hit_pos == first - 1
+        assert "(1 of the 2 the search named)" in str(view.border_subtitle)
+        for _ in range(1 + len(view.hits)):  # on through call 14's, and round: said so
+            await pilot.press("n")
+            await settle(pilot)
+        assert view.tool.index + 1 == 5 and view.hit_pos == 0 and "(from the top)" in str(view.border_subtitle)
+        await pilot.press("N")
+        await settle(pilot)
+        assert view.tool.index + 1 == 14 and "(from the end)" in str(view.border_subtitle)
         await pilot.press("escape")
         await settle(pilot)
-        assert app.timeline.selected_index() + 1 == 5  # the list is on the call left open
+        assert app.timeline.selected_index() + 1 == 14  # the list is on the call left open
         await pilot.press("n")  # and the panes' n goes on from it
         await settle(pilot)
-        assert app.screen.query_one(DetailView).tool.index + 1 == 14
+        assert app.screen.query_one(DetailView).tool.index + 1 == 5
 
 
 async def test_n_in_the_only_call_found_starts_over_in_it():

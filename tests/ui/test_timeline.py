@@ -304,7 +304,7 @@ async def test_y_copies_a_coloured_output_as_drawn_and_y_again_copies_the_next_s
         assert copied[0] == "pytest --color=yes" and said[0].endswith("\ny again: stdout"), said
         assert copied[1] == ".F\n1 failed, 1 passed", copied  # (no colour codes)
         assert said[1].startswith("Copied stdout (2 lines): .F⏎1 failed") and said[1].endswith("y again: Outcome: failure")
-        assert said[2].startswith("Copied Outcome: failure") and said[2].endswith("y again: the command")
+        assert said[2].startswith("Copied Outcome: failure") and said[2].endswith("y again: pytest --color=yes")
         assert copied[3] == "pytest --color=yes"  # round
         # Another call and back: y is the section in view again (the command), not the next.
         await y()

@@ -1064,7 +1064,8 @@ class AgentViewerApp(App[int]):
             self.notify_once("No call is selected.", timeout=3)
 
     def _open_full_screen(self, s: Session, index: int, search: bool = False, query: str = "",
-                          next_found: Callable[[int, int], int | None] | None = None) -> None:
+                          next_found: Callable[[int, int], int | None] | None = None,
+                          named: Callable[[], list[int]] | None = None) -> None:
         def closed(shown: int | None) -> None:
             if screen.raw != self.detail.raw:  # r there: the pane shows the call the same way
                 self.action_toggle_raw()
@@ -1078,7 +1079,7 @@ class AgentViewerApp(App[int]):
         timeline = self.timeline
         screen = DetailScreen(s, s.tools[index], self.load_event, self.model.format_of(s).tool_sections,
                               raw=self.detail.raw, shown=lambda: timeline.rows, search=search, query=query,
-                              next_found=next_found)
+                              next_found=next_found, named=named)
         self.push_screen(screen, closed)
 
     def on_detail_view_reading(self, message: DetailView.Reading) -> None:
@@ -1169,7 +1170,9 @@ class AgentViewerApp(App[int]):
             i = last[1] + 1 if last[1] + 1 < len(secs) else -1
         self._copied = (key, i, now)
         after = i + 1 if i + 1 < len(secs) else -1
-        then = "" if not secs else f"y again: {'the command' if after < 0 else one_line(secs[after].title, 40)}"
+        # (What comes next by its title, or the argument itself: "the command" read wrong for a
+        # read's path or a grep's pattern.)
+        then = "" if not secs else f"y again: {one_line(command, 40) if after < 0 else one_line(secs[after].title, 40)}"
         if i < 0:
             self.copy_call(s, t.index, then=then)
         else:  # (a command's output as drawn: without its colour codes, pasted as "\x1b[32m")
@@ -1598,8 +1601,17 @@ class AgentViewerApp(App[int]):
         # (Said: the notice covered the view's border, where its matches are counted.)
         self._take_back(look.notice)
         self._open_full_screen(s, i, query=self.timeline.search,
-                               next_found=lambda at, step: self._next_call_found(s, at, step))
+                               next_found=lambda at, step: self._next_call_found(s, at, step),
+                               named=lambda: self._calls_named(s))
         return True
+
+    def _calls_named(self, s: Session) -> list[int]:
+        """The calls the search of session ``s`` found in their detail, in order ([] when the
+        search is another's now)."""
+        look = self._search_calls
+        if look is None or look.session is not s or look.query != self.timeline.search:
+            return []
+        return [c for c in look.found if c < len(s.tools)]
 
     def _next_call_found(self, s: Session, at: int, step: int) -> int | None:
         """The call after (``step`` 1) or before (-1) call ``at`` among those the search of
@@ -1608,7 +1620,7 @@ class AgentViewerApp(App[int]):
         look = self._search_calls
         if look is None or look.session is not s or look.query != self.timeline.search:
             return None
-        calls = [c for c in look.found if c < len(s.tools)]  # (a replay's seek back may have taken some)
+        calls = self._calls_named(s)  # (a replay's seek back may have taken some)
         if at == -2:  # from the call opened last (a filter may hide it: the list's selection did not move)
             at = look.opened if look.opened > -2 else self.timeline.selected_index()
         elif not any(c != at for c in calls):

@@ -256,6 +256,8 @@ def terminal_text(text: str) -> Text:
     pieces.append(clean(text[pos:]))
     # Only SGR sequences are left unescaped: the decoder turns them into styles.
     out = Text.from_ansi("".join(pieces), end="")
+    if text.endswith("\n"):  # (its decoder splits lines and drops the last newline: a text
+        out.append("\n")  # ending in a blank line was drawn a row short, as plain text is not)
     for i, span in enumerate(out.spans):  # (shown, never hidden nor blinking: SGR 8 hid text)
         style = span.style
         if not isinstance(style, Style):

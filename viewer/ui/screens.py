@@ -296,12 +296,14 @@ class DetailScreen(ModalScreen[int]):
 
     def __init__(self, session, tool, loader, sections_fn, raw: bool = False,
                  shown: Callable[[], list[int] | None] | None = None, search: bool = False,
-                 query: str = "", next_found: Callable[[int, int], int | None] | None = None) -> None:
+                 query: str = "", next_found: Callable[[int, int], int | None] | None = None,
+                 named: Callable[[], list[int]] | None = None) -> None:
         """``shown``: the calls the list shows (a filter's), in order; None: all of them.
         ``search``: open with the search box (/ in the detail pane); ``query``: open at the
         first match of this search (n in the panes after one that found it in calls' detail);
         ``next_found(index, step)``: then, the call n (N) goes on to past this call's last
-        (first) match, of the others found (None: none, it starts over in this one)."""
+        (first) match, of the others found (None: none, it starts over in this one); ``named``:
+        those calls, in order (the border says which of them this is)."""
         super().__init__()
         self._session, self._index, self._loader, self._sections = session, tool.index, loader, sections_fn
         self._raw = raw  # as the pane shows it (r toggles here too)
@@ -309,6 +311,7 @@ class DetailScreen(ModalScreen[int]):
         self._search_at_once = search
         self._query = query
         self._next_found = next_found
+        self._named = named or list
 
     def compose(self) -> ComposeResult:
         yield DetailView(id="zoom-detail")
@@ -351,6 +354,9 @@ class DetailScreen(ModalScreen[int]):
                 where += (" (the only one the filter shows)" if len(rows) == 1 else
                           f" ({at + 1:,} of {len(rows):,} shown by the filter)")
         found = self._found(view)
+        named = self._named() if found else []
+        if len(named) > 1 and self._index in named:  # (n goes on through them: which one this is)
+            where += f" ({named.index(self._index) + 1:,} of the {len(named):,} the search named)"
         keys = " · ] [ next, previous"
         room = max(0, view.size.width - 6)  # (the border's corners and padding)
         if found and len(where) + len(keys) + len(found) + 3 > room:
@@ -473,11 +479,12 @@ class DetailScreen(ModalScreen[int]):
         i = self._next_found(self._index, step) if self._next_found is not None else None
         if i is None or i == self._index or not 0 <= i < len(self._session.tools):
             return False
+        went_round = (i < self._index) if step > 0 else (i > self._index)
         self._index = i
         self._show()
         view.find(view.highlight_query)
         self._next_match(view, step)
-        view.wrapped = 0  # (its first match, not "from the top")
+        view.wrapped = step if went_round else 0  # (its first match: "from the top" only back at the first call)
         self._show()
         return True
 
