@@ -1435,3 +1435,21 @@ def test_an_event_whose_type_is_not_text_says_what_it_is(h):
     m, _, _ = apply_all(init() + j(type=123, subtype=["x"], session_id=SID) + result(), h)
     texts = [b.text for b in m.sessions[0].blocks if b.kind == "unknown"]
     assert texts == ['(no type): type=123 subtype=["x"]'], texts
+
+
+def test_a_semantic_searchs_results_are_a_section_each_by_file_and_lines():
+    """(From a trial: its results read as Cursor writes them, <search_result path=…> tags and
+    all.)  Text in no such block is kept."""
+    from viewer.core.formats import cursor
+
+    results = ('<search_result path="src/a.py" startLine="30" endLine="32">\ndef f():\n    return 1\n</search_result>\n'
+               '<search_result path="src/b.py" startLine="7" endLine="7">\nX = 2\n</search_result>\n(2 results)')
+    tc = {"semSearchToolCall": {"args": {"query": "where is f"}, "result": {"success": {"results": results}}}}
+    done = {"type": "tool_call", "subtype": "completed", "call_id": "c1", "tool_call": tc}
+    secs = cursor.tool_sections(None, done, "c1")
+    assert [(s.title, s.body, s.kind, s.lang) for s in secs] == [
+        ("Query", "where is f", "text", ""),
+        ("src/a.py, lines 30-32", "def f():\n    return 1", "code", "src/a.py"),
+        ("src/b.py, line 7", "X = 2", "code", "src/b.py"),
+        ("More results", "(2 results)", "text", ""),
+    ]

@@ -1795,7 +1795,10 @@ class AgentViewerApp(App[int]):
         for command in super().get_system_commands(screen):
             # Textual's key panel lists its own stock keys (our help lists ours), and its
             # screenshot goes to ~/Downloads, failing where there is none: replaced below.
-            if command.title not in ("Keys", "Screenshot"):
+            if command.title not in ("Keys", "Screenshot") and not (
+                    isinstance(screen, DetailScreen) and command.title in ("Maximize", "Minimize")):
+                # (the full-screen detail is one view already: Maximize did nothing there, but
+                # then Esc restored it, and a second Esc closed it)
                 yield command
         yield SystemCommand("Screenshot", "Save an SVG picture of the screen (to ~/Downloads, or here)",
                             lambda: self.set_timer(0.1, self.save_screen_picture))

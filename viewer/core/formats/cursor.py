@@ -611,6 +611,39 @@ def run_line(data: dict[str, Any]) -> tuple[str, str | None, str, int | None] | 
     return t, sid, text, ts
 
 
+_SEARCH_RESULT = re.compile(r"<search_result((?:\s+\w+=\"[^\"]*\")*)\s*>\n?(.*?)\n?</search_result>", re.S)
+_ATTR = re.compile(r"(\w+)=\"([^\"]*)\"")
+#: A semantic search's results shown as a section each, up to this many (the rest in one).
+SEARCH_RESULTS_SHOWN = 40
+
+
+def _search_results(text: str) -> list[Section]:
+    """A semantic search's results, one section each, titled by its file and lines ("src/a.py,
+    lines 30-40") and highlighted as its file, from the ``<search_result path=… startLine=…
+    endLine=…>`` blocks Cursor writes them in (read raw, tags and all); text in no such
+    block is kept, in a section of its own."""
+    out: list[Section] = []
+    pos = 0
+    rest: list[str] = []
+    for m in _SEARCH_RESULT.finditer(text):
+        if len(out) >= SEARCH_RESULTS_SHOWN:
+            break
+        if text[pos:m.start()].strip():
+            rest.append(text[pos:m.start()].strip("\n"))
+        attrs = dict(_ATTR.findall(m.group(1)))
+        path = attrs.get("path", "")
+        first, last = attrs.get("startLine", ""), attrs.get("endLine", "")
+        lines = (f"line {first}" if first == last or not last else f"lines {first}-{last}") if first else ""
+        title = ", ".join(x for x in (path or "Result", lines) if x)
+        out.append(Section(title, m.group(2), "code", path))
+        pos = m.end()
+    if text[pos:].strip():
+        rest.append(text[pos:].strip("\n"))
+    if rest:
+        out.append(Section("Results" if not out else "More results", "\n".join(rest)))
+    return out
+
+
 def _flat(text: str) -> str:
     """``text`` on one line: its line breaks (and runs of spaces) become one space."""
     return " ".join(text.split()) if "\n" in text or "\r" in text else text
@@ -859,7 +892,8 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
     elif key == "semSearchToolCall":
         add(Section("Query", as_str(args.get("query"))))
         if as_str(res.get("results")):
-            add(Section("Results", as_str(res.get("results"))))
+            for sec in _search_results(as_str(res.get("results"))):
+                add(sec)
     elif key == "mcpToolCall":
         add(Section(f"Arguments of {_mcp_target(args) or 'MCP tool'}", json_text(args.get("args", args)), "json"))
         text = _mcp_text(res)
