@@ -906,7 +906,8 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
             add(Section("Result", json_text(res), "json"))
 
     if outcome and outcome not in SUCCESS_OUTCOMES:
-        add(Section(f"Outcome: {outcome}", json_text(res) if res else "(no details)", "json"))
+        # (its fields as rows when they are plain: a rejected command's read as a JSON object)
+        add(args_section(res, f"Outcome: {outcome}") if res else Section(f"Outcome: {outcome}", "(no details)"))
     elif completed is not None and not outcome:  # (none yet: call_sections says why, from its status)
         add(Section("Outcome", "The completion event carries no result."))
     return out
