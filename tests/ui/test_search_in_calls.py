@@ -23,6 +23,15 @@ async def _search(app, pilot, query: str) -> list[str]:
     return _notices(app)
 
 
+async def _open_first_found(app, pilot, query: str) -> DetailView:
+    """A search of the demo's transcript that names calls, and n: the first, full screen."""
+    await settle(pilot)
+    await _search(app, pilot, query)
+    await pilot.press("n")
+    await settle(pilot)
+    return app.screen.query_one(DetailView)
+
+
 async def test_a_word_only_in_a_command_s_output_names_the_call_and_n_opens_it_at_the_match():
     """(From a new-user trial: the error pytest printed was "No match", with no word of where
     it was.)"""
@@ -78,11 +87,7 @@ async def test_n_in_a_found_call_goes_on_to_the_next_found_call_past_its_last_ma
     again; the other call named was reached only by Esc, then n.)"""
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await _search(app, pilot, "def line_total")
-        await pilot.press("n")
-        await settle(pilot)
-        view = app.screen.query_one(DetailView)
+        view = await _open_first_found(app, pilot, "def line_total")
         first = len(view.hits)
         assert view.tool.index + 1 == 5 and view.hit_pos == 0
         for _ in range(first - 1):  # this call's own matches first
@@ -119,11 +124,7 @@ async def test_n_in_a_found_call_goes_on_to_the_next_found_call_past_its_last_ma
 async def test_n_in_the_only_call_found_starts_over_in_it():
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await _search(app, pilot, "AssertionError")
-        await pilot.press("n")
-        await settle(pilot)
-        view = app.screen.query_one(DetailView)
+        view = await _open_first_found(app, pilot, "AssertionError")
         for _ in range(len(view.hits)):
             await pilot.press("n")
             await settle(pilot)
