@@ -887,14 +887,22 @@ class StreamModel:
         s.end_arrival = arrival
         self._mark_cut(s)
         self._close_open(s)
-        if s.status_counts["running"]:
-            for i, t in enumerate(s.tools):
-                if t.status == "running":
-                    s.set_status(s.own_tool(i), "unfinished")
+        self._cut_running(s)
         if s.result is None and s.events and not self.foreign:
             # Shown as "ended without a result"; not for another agent's stream, whose runs
             # this format cannot tell (the header says UNKNOWN FORMAT).
             self._add_block(s, "end", s.last_line, why)
+
+    @staticmethod
+    def _cut_running(s: Session) -> list[int]:
+        """Run ``s``'s calls still running become unfinished (its end, or its result, came
+        before theirs): their indices."""
+        if not s.status_counts["running"]:
+            return []
+        cut = [i for i, t in enumerate(s.tools) if t.status == "running"]
+        for i in cut:
+            s.set_status(s.own_tool(i), "unfinished")
+        return cut
 
     # -- per action ----------------------------------------------------------------
     def _add_block(self, s: Session, kind: str, line: int, text: str = "", ref: int = -1, open_: bool = False) -> int:
@@ -1327,18 +1335,13 @@ class StreamModel:
         # The block holds what the result says that the transcript does not (an error, or the
         # part of its text the transcript lacks): shown under the result line, and searchable.
         idx = self._add_block(s, "result", ev.line, a.text if a.is_error else unsaid)
-        d = Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, block=idx)
-        if not s.status_counts["running"]:
-            return d
+        d = Delta(Change.RESULT | Change.HEADER | Change.TRANSCRIPT, s.index, block=idx)
         # The run is over: a call it left running will not end (it ran on, its clock too, in
         # the list; and text mode told it after the run's summary).  A late completion of one
         # still says how it went (see _tool_completed).  Each is a change of its own (the
         # transcript redraws its line).
-        cut = [Delta(Change.TOOLS, s.index, tool=i) for i, t in enumerate(s.tools) if t.status == "running"]
-        for c in cut:
-            s.set_status(s.own_tool(c.tool), "unfinished")
-        d.session = s.index
-        return Delta(d.flags | Change.TOOLS, tool=-1, block=idx, more=[d, *cut])
+        cut = [Delta(Change.TOOLS, s.index, tool=i) for i in self._cut_running(s)]
+        return Delta(d.flags | Change.TOOLS, tool=-1, block=idx, more=[d, *cut]) if cut else d
 
     def _batch(self, s: Session, a: A.Batch, ev: Event) -> Delta:
         """Each action of the event in turn: a delta with all their flags, the first one's tool

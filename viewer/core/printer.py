@@ -118,8 +118,9 @@ def run_summary(s: Session) -> str:
         parts.append(plural(s.tool_count, "tool call") + (f" ({', '.join(bad)})" if bad else ""))
     if r is not None and r.tokens is not None:
         parts.append(f"{fmt_tokens(r.tokens)} tokens")
-        if r.tokens.cache_read or r.tokens.cache_write:
-            parts.append(fmt_cache(r.tokens))
+        cached = fmt_cache(r.tokens)
+        if cached:
+            parts.append(cached)
     if r is not None and r.cost_usd is not None and fmt_cost(r.cost_usd):
         parts.append(fmt_cost(r.cost_usd))
     if r is not None and r.failed:  # (not again after the same words said as an error: Claude Code's API error)

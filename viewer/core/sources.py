@@ -342,7 +342,6 @@ def check_head(head: bytes, name: str, piped: bool = False) -> None:
     for magic, kind, reader in _COMPRESSED:
         if magic.match(head):
             raise SourceError(f"{where}: is {kind}-compressed; {read_with(reader)}")
-    binary = f"{where}: looks like a binary file, not an NDJSON stream"
     probe, head = head[:PROBE_BYTES], head[:HEAD_BYTES]
     if b"\0" not in head:
         # Not UTF-8 text, and not one event: random bytes (they gave a screen of mojibake), or
@@ -359,7 +358,7 @@ def check_head(head: bytes, name: str, piped: bool = False) -> None:
     # on a line are binary (an ELF header, a PNG's chunks), unless other lines are events (one
     # NUL in a stream refused all of it).
     if any(b"\0" in line.lstrip(b"\0") for line in head.split(b"\n")) and not _holds_an_event(probe):
-        raise SourceError(f"{binary} (it holds NUL bytes)")
+        raise SourceError(f"{where}: looks like a binary file, not an NDJSON stream (it holds NUL bytes)")
 
 
 def _holds_an_event(head: bytes) -> bool:

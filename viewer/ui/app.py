@@ -1587,7 +1587,7 @@ class AgentViewerApp(App[int]):
         if (s is None or look is None or look.session is not s or look.query != self.timeline.search
                 or look.raw != self.detail.raw):  # (r since: the calls were looked in as they were shown)
             return False
-        calls = [i for i in look.found if i < len(s.tools)]  # (a replay's seek back may have taken some)
+        calls = self._calls_named(s)
         if not calls:
             if look.done:
                 return False
@@ -1611,22 +1611,19 @@ class AgentViewerApp(App[int]):
         look = self._search_calls
         if look is None or look.session is not s or look.query != self.timeline.search:
             return []
-        return [c for c in look.found if c < len(s.tools)]
+        return [c for c in look.found if c < len(s.tools)]  # (a replay's seek back may have taken some)
 
     def _next_call_found(self, s: Session, at: int, step: int) -> int | None:
         """The call after (``step`` 1) or before (-1) call ``at`` among those the search of
         session ``s`` found in their detail, round (``at`` -2: the call opened last, else the
         one selected); None when the search is another's now, or found no other call."""
-        look = self._search_calls
-        if look is None or look.session is not s or look.query != self.timeline.search:
+        calls = self._calls_named(s)
+        if not calls or (at != -2 and all(c == at for c in calls)):
             return None
-        calls = self._calls_named(s)  # (a replay's seek back may have taken some)
+        look = self._search_calls
+        assert look is not None  # (calls are its)
         if at == -2:  # from the call opened last (a filter may hide it: the list's selection did not move)
             at = look.opened if look.opened > -2 else self.timeline.selected_index()
-        elif not any(c != at for c in calls):
-            return None
-        if not calls:
-            return None
         if step > 0:
             i = next((c for c in calls if c > at), calls[0])
         else:

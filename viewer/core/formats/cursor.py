@@ -32,6 +32,7 @@ from viewer.core.formats.common import (
     json_text,
     last_line,
     notice_text,
+    part_count,
     plural,
     run_marker_for,
     token_counts,
@@ -50,9 +51,7 @@ def _tokens(usage: Any) -> A.Tokens | None:
     if counts is None:
         return None
     tin, tout = counts
-    cached, written = as_int(usage.get("cacheReadTokens")), as_int(usage.get("cacheWriteTokens"))
-    return A.Tokens(tin, tout, cached if cached is not None and cached > 0 else 0,
-                    written if written is not None and written > 0 else 0)
+    return A.Tokens(tin, tout, part_count(usage, "cacheReadTokens"), part_count(usage, "cacheWriteTokens"))
 
 
 def message_text(message: Any, unknown: list[str] | None = None) -> str:

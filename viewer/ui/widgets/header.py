@@ -420,8 +420,9 @@ class SessionHeader(Widget):
         if counts and line2.cell_len + 10 + len(counts) + paid <= width:
             line2.append("   tokens ", style="dim")
             line2.append(counts)
-            cached = f" · {fmt_cache(tokens)}"
-            if (tokens.cache_read or tokens.cache_write) and line2.cell_len + len(cached) + paid <= width:
+            cached = fmt_cache(tokens)
+            cached = f" · {cached}" if cached else ""
+            if cached and line2.cell_len + len(cached) + paid <= width:
                 line2.append(cached, style="dim")
             if cost:
                 line2.append(f" · {cost}")
