@@ -138,7 +138,7 @@ async def test_slash_in_the_detail_pane_searches_that_call_full_screen():
         view = app.screen.query_one("#zoom-detail")
         assert "'needle': 1 of 3, n N" in str(view.border_subtitle)
         assert any(f"# line {NEEDLES[0]} the NeedLe" in row for row in _current(view))
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # (the search, then the view)
         await pilot.pause()
         assert type(app.screen).__name__ != "DetailScreen" and app.timeline.search == ""
 
@@ -155,6 +155,27 @@ async def test_esc_closes_the_box_first_then_the_view():
         await pilot.pause()
         assert not box.display and app.focused is view and type(app.screen).__name__ == "DetailScreen"
         await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ != "DetailScreen"
+
+
+async def test_esc_clears_a_search_made_in_the_view_before_closing_it_and_q_closes_at_once():
+    """As in the panes, Esc clears the search first: it closed the view with its marks on."""
+    app = make_app(_read_calls(lines=50))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "needle")
+        assert _marked(view) and "'needle': 1 of 1" in str(view.border_subtitle)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DetailScreen"
+        assert not _marked(view) and "needle" not in str(view.border_subtitle)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ != "DetailScreen"
+        await _open_first_call(app, pilot)
+        await _search(pilot, "needle")
+        await pilot.press("q")
         await pilot.pause()
         assert type(app.screen).__name__ != "DetailScreen"
 

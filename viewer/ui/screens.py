@@ -25,7 +25,7 @@ HELP_ROWS = [
     ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
     (PAGE_KEYS := "PgUp PgDn  Home End  g G", "page, first, last"),
     (CALL_KEYS := "] [  (transcript)", "next / previous call line: the tool list and the detail go to it (marked ▶)"),
-    ("Enter", "open the selected tool call full screen (Esc or q closes it, r: raw JSON, ] [: next, previous call, "
+    ("Enter", "open the selected tool call full screen (q closes it, Esc too once a search made there is cleared; r: raw JSON, ] [: next, previous call, "
               "/: search it, n N: next, previous match, y: copy the section in view)"),
     ("Seeing", ""),
     ("t", "show / hide thinking"),
@@ -269,7 +269,8 @@ class DetailScreen(ModalScreen[int]):
 
     # (In the footer's order: a narrow one leaves out the last; at 60 columns / and ? went.)
     BINDINGS = [
-        Binding("escape,q", "dismiss", "Close"),
+        Binding("escape", "escape", "Close"),
+        Binding("q", "dismiss", "Close", show=False),
         Binding("slash", "search", "Search"),
         Binding("question_mark", "app.help", "Help"),
         Binding("right_square_bracket", "step(1)", "Next call"),
@@ -403,6 +404,16 @@ class DetailScreen(ModalScreen[int]):
             self.action_close_search()
             return
         await super().action_dismiss(self._index)
+
+    async def action_escape(self) -> None:
+        """Esc: as q, but a search made here is cleared first, as Esc does in the panes (it
+        closed the view with its marks on).  The panes' own, carried here by n, is theirs."""
+        view = self.query_one(DetailView)
+        if not self.query_one(SearchBox).display and view.highlight_query and view.highlight_query != self._query:
+            view.find("")
+            self._show()
+            return
+        await self.action_dismiss()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "search":  # (not offered while typing in the box: a / there is text)
