@@ -343,7 +343,7 @@ def test_print_follow_reads_on_after_the_file_is_truncated_or_replaced(tmp_path)
         "m0", "m1", "m3", "m4", "m5"]
     err_text = err.decode()
     assert err_text.count("truncated or replaced: reading it again from its start") == 2, err_text
-    assert "line 3: malformed line kept aside" in err_text  # the cut line is reported, not lost
+    assert "line 3: malformed line, not an event" in err_text  # the cut line is reported, not lost
     # --save keeps what was read, the cut line on its own line
     assert (tmp_path / "copy.ndjson").read_bytes() == ev(0) + ev(1) + ev(2)[:15] + b"\n" + ev(3) + ev(4) + ev(5)
 

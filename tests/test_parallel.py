@@ -343,8 +343,8 @@ def test_json_mode_lists_malformed_lines_the_same_with_workers(tmp_path, bad):
     path = tmp_path / "bad.ndjson"
     path.write_bytes(b"".join(parts + demo[bad * step:]))
     alone = print_json(path, 0)
-    assert alone[1].count("malformed line kept aside") == min(bad, 20)
-    assert f"line {step + 1}: malformed line kept aside" in alone[1] and "garbage 0" in alone[1]
+    assert alone[1].count("malformed line, not an event") == min(bad, 20)
+    assert f"line {step + 1}: malformed line, not an event" in alone[1] and "garbage 0" in alone[1]
     if bad > 20:
         assert f"{bad} malformed lines in all; the first 20 are listed above" in alone[1]
     got = print_json(path, 2, segment=3000, first=3000)

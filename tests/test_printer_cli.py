@@ -873,6 +873,9 @@ def test_demo_print(h):
     assert b"Traceback" not in cp.stderr
     named = run_cli(h, "--print", demo_path())  # the demo file named: an input like any other
     assert named.returncode == cp.returncode and named.stdout == cp.stdout, named.stderr
+    # ... but --demo says, apart from the output, that this is the demo (the TUI's header
+    # says DEMO; a log said nothing of it)
+    assert b"the bundled demo run" in cp.stderr and b"demo run" not in named.stderr, cp.stderr
 
 
 def test_demo_with_follow_is_refused_not_followed_for_good(capsys):
@@ -926,7 +929,7 @@ def test_a_line_too_long_to_keep_is_told_and_the_run_read_on(tmp_path, capsys, m
                   + b'"}\n' + j(type="result", subtype="success", is_error=False, result="Done.", session_id=SID))
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 0, err
-    assert "line 2: malformed line kept aside (a line of 3 MB, over the 2 MB limit: not read)" in err, err
+    assert "line 2: malformed line, not an event (a line of 3 MB, over the 2 MB limit: not read)" in err, err
     assert out.splitlines()[-1].startswith("✓ succeeded"), out
 
 
@@ -1309,7 +1312,7 @@ def test_a_file_that_is_not_ndjson_is_told_in_a_few_lines_not_one_per_line(capsy
     assert code == 1 and out == ""
     assert "not one of its lines is a JSON object (500 malformed; is it an NDJSON stream?)" in lines[-1]
     if mode != "json":  # (json mode never lists them: its stdout is one result object)
-        listed = [x for x in lines if "malformed line kept aside" in x]
+        listed = [x for x in lines if "malformed line, not an event" in x]
         assert len(listed) == MALFORMED_LISTED and "line 1:" in listed[0]
         assert "500 malformed lines in all; the first 20 are listed above" in err
         assert len(lines) == MALFORMED_LISTED + 3
@@ -1454,7 +1457,7 @@ def test_a_stream_with_a_nul_in_one_line_is_read_and_random_bytes_are_refused(ca
     p.write_bytes(b"".join(lines[:3]) + b"abc\x00def\n" + b"".join(lines[3:]))
     code, out, err = run_main(capsys, "--print", str(p))
     assert code == 0 and "✓ succeeded" in out, err
-    assert "line 4: malformed line kept aside (not JSON: a line of text): abc\\x00def" in err, err
+    assert "line 4: malformed line, not an event (not JSON: a line of text): abc\\x00def" in err, err
     # (From a review: an event line longer than the 4 KB looked at, as Claude Code's init is.)
     first = orjson.loads(lines[0])
     first["pad"] = "x" * 6000
@@ -1472,7 +1475,7 @@ def test_a_stream_with_a_nul_in_one_line_is_read_and_random_bytes_are_refused(ca
     # at the head's end.
     p.write_bytes("Error: authentication required — run cursor-agent login\n".encode() * 200)
     code, out, err = run_main(capsys, "--print", str(p))
-    assert code == 1 and "malformed line kept aside (not JSON: a line of text): Error: authentication" in err, err
+    assert code == 1 and "malformed line, not an event (not JSON: a line of text): Error: authentication" in err, err
 
 
 @pytest.mark.parametrize("nuls", [1, 2000, 10_000])
@@ -1483,7 +1486,7 @@ def test_nul_bytes_before_the_text_are_read_as_before_not_refused(capsys, tmp_pa
     p.write_bytes(b"\0" * nuls + b"\n" + (SAMPLES_DIR / "demo_session.ndjson").read_bytes())
     code, out, err = run_main(capsys, "--print", "--output-format", "json", str(p))
     assert code == 0 and json.loads(out)["subtype"] == "success", err
-    assert "line 1: malformed line kept aside" in err
+    assert "line 1: malformed line, not an event" in err
 
 
 @pytest.mark.parametrize(("content", "said"), [
@@ -1594,7 +1597,7 @@ def test_a_piped_stream_with_a_line_of_nul_bytes_is_read_not_refused(h, at):
     cp = subprocess.run([sys.executable, "-m", "viewer", "--print", "--output-format", "json"], input=data,
                         capture_output=True, env=h.cli_env(), cwd=h.repo, timeout=20)
     assert cp.returncode == 0 and json.loads(cp.stdout)["subtype"] == "success", cp.stderr
-    assert f"line {at + 1}: malformed line kept aside (only NUL bytes".encode() in cp.stderr, cp.stderr
+    assert f"line {at + 1}: malformed line, not an event (only NUL bytes".encode() in cp.stderr, cp.stderr
 
 
 def test_the_command_a_compressed_file_is_read_with_is_quoted_for_the_shell(capsys, tmp_path):
@@ -1633,7 +1636,7 @@ def test_a_coloured_line_that_is_not_an_event_is_listed_without_its_colours(caps
     path.write_bytes(b"\x1b[31mError:\x1b[0m bad token\x1b]0;t\x07\n")
     code, out, err = run_main(capsys, "--print", str(path))
     assert code == 1
-    assert "line 1: malformed line kept aside" in err and "Error: bad token\\x1b]0;t\\x07" in err, err
+    assert "line 1: malformed line, not an event" in err and "Error: bad token\\x1b]0;t\\x07" in err, err
     assert "[31m" not in err and "\x1b" not in err
 
 

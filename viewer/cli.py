@@ -441,6 +441,8 @@ def cli(
         if until_result and file is not None and not follow and not stream:
             # (From a trial: accepted, it did nothing; the file was read as it was.)
             raise click.UsageError("--until-result reads a file on to its run's end with --follow: add --follow")
+        if demo:  # (said apart from the output: stdout is the run's, as for any other file)
+            tell(f"the bundled demo run, a recorded Cursor CLI session ({file})", sys.stderr)
         return run_print(file, output_format or "text", follow, save, until_result)
     if until_result:
         raise click.UsageError("--until-result applies to --print (the TUI keeps the run on screen until q)")

@@ -69,10 +69,16 @@ SUB_ENTRIES = {"subagent": "Sub-agent", "subprompt": "Prompt to the sub-agent"}
 
 
 def fmt_cost(usd: float) -> str:
-    """A run's cost: ``$0.0694``, ``$0.118``, ``$12.35`` (three figures below a dollar)."""
+    """A run's cost: ``$0.0694``, ``$0.118``, ``$12.35``: up to three figures below a dollar,
+    and cents at least (``$0.50``, ``$0.0012``: not ``$0.500``, ``$0.00120``)."""
     if not 0 <= usd < 1e12:  # (not NaN, not negative, not infinite: no cost a run has)
         return ""
-    return f"${usd:,.2f}" if usd >= 0.9995 else f"${usd:#.3g}" if usd >= 0.001 else "< $0.001" if usd else "$0"
+    if usd >= 0.9995:
+        return f"${usd:,.2f}"
+    if usd < 0.001:
+        return "< $0.001" if usd else "$0"
+    figures = f"{usd:#.3g}".rstrip("0")
+    return "$" + figures.ljust(len("0.00"), "0")
 
 
 def fmt_tokens(tokens) -> str:

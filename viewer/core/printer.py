@@ -64,7 +64,7 @@ def tell(message: str, err: TextIO) -> None:
 
 def describe_malformed(m: Malformed, base: int = 0) -> str:
     """``base``: the lines read before the file started over (see Printer.line_base)."""
-    return f"line {m.line - base}: malformed line kept aside ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
+    return f"line {m.line - base}: malformed line, not an event ({m.reason}): {one_line(uncoloured(m.preview), 80)}"
 
 
 def tool_line(t: ToolCall, target: str, under: str = "", again: bool = False) -> str:
@@ -238,7 +238,7 @@ class Printer:
         self.line_base = 0
 
     def tell_malformed(self, rec: Malformed, err: TextIO) -> None:
-        """Say on stderr that a line was kept aside: the first MALFORMED_LISTED, then once
+        """Say on stderr that a line is not an event: the first MALFORMED_LISTED, then once
         that more are only counted (:meth:`tell_malformed_count` gives the count at the end)."""
         self._malformed_told += 1
         if self._malformed_told <= MALFORMED_LISTED:
