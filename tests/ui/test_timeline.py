@@ -606,7 +606,7 @@ async def test_a_run_with_no_time_has_no_gap_too_wide_in_the_header_nor_the_full
         await pilot.press("enter")
         await pilot.pause()
         top = app.screen._compositor.render_strips()[0].text  # the border, with its title
-        assert "Detail  ✓ SUCCEEDED ───" in top, top  # (screen_rows drops a space of no colour)
+        assert "Detail · run  ✓ SUCCEEDED ───" in top, top  # (screen_rows drops a space of no colour)
 
 
 async def test_the_detail_shows_a_running_calls_start_again():

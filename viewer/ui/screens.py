@@ -390,7 +390,9 @@ class DetailScreen(ModalScreen[int]):
         # (With no clock, the border's own space after the title ends it: with the badge's
         # last one too, "✓ SUCCEEDED  ───" had a space too many.)
         badge = f" {label} " if elapsed else f" {label}"
-        view.border_title = Text.assemble(f"{view.pane_title} ", (badge, style), f" {elapsed}" if elapsed else "")
+        # ("run": the call's own status is in its rows; "Detail ✓ SUCCEEDED" over a failed
+        # call read as the call's.)
+        view.border_title = Text.assemble(f"{view.pane_title} · run ", (badge, style), f" {elapsed}" if elapsed else "")
 
     def _place(self, rows: list[int]) -> tuple[int, bool]:
         """Where the call shown is among the filter's ``rows`` (in start order), and whether
