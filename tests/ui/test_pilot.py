@@ -547,6 +547,25 @@ async def test_a_transcript_search_match_in_a_long_block_stays_in_view_when_the_
         assert "Nothing is committed" in _plain(app, tr)
 
 
+@pytest.mark.parametrize("name, at", [("demo_session.ndjson", 2), ("gemini_run.ndjson", 2),
+                                      ("claude_code_run.ndjson", 4)])
+async def test_a_step_back_to_before_the_first_block_clears_the_transcript(name, at):
+    """(From a replay trial.)  A step back to the init alone left the prompt on screen, while
+    a start there said "Nothing said yet."."""
+    from viewer.core.replay import StartAt
+
+    app = make_replay_app(sample(name))
+    app.replay.begin_at(StartAt(str(at)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.session.blocks and "Nothing said yet" not in _plain(app, app.transcript)
+        await pilot.press("comma")
+        await settle(pilot)
+        assert app.replay.position == at - 1 and not app.session.blocks
+        rows = screen_rows(app).splitlines()  # (as drawn: the view itself said it, undrawn)
+        assert "Nothing said yet." in rows[3] and not any("Nothing" in r or "You" in r for r in rows[4:]), rows
+
+
 async def test_replay_controls_step_seek_and_speed():
     app = make_replay_app(sample("demo_session.ndjson"))
     replay = app.replay

@@ -269,6 +269,10 @@ class BlockView(ScrollView, can_focus=True):
         del self._heights[n:], self._versions[n:], self._exact[n:], self._starts[n + 1:]
         for key in [k for k in self._cache.keys() if k[0] >= n]:
             self._cache.discard(key)
+        # Drawn again even if no block comes after (sync redraws for new blocks only): a replay
+        # stepped back to before the first block still showed the prompt.
+        set_virtual_size(self, Size(self._width, self._starts[-1]))
+        self.refresh()
 
     def stale_blocks(self) -> set[int]:
         """Blocks measured at a version they no longer have (one pass over all of them)."""
