@@ -556,6 +556,44 @@ def test_an_unfinished_last_line_still_waits_for_the_rest_of_it(tmp_path, monkey
         feed.stop()
 
 
+def test_a_line_kept_back_to_be_joined_is_told_once_the_input_pauses():
+    """(From a trial of --follow.)  ``{not json`` appended to a followed file was kept back in
+    case the next line made one event with it, and not counted until the next event came.
+    Once the input pauses, it is told as malformed; before, an object split over lines that
+    come together is still read as one event."""
+    from viewer.core.decode import Malformed
+    from viewer.core.sources import SETTLE_SECONDS, Ingest
+
+    ing = Ingest()
+    # (a text's newline written as it is, not as \n: the event's line broken in two)
+    split = ing.feed(b'{"type": "assistant", "message": {"content": [{"type": "text", "text": "m\n')
+    assert split == [] and ing.settle(SETTLE_SECONDS / 2) == []  # (not yet)
+    joined = ing.feed(b'1"}]}}\n')
+    assert texts(joined) == ["m\n1"]
+    assert ing.feed(b"{not json\n") == []
+    told = ing.settle(SETTLE_SECONDS)
+    assert [(type(r), r.line) for r in told] == [(Malformed, 3)] and ing.decoder.malformed == 1
+    assert texts(ing.feed(ev(4))) == ["m4"] and ing.decoder.malformed == 1  # (said once)
+    # A line part-way written is still waited for: it may be the rest of the kept line's event.
+    ing.feed(b"{still not\n" + ev(6)[:10])
+    assert ing.settle(SETTLE_SECONDS * 2) == [] and ing.decoder.has_pending
+
+
+def test_print_follow_tells_a_line_that_is_not_an_event_once_the_file_pauses(tmp_path):
+    path = tmp_path / "run.ndjson"
+    path.write_bytes(ev(0))
+    proc = viewer_process("--print", "--follow", str(path))
+    try:
+        time.sleep(1.0)
+        with open(path, "ab") as f:
+            f.write(b"{not json\n")
+        time.sleep(2.5)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert b"line 2: malformed line, not an event" in err and b"{not json" in err, err
+
+
 def test_print_follow_reads_a_result_written_without_its_newline(tmp_path):
     """--print --follow --until-result on such a file ends, with the run's status."""
     path = tmp_path / "run.ndjson"

@@ -273,7 +273,10 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
     for chunk in _follow_chunks(path, tick) if follow else _read_chunks(fd, tick if writer else None):
         if chunk == b"":  # all there is was read (a pipe: silent for a tick)
             # (a last line without its newline: its bytes came when the input last grew)
-            printer.feed_lines(splitter.settle(time.monotonic() - grew), grew if timed else None)
+            quiet = time.monotonic() - grew
+            printer.feed_lines(splitter.settle(quiet), grew if timed else None)
+            if not splitter.partial_bytes:
+                printer.settle(quiet, grew if timed else None)
             timed = timed or follow
             if until_result and printer.run_over and not splitter.partial_bytes:
                 return printer.finish()  # (not while the next run's first line is part-way written)

@@ -452,6 +452,10 @@ class Decoder:
         self.first_line = self.lines_seen + 1
         return out
 
+    def flush_pending(self, arrival: float | None = None) -> list[Record]:
+        """The input paused: lines kept back to be joined with the next become malformed."""
+        return self._flush_pending(arrival)
+
     @property
     def has_pending(self) -> bool:
         return bool(self._pending)

@@ -245,8 +245,15 @@ class Ingest:
         return self.decoder.feed_run(offset, pieces, now)
 
     def settle(self, quiet: float) -> list[Record]:
-        """The input paused with its last line unfinished: see :meth:`LineSplitter.settle`."""
-        return self._lines(self.splitter.settle(quiet), self._clock() if self._clock else None)
+        """The input paused ``quiet`` seconds: its last line, unfinished, may be read (see
+        :meth:`LineSplitter.settle`); from SETTLE_SECONDS on, lines kept back in case the next
+        would make one event with them (``{not json``) are told as malformed, not held until
+        the next event comes (from a trial: a followed file's line was not counted for good)."""
+        now = self._clock() if self._clock else None
+        out = self._lines(self.splitter.settle(quiet), now)
+        if quiet >= SETTLE_SECONDS and self.decoder.has_pending and not self.splitter.partial_bytes:
+            out.extend(self.decoder.flush_pending(now))
+        return out
 
     def close(self, restart: bool = False) -> list[Record]:
         """End of input (or, with ``restart``, of one stream: see :meth:`Decoder.restart`)."""
