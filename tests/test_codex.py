@@ -496,6 +496,10 @@ def test_a_codex_run_and_its_calls_are_timed_by_when_their_events_came(capsys, h
         "1,048 in / 129 out tokens · 4,992 cache read", said
     s = p.model.sessions[0]
     assert s.took_ms == 4000
+    # (From a trial of --follow.)  An event read long after the run's end does not make it
+    # longer: it read "14 s" in the header, and the transcript still "4.0 s".
+    p.feed_lines(split.feed(j(type="bogus_event", x=1)), 118.0)
+    assert s.took_ms == 4000 and s.last_arrival == 104.0
     # All at once: no time, rather than "0 ms".
     p = TextPrinter(out := io.StringIO(), io.StringIO())
     p.feed_lines(LineSplitter().feed(b"".join(lines)), 100.0)

@@ -815,12 +815,14 @@ class StreamModel:
             session.first_line = ev.line
         session.last_line = ev.line + ev.line_count - 1
         ts = action.time_ms
-        if ts is not None:
+        # (What comes after its result does not make the run longer: an event read minutes
+        # after a Codex run's end, whose time is its events' arrival, took it from 0.8 s to 14 s.)
+        if ts is not None and session.result is None:
             if session.first_ms is None:
                 session.first_ms = ts
             if session.last_ms is None or ts > session.last_ms:
                 session.last_ms = ts
-        if ev.arrival is not None:
+        if ev.arrival is not None and session.result is None:
             if session.first_arrival is None and session.events == 1:  # (see took_ms)
                 session.first_arrival = ev.arrival
             session.last_arrival = ev.arrival
@@ -851,12 +853,12 @@ class StreamModel:
         if not session.first_line:
             session.first_line = run.line
         session.last_line = run.line + n - 1
-        if run.first_ms is not None:
+        if run.first_ms is not None and session.result is None:  # (see apply_event)
             if session.first_ms is None:
                 session.first_ms = run.first_ms
             if session.last_ms is None or run.last_ms > session.last_ms:  # type: ignore[operator]
                 session.last_ms = run.last_ms
-        if run.arrival is not None:
+        if run.arrival is not None and session.result is None:
             if session.first_arrival is None and session.events == n:  # (see took_ms)
                 session.first_arrival = run.arrival
             session.last_arrival = run.arrival
