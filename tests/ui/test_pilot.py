@@ -2483,6 +2483,29 @@ async def test_paths_show_their_file_name_relative_to_the_runs_directory():
         assert "Edited file src/invoice_tool/totals.py" in marker and "/home" not in marker
 
 
+async def test_a_new_run_not_put_on_show_while_a_call_is_read_is_announced():
+    """(From a trial of --follow.)  Reading a call stops the list following; a second run then
+    streamed in unseen, under "Transcript · following", with nothing said of it."""
+    feed = BytesFeed(b"", live=True, eof=False)
+    app = AgentViewerApp(feed)
+    async with app.run_test(size=(120, 40)) as pilot:
+        push(feed, sample("reference_example.ndjson").splitlines(keepends=True))
+        await settle(pilot)
+        app.detail.focus()
+        await pilot.press("k")  # reading the call: the list stops following
+        push(feed, sample("codex_run.ndjson").splitlines(keepends=True)[:4])
+        await pilot.pause(0.2)
+        assert len(app.model.sessions) == 2 and app.view_index == 0  # (the call read stays)
+        said = [str(n.message) for n in app._notifications]
+        assert "A new run began (session 2 of 2): > goes to it, f follows the newest." in said, said
+        await pilot.press("f")
+        await pilot.pause(0.2)
+        assert app.view_index == 1
+        push(feed, sample("gemini_run.ndjson").splitlines(keepends=True)[:2])  # followed: shown, not said
+        await pilot.pause(0.2)
+        assert app.view_index == 2 and not any("session 3" in str(n.message) for n in app._notifications)
+
+
 async def test_reading_the_detail_pane_stops_following_and_enter_opens_it_full_screen():
     """While a run is live, the detail pane shows the newest call; scrolling it to read means
     the user is reading: the list stops following (f brings it back). Enter there opens the

@@ -216,11 +216,13 @@ def _quoted(query: str, width: int) -> str:
 class DeltaBatch:
     """Model deltas gathered over one frame, for the session on screen."""
 
-    __slots__ = ("view", "follow", "flags", "blocks", "tools")
+    __slots__ = ("view", "follow", "flags", "blocks", "tools", "new_unseen")
 
     def __init__(self, view: int, follow: bool) -> None:
         self.view = view
         self.follow = follow
+        #: A run began that is not put on show (the list does not follow): the user is told.
+        self.new_unseen = -1
         self.flags = Change.NONE
         self.blocks: set[int] = set()
         self.tools: set[int] = set()
@@ -229,6 +231,8 @@ class DeltaBatch:
         if d.flags & Change.SESSIONS and (self.view < 0 or self.follow):
             self.view = d.session
             self.flags |= Change.SESSIONS
+        elif d.flags & Change.SESSIONS and d.session > self.view:
+            self.new_unseen = d.session
         if d.session == self.view or d.flags & Change.ENDED:
             self.flags |= d.flags
             if d.block >= 0:
@@ -766,6 +770,12 @@ class AgentViewerApp(App[int]):
     def absorb(self, batch: DeltaBatch) -> None:
         """Refresh the widgets for a batch of model deltas."""
         self._sync_forms()  # (the model may have told the run's format by now)
+        if batch.new_unseen > batch.view and self.feed.live:
+            # (From a trial: a new run streamed in unseen under "Transcript · following" while
+            # the list had stopped following, for the call being read.)
+            n = len(self.model.sessions)
+            self.notify(f"A new run began (session {batch.new_unseen + 1:,} of {n:,}): > goes to it, "
+                        "f follows the newest.", title="New run", timeout=6)
         if batch.view != self.view_index:
             self.show_session(batch.view)
         elif batch.flags & Change.ENDED:  # calls and blocks of every run may have changed
