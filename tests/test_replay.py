@@ -81,7 +81,7 @@ def test_the_time_between_two_runs_joined_is_no_pause_of_a_run_s():
     for at in (6, 7, 8):  # past its result, the second's init, and its first time
         r.seek(at)
         assert r.shortened_pause() is None, at
-        assert r.run_now_ms() in (t0 + 60_600, later), at
+        assert r.run_now_ms() in (t0 + 61_000, later), at  # (the first run's end its result says)
 
 
 def test_times_follow_the_stream_and_idle_gaps_are_capped():
@@ -1084,7 +1084,9 @@ def test_a_runs_clock_does_not_count_the_wait_for_the_next_run():
     r = Replay(index=idx, playing=True)
     lines = data.splitlines()
     result = next(i for i, x in enumerate(lines) if orjson.loads(x)["type"] == "result")
-    last_time = max(orjson.loads(x).get("timestamp_ms") or 0 for x in lines[:result])
+    times = [t for x in lines[:result] if (t := orjson.loads(x).get("timestamp_ms"))]
+    # (its clock goes on to the run's end its result says, 13 ms after its last time)
+    last_time = max(max(times), min(times) + orjson.loads(lines[result])["duration_ms"])
     r.seek(0)
     r.tick(0.0)
     clock = 0.0
@@ -1092,6 +1094,34 @@ def test_a_runs_clock_does_not_count_the_wait_for_the_next_run():
         assert r.run_now_ms() is None or r.run_now_ms() <= last_time, (r.position, r.run_now_ms() - last_time)
         clock += 0.05
         r.tick(clock)
+
+
+@pytest.mark.parametrize("idle_limit", [None, 1000.0])
+def test_a_runs_clock_goes_on_to_the_end_its_result_says_through_its_final_message(idle_limit):
+    """(From a replay trial.)  Cursor's final message and result have no time of their own:
+    the header's clock stood at 00:49 while the message played (18 s), then said "in 1m06s",
+    the result's duration; shortened to 3 s, the pause was not said either.  The clock goes
+    on to the end the result says, faster when the pause is played shortened, and says so."""
+    data = (REPO / "sample_streams" / "demo_session.ndjson").read_bytes()
+    index = _file_index(data, **({} if idle_limit is None else {"idle_limit": idle_limit}))
+    index.read()
+    lines = data.splitlines()
+    duration = orjson.loads(lines[-1])["duration_ms"]
+    last_time = max(t for x in lines if (t := orjson.loads(x).get("timestamp_ms")))
+    final = len(lines) - 2  # (the final message's record: the last but one)
+    r = Replay(index=index, playing=True)
+    r.tick(0.0)
+    start, end = index.times[final - 1], index.times[final + 1]
+    seen = []
+    for k in range(1, 10):
+        r.tick(start + (end - start) * k / 10)
+        seen.append(r.run_now_ms())
+    assert all(a < b for a, b in zip(seen, seen[1:])), seen  # it runs, not stands
+    assert last_time < seen[0] and seen[-1] < index.first_event_ms + duration
+    pause = r.shortened_pause()
+    assert (pause is None) if idle_limit else pause == pytest.approx(17.0, abs=0.5)
+    r.tick(end + 0.01)
+    assert r.at_end and r.run_now_ms() == pytest.approx(index.first_event_ms + duration)
 
 
 def test_a_saved_copys_run_clock_goes_on_to_a_result_with_a_time_of_its_own():

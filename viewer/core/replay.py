@@ -126,6 +126,7 @@ class Scheduler:
         self._offset_ms: float | None = None
         self.first_event_ms: float | None = None  # the events' clock at the first record with a time
         self._new_run = False  # a run started after another: its first time may go back
+        self._run_first_ms: float | None = None  # the events' clock at the run's first time
 
     def time(self, rec: Record, action: A.Action | None = None) -> float:
         """Play time of ``rec``, the record after the ones given so far (``action``: what the
@@ -135,8 +136,9 @@ class Scheduler:
         if not self.timing:
             if action is None and type(rec) is Event:
                 action = self.fmt.interpret(rec)
-            if type(action) is A.Init and prev is not None:
-                self._new_run = True
+            if type(action) is A.Init:
+                self._run_first_ms = None
+                self._new_run = prev is not None
             if self._new_run and nat is not None:
                 # A run that started before the one before it (`cat new.ndjson old.ndjson`):
                 # its events' times go back.  Its clock starts again from its first time, and
@@ -186,6 +188,15 @@ class Scheduler:
                 self._event_ms = t * 1000 + self._offset_ms
             elif nat is not None and not self._event_ms > nat:  # (NaN before: not greater)
                 self._event_ms = float(nat)
+            elif nat is None and type(action) is A.Result and action.duration_ms and self._run_first_ms is not None:
+                # A result without a time of its own says how long the run took: its clock
+                # goes on to that end through the records before it (Cursor's final message:
+                # the header stood at 00:49 for the message's 18 s, then said "in 1m06s").
+                end = self._run_first_ms + action.duration_ms
+                if not self._event_ms > end:
+                    self._event_ms = end
+            if self._run_first_ms is None and nat is not None:
+                self._run_first_ms = self._event_ms
         return self._now
 
     @property
