@@ -566,6 +566,23 @@ async def test_a_step_back_to_before_the_first_block_clears_the_transcript(name,
         assert "Nothing said yet." in rows[3] and not any("Nothing" in r or "You" in r for r in rows[4:]), rows
 
 
+@pytest.mark.parametrize("data, listed", [(b"", False), (b"hello\nworld\n", True)])
+async def test_space_on_a_replay_with_no_event_says_there_is_nothing_to_play(data, listed):
+    """(From a replay trial.)  An empty file "played" for good at event 0/0 after Space; one
+    of lines that are not events said "Playing again from the start"."""
+    app = make_replay_app(data)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await settle(pilot)
+        for _ in range(2):
+            await pilot.press("space")
+            await pilot.pause()
+            assert not app.replay.playing
+        said = [str(n.message) for n in app._notifications]
+        assert said == ["Nothing to play: the file holds no events"
+                        + (" (the transcript lists its lines)." if listed else ".")], said
+        assert ("line 2: world" in _plain(app, app.transcript)) == listed
+
+
 async def test_replay_controls_step_seek_and_speed():
     app = make_replay_app(sample("demo_session.ndjson"))
     replay = app.replay
@@ -1611,7 +1628,8 @@ async def test_a_fifo_is_read_once_as_a_live_stream_and_its_writer_is_not_cut_of
     app = AgentViewerApp(make_feed(str(fifo), follow=False), clock=lambda: 1000.0)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.3)
-        assert "waiting for a writer to open run.fifo" in _plain(app, app.header)
+        said = _plain(app, app.header)
+        assert "… waiting for a writer to open run.fifo" in said and "events" not in said, said  # (not "waiting" twice)
         thread = threading.Thread(target=writer, daemon=True)
         thread.start()
         await pilot.pause(0.5)

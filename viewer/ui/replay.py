@@ -463,6 +463,15 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
 
     def action_play_pause(self) -> None:
         self._give_up_start()
+        r = self.replay
+        if r.input_ended and not r.playing and not r.events().count:
+            # (From a trial: an empty file "played" for good at event 0/0; one of lines that are
+            # not events said "Playing again from the start".)
+            if r.position < r.total:
+                self._seek(r.total)  # (its lines are listed, as at the end of a play)
+            self.notify_once("Nothing to play: the file holds no events"
+                             + (" (the transcript lists its lines)." if r.total else "."), timeout=4)
+            return
         was_generation = self.replay.generation
         again = self.replay.toggle(self.clock())
         if self.replay.generation != was_generation:
@@ -580,7 +589,7 @@ class ReplayApp(AgentViewerApp, inherit_bindings=False):
         yield SystemCommand("Replay: start", "Home", self.action_seek_start)
         yield SystemCommand("Replay: end", "End", self.action_seek_end)
         yield SystemCommand("Replay: step forward", ". or →", lambda: self.action_step(1))
-        yield SystemCommand("Replay: step back", "←", lambda: self.action_step(-1))
+        yield SystemCommand("Replay: step back", ", or ←", lambda: self.action_step(-1))
         yield SystemCommand("Replay: next tool call", "]", self.action_next_tool)
         yield SystemCommand("Replay: previous tool call", "[", self.action_prev_tool)
         yield SystemCommand("Replay: 10 s on", "Shift+→", lambda: self.action_skip(10))

@@ -300,9 +300,10 @@ class SessionHeader(Widget):
                 if self.percent_loaded is not None:
                     line1.append(f" {self.percent_loaded}%", style="cyan")
             else:
-                line1.append(" … waiting for events ", style=STATE_STYLES["loading"][1])
-                if self.extra:  # e.g. waiting for a writer to open a FIFO
-                    line1.append(one_line(self.extra, 200), style="cyan")
+                waits = self.extra.startswith("waiting for ")  # (a writer for a FIFO, a file to appear)
+                line1.append(" … waiting " if waits else " … waiting for events ", style=STATE_STYLES["loading"][1])
+                if self.extra:  # ("… waiting for events waiting for run.ndjson to appear", before)
+                    line1.append(one_line(self.extra.removeprefix("waiting "), 200), style="cyan")
                 elif self.source and self.started_at is not None:  # (else it looked stuck)
                     waited = int(self.clock() - self.started_at)
                     line1.append(f"on {one_line(self.source, 200)}", style="cyan")
