@@ -393,6 +393,39 @@ def test_recorder_timing_sidecar_drives_replay(tmp_path):
         assert when == (0.0 if r_.offset + r_.length < 200 else 2.5)
 
 
+def test_a_timing_file_left_by_another_run_is_not_used_and_is_said(tmp_path, monkeypatch):
+    """(From a replay trial.)  A run saved again under the same name (``agent … >
+    run.ndjson``) left the old run's sidecar beside it: the replay played the 115 KB file
+    by a 10 KB run's times, in 8 s instead of 52 s, and said nothing."""
+    from viewer.core.record import timing_mismatch
+    from viewer.ui import launch
+    from viewer.ui.replay import ReplayApp
+
+    clock_values = iter([10.0, 12.5])
+    path = tmp_path / "run.ndjson"
+    rec = Recorder(str(path), clock=lambda: next(clock_values))
+    data = untimed_run()
+    rec.write(data[:200])
+    rec.write(data[200:])
+    rec.close()
+    timing = read_timing(str(path))
+    assert timing_mismatch(str(path), len(data), timing) == ""  # its own
+    started: list[ReplayApp] = []
+    monkeypatch.setattr(ReplayApp, "run", lambda self, *a, **k: started.append(self))
+    monkeypatch.setenv("TEXTUAL_DRIVER", "headless")  # (launch wants a terminal on stderr)
+    launch.launch_replay(str(path))
+    assert started[-1].notices == [] and started[-1].replay.index.arrivals is not None
+    later = timed_run(gap_ms=2_000)
+    path.write_bytes(later)  # another run, the old sidecar left
+    why = timing_mismatch(str(path), len(later), timing)
+    assert why.startswith(f"run.ndjson.timing times {len(data)} B of events, and run.ndjson holds "
+                          f"{len(later)} B: it is not this file's"), why
+    launch.launch_replay(str(path))
+    app = started[-1]
+    assert app.notices == [("Timing file", why)]
+    assert app.replay.index.arrivals is None  # (played by the events' own times)
+
+
 def test_a_copy_saved_from_a_burst_replays_by_the_events_own_times(tmp_path):
     """(From a new-user trial.)  `cat run.ndjson | agent-viewer --save copy.ndjson`: every line
     arrived at once, and the copy replayed in no time at all.  Its events' times are used."""

@@ -196,6 +196,24 @@ class Recorder:
                 self._remove_created()  # (nothing came: no empty copy left behind)
 
 
+def timing_mismatch(path: str, size: int, timing: list[tuple[int, int]] | None) -> str:
+    """Why the timing sidecar of ``path`` (``size`` bytes) is not its copy's ("" when it is, or
+    there is none): a ``--save`` copy's times end where the copy does.  Another run saved
+    under the same name later (``agent … > run.ndjson``) left the old sidecar beside it, and
+    a replay played the new file by the old times."""
+    if not timing:
+        return ""
+    end = timing[-1][0]
+    if end == size:
+        return ""
+    sidecar = os.path.basename(timing_path(path))
+    said, holds = human_bytes(end), human_bytes(size)
+    if said == holds:  # (close: "1.2 MB" and "1.2 MB")
+        said, holds = f"{end:,} bytes", f"{size:,} bytes"
+    return (f"{sidecar} times {said} of events, and {os.path.basename(path)} holds {holds}: "
+            "it is not this file's (written again since?). The replay plays by the events' own times.")
+
+
 def read_restarts(path: str) -> list[int]:
     """Offsets in a ``--save`` copy where the followed file started over (truncated or replaced),
     from its timing sidecar; a replay ends every run read before each."""

@@ -346,6 +346,8 @@ class AgentViewerApp(App[int]):
         self._resets = 0  # truncations/replacements of a followed file seen so far
         self._unplaced_shown = 0  # lines that are not events shown before any run (see pump)
         self.greeting = ""  # shown once the screen is up (e.g. "this is the bundled demo")
+        #: ... and these (title, message): what the command line could not say on screen
+        self.notices: list[tuple[str, str]] = []
         self.demo = False  # the bundled demo run (the header says so)
         self._exit_requested = threading.Event()  # a termination signal arrived
         self._exit_done = threading.Event()  # run() returned
@@ -440,6 +442,8 @@ class AgentViewerApp(App[int]):
         gc.set_threshold(*GC_THRESHOLDS)
         if self.greeting:
             self.notify(self.greeting, title="Demo", timeout=10, markup=False)
+        for title, message in self.notices:
+            self.notify(message, title=title, severity="warning", timeout=10, markup=False)
         if self.recorder is not None:  # (a trial: nothing on screen said a copy was being kept)
             self.notify(f"What is read is saved to {self.recorder.path} (its times to "
                         f"{timing_path(self.recorder.path)}, for --replay).", title="Saving", timeout=6, markup=False)

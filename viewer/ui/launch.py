@@ -169,13 +169,18 @@ START_AT_WAIT = 0.5
 
 def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, paused: bool = False,
                   idle_limit: float | None = 3.0, demo: bool = False) -> int:
-    from viewer.core.record import read_restarts, read_timing
+    from viewer.core.record import read_restarts, read_timing, timing_mismatch
     from viewer.core.replay import FileIndex, Replay
 
     feed = StoreFeed(path)
     size = os.fstat(feed.store.fileno()).st_size  # type: ignore[attr-defined]
-    index = FileIndex(feed.store, size, timing=read_timing(path), restarts=read_restarts(path),
-                      idle_limit=idle_limit)
+    timing = read_timing(path)
+    not_its_own = timing_mismatch(path, size, timing)
+    if not_its_own:  # (played by another run's times, silently: from a trial)
+        timing, restarts = None, []
+    else:
+        restarts = read_restarts(path)
+    index = FileIndex(feed.store, size, timing=timing, restarts=restarts, idle_limit=idle_limit)
     try:
         replay = Replay(index=index, speed=speed, playing=not paused)
         if start_at is not None:
@@ -185,6 +190,8 @@ def launch_replay(path: str, speed: float = 1.0, start_at: str | None = None, pa
             from viewer.ui.replay import ReplayApp
 
             app = ReplayApp(replay, feed)  # it reads the rest of the file once it is on screen
+            if not_its_own:
+                app.notices.append(("Timing file", not_its_own))
             app.theme_asked = os.environ.get(THEME_ENV)
             app.demo = demo
             app.run()
