@@ -5287,6 +5287,24 @@ async def test_q_on_a_piped_run_still_going_asks_first():
     assert app.return_code == 1 and app.exit_note == "quit before the run ended"
 
 
+async def test_the_quit_question_goes_once_the_run_ends():
+    """(From a trial.)  "Quit? The run is still going" stayed on screen under the header's
+    "✓ SUCCEEDED", for the rest of its time."""
+    lines, feed, app = live_demo()
+    feed.pipe = True
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        first = up_to_first_call(lines)
+        push(feed, first)
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert [n.title for n in app._notifications] == ["Quit?"]
+        push(feed, lines[len(first):])  # the rest, to the result
+        await pilot.pause(0.3)
+        assert app.model.last_run.result is not None and app.is_running
+        assert [n.title for n in app._notifications] == []
+
+
 async def test_q_on_a_pipe_before_any_event_asks_first_and_says_so():
     """(From a review.)  Before the first event, q closed the pipe of an agent still starting,
     and said "the input is empty"."""

@@ -319,6 +319,7 @@ class AgentViewerApp(App[int]):
         self._search_seen: tuple[int, int, bool] = (0, 0, False)  # session, its events, thinking shown
         self._search_pos = -1
         self._quit_asked_at = -QUIT_CONFIRM * 2  # (see action_quit)
+        self._quit_asked = False  # ... and its question may be on screen
         #: Why a quit's exit status is not 0, said on stderr once the screen is given back.
         self.exit_note = ""
         #: (transcript, tool list) following when a search's step stopped them (Esc and x give it back)
@@ -640,6 +641,8 @@ class AgentViewerApp(App[int]):
             self._tell_if_still_written()
         if not self._focus_placed and changed:
             self._place_focus()
+        if changed:
+            self._withdraw_quit_question()
         self._update_loading(redraw)
         self._sync_layout()
         self._check_feed_error()
@@ -1249,16 +1252,30 @@ class AgentViewerApp(App[int]):
         launch).  While a piped run is still going, a first q only says that quitting closes
         the agent's pipe, which may stop it: one key ended a run part way, without a word."""
         s = self.model.last_run
-        going = self.feed.pipe and not self.feed.finished and (s is None or (s.result is None and not s.ended))
+        going = self._piped_run_going()
         now = _now()
         if going and now - self._quit_asked_at > QUIT_CONFIRM:
             self._quit_asked_at = now
+            self._quit_asked = True
             what = "The run is still going" if s is not None else "The pipe is open, no event yet"
             self.notify(f"{what}: quitting closes the agent's pipe, which may stop it. "
                         "q again to quit.", title="Quit?", severity="warning", timeout=QUIT_CONFIRM, markup=False)
             return
         code, self.exit_note = self.quit_status()
         self.exit(return_code=code)
+
+    def _piped_run_going(self) -> bool:
+        """Whether quitting would close the pipe of a run still going (see action_quit)."""
+        s = self.model.last_run
+        return self.feed.pipe and not self.feed.finished and (s is None or (s.result is None and not s.ended))
+
+    def _withdraw_quit_question(self) -> None:
+        """The run ended while "Quit? The run is still going" was on screen: it is withdrawn
+        (from a trial: it stayed under the header's SUCCEEDED)."""
+        if self._quit_asked and not self._piped_run_going():
+            self._quit_asked = False
+            for notification in [n for n in self._notifications if n.title == "Quit?"]:
+                self._unnotify(notification)
 
     def quit_status(self) -> tuple[int, str]:
         """The exit status of a quit, and why it is not 0 (as ``--print`` says it)."""
