@@ -331,6 +331,12 @@ def test_start_at_accepts_events_and_times():
     assert parse_start_at("1:30", times) == 1
     with pytest.raises(ValueError, match="the run plays for 1:30"):
         parse_start_at("1:31", times)
+    # The advice about --idle-limit only when a pause was shortened (from a trial: at
+    # --idle-limit 1000, and for a run with no pause, it sent the user after the wrong cause).
+    with pytest.raises(ValueError, match=r"^--start-at 5m: the run plays for 1:30$"):
+        parse_start_at("5m", times, idle_limit=1000)
+    with pytest.raises(ValueError, match=r"plays for 1:30 \(pauses longer than 3 s are shortened to 3 s"):
+        parse_start_at("5m", [0.0, 87.6, 90.6], idle_limit=3)
 
 
 def test_an_empty_recording_ends_at_once_instead_of_waiting_for_events():

@@ -322,7 +322,9 @@ def parse_start_at(value: str, times: Sequence[float], idle_limit: float | None 
         return int(target) if events is None else events.after(int(target))
     end = times[-1] if len(times) else 0.0
     if int(target) > int(end):  # in whole seconds, as the replay bar shows the duration
-        if idle_limit is None:
+        # (Only when a pause was shortened: "a larger --idle-limit keeps more" of a run with
+        # none, or at --idle-limit 1000, sent the user after the wrong cause: from a trial.)
+        if idle_limit is None or not any(b - a >= idle_limit - 1e-6 for a, b in zip(times, times[1:])):
             why = ""
         else:
             why = (f" (pauses longer than {idle_limit:g} s are shortened to {idle_limit:g} s; "
