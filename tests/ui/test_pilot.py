@@ -4925,6 +4925,10 @@ async def test_following_a_run_under_way_shows_its_clock_from_its_first_event(tm
         app.header.refresh()
         await pilot.pause()
         assert "LIVE  12:34" in (t := app.header.render_line(0).text), t
+        # (From a replay trial.)  Its silence is told by its own times too: a file copied (its
+        # time of change now) read "no event for 30 s" of a run whose last event was minutes old.
+        last_ms = max(orjson.loads(x).get("timestamp_ms") or 0 for x in first)
+        assert f"no event for {fmt_wait(int(754.4 - (last_ms - first_ms) / 1000))}" in t, t
         # (From a trial.)  Its call running as the file was opened counted from then ("10 s…"
         # beside "LIVE 02:10"): it counts from its own start too.
         (t,) = app.session.tools
