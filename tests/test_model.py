@@ -1300,6 +1300,21 @@ def test_copying_a_call_gives_its_main_argument_whole(real_stream_path):
     assert copy_text(None, None) == ""
 
 
+def test_copying_a_todo_call_gives_its_list():
+    """(From a trial.)  y on a to-do call copied the one item its row names; the list is what
+    the detail shows, marks and all."""
+    from tests.conftest import SAMPLES_DIR
+    from viewer.core.formats.cursor import copy_text, tool_sections
+
+    events = [orjson.loads(x) for x in (SAMPLES_DIR / "demo_session.ndjson").read_bytes().splitlines()]
+    started, completed = [e for e in events if "updateTodosToolCall" in e.get("tool_call", {})][:2]
+    text = copy_text(started, completed)
+    assert text.splitlines() == ["[~] Reproduce the failing tests locally", "[ ] Find the root cause in totals.py",
+                                 "[ ] Fix the tax/discount calculation without changing test expectations",
+                                 "[ ] Run the full suite and review the diff"]
+    assert dict((s.title, s.body) for s in tool_sections(started, completed))["Todos"] == text
+
+
 @pytest.mark.parametrize(("usage", "expected"), [
     ({"inputTokens": 14948, "outputTokens": 103}, (14948, 103, 0, 0)),  # before cache counts
     ({"inputTokens": 18377, "outputTokens": 122, "cacheReadTokens": 22528, "cacheWriteTokens": 0},

@@ -786,13 +786,32 @@ def _call_parts(started: dict[str, Any] | None,
 
 def copy_text(started: dict[str, Any] | None, completed: dict[str, Any] | None, call_id: str = "") -> str:
     """What copying a call gives: its main argument whole (a command of many lines, a path, a
-    pattern, a URL), where the list shows it cut to a line; "" when it has none."""
+    pattern, a URL, a to-do list), where the list shows it cut to a line; "" when it has none."""
     key, args, _outcome, res = _call_parts(started, completed)
+    if key in _TODO_KEYS:  # (the list, as the detail shows it: not the one item the row names)
+        return _todo_list(args, res)
     field = _COPIED.get(key)
     if field:  # (not "pattern in directory", as the list shows them)
         return as_str(args.get(field)) or as_str(res.get(field))
     kind = kind_for(key)
     return kind.target(args) or kind.target(res)
+
+
+_TODO_KEYS = ("updateTodosToolCall", "todoToolCall")
+
+
+def _todo_list(args: dict[str, Any], res: dict[str, Any]) -> str:
+    """A to-do call's list, an item a line, marked as done ``[x]``, under way ``[~]`` or not
+    begun ``[ ]`` ("" when it has none)."""
+    todos = res.get("todos") if isinstance(res.get("todos"), list) else as_list(args.get("todos"))
+    marks = {"COMPLETED": "[x]", "IN_PROGRESS": "[~]"}
+    lines = []
+    for t in todos if isinstance(todos, list) else []:
+        t = as_dict(t)
+        st = as_str(t.get("status"))
+        mark = next((v for k, v in marks.items() if k in st), "[ ]")
+        lines.append(f"{mark} {as_str(t.get('content'))}")
+    return "\n".join(lines)
 
 
 #: What copy_text gives of the kinds whose target is not the whole of it.
@@ -866,16 +885,8 @@ def tool_sections(started: dict[str, Any] | None, completed: dict[str, Any] | No
         files = res.get("files") if isinstance(res.get("files"), list) else []
         if outcome == "success":
             add(Section("Files", "\n".join(as_str(f) for f in files) or "(no files)"))
-    elif key in ("updateTodosToolCall", "todoToolCall"):
-        todos = res.get("todos") if isinstance(res.get("todos"), list) else as_list(args.get("todos"))
-        marks = {"COMPLETED": "[x]", "IN_PROGRESS": "[~]"}
-        lines = []
-        for t in todos if isinstance(todos, list) else []:
-            t = as_dict(t)
-            st = as_str(t.get("status"))
-            mark = next((v for k, v in marks.items() if k in st), "[ ]")
-            lines.append(f"{mark} {as_str(t.get('content'))}")
-        add(Section("Todos", "\n".join(lines) or "(none)"))
+    elif key in _TODO_KEYS:
+        add(Section("Todos", _todo_list(args, res) or "(none)"))
     elif key == "askQuestionToolCall":
         lines = []
         for q in as_list(args.get("questions")):
