@@ -566,6 +566,46 @@ async def test_a_step_back_to_before_the_first_block_clears_the_transcript(name,
         assert "Nothing said yet." in rows[3] and not any("Nothing" in r or "You" in r for r in rows[4:]), rows
 
 
+@pytest.mark.parametrize("every", [50, 2000])
+async def test_a_step_back_keeps_the_place_of_a_transcript_being_read(every):
+    """(From a review of the fix above.)  Dropping the blocks after the step's point made the
+    view smaller before the blocks were measured again: a transcript scrolled up to read went
+    back to its top at a step back."""
+    app = make_replay_app(sample("demo_session.ndjson"), checkpoint_every=every)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        tr = app.transcript
+        tr.focus()
+        await pilot.press("pageup", "pageup")  # reading: it stops following
+        await settle(pilot)
+        before = tr.scroll_offset.y
+        assert before > 10 and not tr.follow
+        await pilot.press("comma")
+        await settle(pilot)
+        assert app.replay.position == app.replay.total - 1 and tr.scroll_offset.y == before
+
+
+async def test_a_long_result_dragged_to_its_middle_stays_there_once_it_is_cut():
+    """(From the same review.)  The rest of a long body is cut into chunks once the view goes
+    into it; the view lost its place (28,311 → 2,552) while they were measured."""
+    from viewer.ui.widgets.detail import _Rest
+
+    app = make_app(_big_read(20_000))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        detail = app.detail
+        detail.focus()
+        assert any(type(b) is _Rest for b in detail._blocks)
+        target = detail.max_scroll_y // 2
+        detail.scroll_to(y=target, animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.pause()
+        assert not any(type(b) is _Rest for b in detail._blocks)
+        assert abs(detail.scroll_offset.y - target) < 200, (target, detail.scroll_offset.y)
+
+
 @pytest.mark.parametrize("data, listed", [(b"", False), (b"hello\nworld\n", True)])
 async def test_space_on_a_replay_with_no_event_says_there_is_nothing_to_play(data, listed):
     """(From a replay trial.)  An empty file "played" for good at event 0/0 after Space; one

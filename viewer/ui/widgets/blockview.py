@@ -52,6 +52,7 @@ class BlockView(ScrollView, can_focus=True):
         self._versions: list[Hashable] = []
         self._starts: list[int] = [0]
         self._exact: list[bool] = []  # height measured by rendering (else estimated)
+        self._kept_first = False  # blocks after some were dropped: sync measures again (keep_first)
         self._width = 0
         self._laid_out_height = 0  # the view's height as the last resize left it
         self._cache: LRUCache[tuple[int, Hashable, int], list[Strip]] = LRUCache(512)
@@ -251,7 +252,8 @@ class BlockView(ScrollView, can_focus=True):
                 heights, exact = self.estimate_heights(first_new, count, width)
                 self._heights.extend(heights)
                 self._exact.extend(exact)
-        if reset or lowest < count or len(self._starts) != count + 1:
+        if reset or lowest < count or len(self._starts) != count + 1 or self._kept_first:
+            self._kept_first = False
             self._rebuild_starts(lowest)
             self.refresh()
         if was_at_end:
@@ -269,9 +271,10 @@ class BlockView(ScrollView, can_focus=True):
         del self._heights[n:], self._versions[n:], self._exact[n:], self._starts[n + 1:]
         for key in [k for k in self._cache.keys() if k[0] >= n]:
             self._cache.discard(key)
-        # Drawn again even if no block comes after (sync redraws for new blocks only): a replay
-        # stepped back to before the first block still showed the prompt.
-        set_virtual_size(self, Size(self._width, self._starts[-1]))
+        # Measured and drawn again at the next sync even if no block comes after (a replay
+        # stepped back to before the first block still showed the prompt); not resized here:
+        # the view would be pulled back inside the smaller size, and lose its place.
+        self._kept_first = True
         self.refresh()
 
     def stale_blocks(self) -> set[int]:
