@@ -1163,6 +1163,30 @@ def test_a_runs_clock_goes_on_to_the_end_its_result_says_through_its_final_messa
     assert r.at_end and r.run_now_ms() == pytest.approx(index.first_event_ms + duration)
 
 
+def test_a_runs_clock_taken_on_to_its_results_end_does_not_hold_back_the_next_runs():
+    """(From a review of the change above.)  Cursor's duration is longer than its events' span
+    (12.2 s against 2.2 s): the first run's end was past the next run's start, 4 s after its
+    last time, and the second run's clock began 6 s in and stood still until it caught up."""
+    objs = [orjson.loads(x) for x in (REPO / "sample_streams" / "two_sessions.ndjson").read_bytes().splitlines()]
+    res1 = next(i for i, o in enumerate(objs) if o["type"] == "result")
+    last1 = max(o["timestamp_ms"] for o in objs[:res1] if o.get("timestamp_ms"))
+    first2 = min(o["timestamp_ms"] for o in objs[res1 + 1:] if o.get("timestamp_ms"))
+    shift = first2 - (last1 + 4000)
+    for o in objs[res1 + 1:]:
+        if o.get("timestamp_ms"):
+            o["timestamp_ms"] -= shift
+    data = b"".join(orjson.dumps(o) + b"\n" for o in objs)
+    index = _file_index(data)
+    index.read()
+    r = Replay(index=index, playing=False)
+    first_timed = next(i for i, o in enumerate(objs) if i > res1 and o.get("timestamp_ms"))
+    seen = []
+    for p in (first_timed + 1, first_timed + 2):
+        r.seek(p)
+        seen.append(r.run_now_ms() - objs[first_timed]["timestamp_ms"])
+    assert seen == [0, objs[first_timed + 1]["timestamp_ms"] - objs[first_timed]["timestamp_ms"]], seen
+
+
 def test_a_saved_copys_run_clock_goes_on_to_a_result_with_a_time_of_its_own():
     """(From a review of the change above.)  With a --save copy's arrival times the result has
     a time of its own: the clock held through the run's final pause, then jumped."""

@@ -127,6 +127,8 @@ class Scheduler:
         self.first_event_ms: float | None = None  # the events' clock at the first record with a time
         self._new_run = False  # a run started after another: its first time may go back
         self._run_first_ms: float | None = None  # the events' clock at the run's first time
+        self._pushed = False  # ... taken on to its result's end (see time)
+        self._rewind = False  # the next time sets the clock, earlier or not
 
     def time(self, rec: Record, action: A.Action | None = None) -> float:
         """Play time of ``rec``, the record after the ones given so far (``action``: what the
@@ -139,6 +141,10 @@ class Scheduler:
             if type(action) is A.Init:
                 self._run_first_ms = None
                 self._new_run = prev is not None
+                # A run's clock taken on to its result's end may be past the next run's start
+                # (Cursor's duration is the agent's, longer than its events' span): that run's
+                # first time sets it, earlier or not (it started part way, and stood still).
+                self._rewind, self._pushed = self._pushed, False
             if self._new_run and nat is not None:
                 # A run that started before the one before it (`cat new.ndjson old.ndjson`):
                 # its events' times go back.  Its clock starts again from its first time, and
@@ -186,8 +192,9 @@ class Scheduler:
         if self._offset_ms is not None:
             if self.timing:
                 self._event_ms = t * 1000 + self._offset_ms
-            elif nat is not None and not self._event_ms > nat:  # (NaN before: not greater)
+            elif nat is not None and (not self._event_ms > nat or self._rewind):  # (NaN before: not greater)
                 self._event_ms = float(nat)
+                self._rewind = False
             elif nat is None and type(action) is A.Result and action.duration_ms and self._run_first_ms is not None:
                 # A result without a time of its own says how long the run took: its clock
                 # goes on to that end through the records before it (Cursor's final message:
@@ -195,6 +202,7 @@ class Scheduler:
                 end = self._run_first_ms + action.duration_ms
                 if not self._event_ms > end:
                     self._event_ms = end
+                    self._pushed = True
             if self._run_first_ms is None and nat is not None:
                 self._run_first_ms = self._event_ms
         return self._now
