@@ -421,11 +421,19 @@ def test_a_timing_file_left_by_another_run_is_not_used_and_is_said(tmp_path, mon
     monkeypatch.setenv("TEXTUAL_DRIVER", "headless")  # (launch wants a terminal on stderr)
     launch.launch_replay(str(path))
     assert started[-1].notices == [] and started[-1].replay.index.arrivals is not None
+    # A copy still being written, or cut short, is its own (from a review: the size read a
+    # chunk before or after the sidecar's end)
+    assert timing_mismatch(str(path), 200, timing) == ""  # (the sidecar a chunk ahead)
+    with open(path, "ab") as f:
+        f.write(b'{"type": "assistant"')  # (a chunk whose time was not written yet, or never)
+    assert timing_mismatch(str(path), len(data) + 20, timing) == ""
     later = timed_run(gap_ms=2_000)
+    sidecar = str(path) + ".timing"
+    os.utime(sidecar, (os.stat(sidecar).st_atime, os.stat(sidecar).st_mtime - 60))  # saved a minute ago
     path.write_bytes(later)  # another run, the old sidecar left
     why = timing_mismatch(str(path), len(later), timing)
-    assert why.startswith(f"run.ndjson.timing times {len(data)} B of events, and run.ndjson holds "
-                          f"{len(later)} B: it is not this file's"), why
+    assert why.startswith(f"run.ndjson.timing holds the times of {len(data)} B of events, and run.ndjson holds "
+                          f"{len(later)} B, written after them: it is not this file's"), why
     launch.launch_replay(str(path))
     app = started[-1]
     assert app.notices == [("Timing file", why)]

@@ -2555,7 +2555,7 @@ async def test_a_new_run_not_put_on_show_while_a_call_is_read_is_announced():
         await pilot.pause(0.2)
         assert len(app.model.sessions) == 2 and app.view_index == 0  # (the call read stays)
         said = [str(n.message) for n in app._notifications]
-        assert "A new run began (session 2 of 2): > goes to it, f follows the newest." in said, said
+        assert "A new run began (session 2 of 2): f goes to it and follows the newest." in said, said
         await pilot.press("f")
         await pilot.pause(0.2)
         assert app.view_index == 1

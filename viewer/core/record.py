@@ -196,22 +196,33 @@ class Recorder:
                 self._remove_created()  # (nothing came: no empty copy left behind)
 
 
+#: A --save copy's sidecar is written just after each chunk of the copy: the copy changed this
+#: much later than its sidecar was written again since, by something else.
+REWRITTEN_AFTER_S = 2.0
+
+
 def timing_mismatch(path: str, size: int, timing: list[tuple[int, int]] | None) -> str:
     """Why the timing sidecar of ``path`` (``size`` bytes) is not its copy's ("" when it is, or
-    there is none): a ``--save`` copy's times end where the copy does.  Another run saved
-    under the same name later (``agent … > run.ndjson``) left the old sidecar beside it, and
-    a replay played the new file by the old times."""
-    if not timing:
+    there is none).  Another run saved under the same name later (``agent … > run.ndjson``)
+    left the old sidecar beside it, and a replay played the new file by the old times.  A copy
+    still being written (its sidecar a chunk behind, or ahead of the size read), or cut short
+    (saving stopped, the viewer killed between the two writes), is its own: it was written
+    along with its sidecar, not after it."""
+    if not timing or size in {end for end, _ in timing}:
+        return ""
+    try:
+        rewritten = os.stat(path).st_mtime - os.stat(timing_path(path)).st_mtime > REWRITTEN_AFTER_S
+    except OSError:
+        return ""
+    if not rewritten:
         return ""
     end = timing[-1][0]
-    if end == size:
-        return ""
     sidecar = os.path.basename(timing_path(path))
     said, holds = human_bytes(end), human_bytes(size)
     if said == holds:  # (close: "1.2 MB" and "1.2 MB")
         said, holds = f"{end:,} bytes", f"{size:,} bytes"
-    return (f"{sidecar} times {said} of events, and {os.path.basename(path)} holds {holds}: "
-            "it is not this file's (written again since?). The replay plays by the events' own times.")
+    return (f"{sidecar} holds the times of {said} of events, and {os.path.basename(path)} holds {holds}, "
+            "written after them: it is not this file's. The replay plays by the events' own times.")
 
 
 def read_restarts(path: str) -> list[int]:

@@ -29,7 +29,8 @@ from viewer.core.decode import Decoder, LongLine, Record, RunLine
 CHUNK = 1 << 20  # 1 MiB
 #: A followed file (or a pipe) whose last line has no newline yet, and that has not grown for
 #: this long: that line is read if it is a whole event (a run's result written without one
-#: kept the run live for ever).
+#: kept the run live for ever).  And lines kept back in case the next makes one event with
+#: them (``{not json``) are told as malformed (they waited for the next event to be said).
 SETTLE_SECONDS = 1.0
 
 

@@ -80,6 +80,7 @@ COPY_MAX = 1 << 20
 COPY_AGAIN_S = 8.0
 #: Seconds a second q has to quit a piped run still going (see action_quit).
 QUIT_CONFIRM = 5.0
+QUIT_AGAIN = "q again to quit."  # (how that notice ends: it is taken back once the run ends)
 #: Runs' search hits kept (see _hits_in) before they are all let go.
 HITS_KEPT = 4096
 #: A search spends at most this long drawing a run's messages to tell where a query with
@@ -781,8 +782,8 @@ class AgentViewerApp(App[int]):
             # (From a trial: a new run streamed in unseen under "Transcript · following" while
             # the list had stopped following, for the call being read.)
             n = len(self.model.sessions)
-            self.notify(f"A new run began (session {batch.new_unseen + 1:,} of {n:,}): > goes to it, "
-                        "f follows the newest.", title="New run", timeout=6)
+            self.notify(f"A new run began (session {batch.new_unseen + 1:,} of {n:,}): f goes to it and "
+                        "follows the newest.", title="New run", timeout=6, markup=False)
         if batch.view != self.view_index:
             self.show_session(batch.view)
         elif batch.flags & Change.ENDED:  # calls and blocks of every run may have changed
@@ -1258,8 +1259,8 @@ class AgentViewerApp(App[int]):
             self._quit_asked_at = now
             self._quit_asked = True
             what = "The run is still going" if s is not None else "The pipe is open, no event yet"
-            self.notify(f"{what}: quitting closes the agent's pipe, which may stop it. "
-                        "q again to quit.", title="Quit?", severity="warning", timeout=QUIT_CONFIRM, markup=False)
+            self.notify(f"{what}: quitting closes the agent's pipe, which may stop it. {QUIT_AGAIN}",
+                        title="Quit?", severity="warning", timeout=QUIT_CONFIRM, markup=False)
             return
         code, self.exit_note = self.quit_status()
         self.exit(return_code=code)
@@ -1274,8 +1275,7 @@ class AgentViewerApp(App[int]):
         (from a trial: it stayed under the header's SUCCEEDED)."""
         if self._quit_asked and not self._piped_run_going():
             self._quit_asked = False
-            for notification in [n for n in self._notifications if n.title == "Quit?"]:
-                self._unnotify(notification)
+            self._take_back(QUIT_AGAIN)
 
     def quit_status(self) -> tuple[int, str]:
         """The exit status of a quit, and why it is not 0 (as ``--print`` says it)."""

@@ -446,7 +446,7 @@ class DetailScreen(ModalScreen[int]):
         yield SystemCommand("Next call", "The next tool call, full screen (])", lambda: self.action_step(1))
         yield SystemCommand("Previous call", "The previous tool call, full screen ([)", lambda: self.action_step(-1))
         yield SystemCommand("Toggle raw JSON", "The call's events as they were read (r)", self.action_toggle_raw)
-        yield SystemCommand("Close", "Back to the panes (Esc)", self.action_dismiss)
+        yield SystemCommand("Close", "Back to the panes (q; Esc clears a search made here first)", self.action_dismiss)
 
     # -- search ----------------------------------------------------------------------
     def action_search(self) -> None:

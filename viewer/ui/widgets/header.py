@@ -227,7 +227,8 @@ class SessionHeader(Widget):
         unchanged = self.unchanged_for() if self.unchanged_for is not None else None
         if unchanged is not None:  # (a followed file's events read at the start came at once:
             gap = max(gap, unchanged)  # its last was written when the file last changed)
-        if self._read_at_open(s) is not None and s.last_arrival <= self._read_at_open(s):
+        read_at_open = self._read_at_open(s)
+        if read_at_open is not None and s.last_arrival <= read_at_open:
             # ... and by its own time, as its clock is told (it read "02:00 · no event for 30 s"
             # of a run whose last event was written 1m47s before: from a trial)
             own = own_since(s.last_ms, self.wall())
