@@ -310,7 +310,8 @@ class SessionHeader(Widget):
                 waits = self.extra.startswith("waiting for ")  # (a writer for a FIFO, a file to appear)
                 line1.append(" … waiting " if waits else " … waiting for events ", style=STATE_STYLES["loading"][1])
                 if self.extra:  # ("… waiting for events waiting for run.ndjson to appear", before)
-                    line1.append(one_line(self.extra.removeprefix("waiting "), 200), style="cyan")
+                    said = self.extra.removeprefix("waiting ") if waits else f"· {self.extra}"
+                    line1.append(one_line(said, 200), style="cyan")
                 elif self.source and self.started_at is not None:  # (else it looked stuck)
                     waited = int(self.clock() - self.started_at)
                     line1.append(f"on {one_line(self.source, 200)}", style="cyan")
