@@ -196,8 +196,8 @@ class Recorder:
                 self._remove_created()  # (nothing came: no empty copy left behind)
 
 
-#: A --save copy's sidecar is written just after each chunk of the copy: the copy changed this
-#: much later than its sidecar was written again since, by something else.
+#: A --save copy's sidecar is written just after each chunk of the copy: a copy changed more
+#: than this after its sidecar last was has been written again since, by something else.
 REWRITTEN_AFTER_S = 2.0
 
 
