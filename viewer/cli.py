@@ -275,8 +275,7 @@ def _print_loop(printer, splitter, fd, path, follow, recorder, out: Output, unti
             # (a last line without its newline: its bytes came when the input last grew)
             quiet = time.monotonic() - grew
             printer.feed_lines(splitter.settle(quiet), grew if timed else None)
-            if not splitter.partial_bytes:
-                printer.settle(quiet, grew if timed else None)
+            printer.settle(splitter, quiet, grew if timed else None)
             timed = timed or follow
             if until_result and printer.run_over and not splitter.partial_bytes:
                 return printer.finish()  # (not while the next run's first line is part-way written)

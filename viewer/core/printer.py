@@ -31,7 +31,7 @@ from viewer.core.formats import FORMATS, Format, agents_read, begins_run, detect
 from viewer.core.formats.common import plural
 from viewer.core.model import NOTICE_CHARS, Block, Change, Session, StreamModel, ToolCall
 from viewer.core.sanitize import json_safe, uncoloured
-from viewer.core.sources import CHUNK, SETTLE_SECONDS, LineSplitter
+from viewer.core.sources import CHUNK, LineSplitter, settle_pending
 
 if TYPE_CHECKING:  # (imported when a file is big enough for workers: 15 ms of every start)
     from viewer.core.parallel import Segment
@@ -262,13 +262,10 @@ class Printer:
             for rec in feed(raw, off, arrival):
                 handle(rec)
 
-    def settle(self, quiet: float, arrival: float | None = None) -> None:
-        """The input paused ``quiet`` seconds between lines: lines kept back in case the next
-        would make one event with them are told as malformed from SETTLE_SECONDS on (a
-        followed file's ``{not json`` waited for the next event to be said)."""
-        if quiet >= SETTLE_SECONDS and self.decoder.has_pending:
-            for rec in self.decoder.flush_pending(arrival):
-                self.handle(rec)
+    def settle(self, splitter: LineSplitter, quiet: float, arrival: float | None = None) -> None:
+        """The input paused ``quiet`` seconds: see :func:`~viewer.core.sources.settle_pending`."""
+        for rec in settle_pending(self.decoder, splitter, quiet, arrival):
+            self.handle(rec)
 
     def finish(self) -> int:
         for rec in self.decoder.close():

@@ -38,6 +38,15 @@ class SourceError(Exception):
     """A problem opening or reading an input, with a user-facing message."""
 
 
+def settle_pending(decoder: Decoder, splitter: LineSplitter, quiet: float, arrival: float | None) -> list[Record]:
+    """The input paused ``quiet`` seconds between lines (none part-way written): from
+    SETTLE_SECONDS on, the lines ``decoder`` kept back in case the next makes one event with
+    them (``{not json``) become malformed (a followed file's waited for the next event)."""
+    if quiet >= SETTLE_SECONDS and decoder.has_pending and not splitter.partial_bytes:
+        return decoder.flush_pending(arrival)
+    return []
+
+
 class LineSplitter:
     """Cut a byte stream into lines, remembering each line's offset.
 
@@ -252,8 +261,7 @@ class Ingest:
         the next event comes (from a trial: a followed file's line was not counted for good)."""
         now = self._clock() if self._clock else None
         out = self._lines(self.splitter.settle(quiet), now)
-        if quiet >= SETTLE_SECONDS and self.decoder.has_pending and not self.splitter.partial_bytes:
-            out.extend(self.decoder.flush_pending(now))
+        out.extend(settle_pending(self.decoder, self.splitter, quiet, now))
         return out
 
     def close(self, restart: bool = False) -> list[Record]:

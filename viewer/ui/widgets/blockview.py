@@ -271,11 +271,11 @@ class BlockView(ScrollView, can_focus=True):
         del self._heights[n:], self._versions[n:], self._exact[n:], self._starts[n + 1:]
         for key in [k for k in self._cache.keys() if k[0] >= n]:
             self._cache.discard(key)
-        # Measured and drawn again at the next sync even if no block comes after (a replay
-        # stepped back to before the first block still showed the prompt); not resized here:
-        # the view would be pulled back inside the smaller size, and lose its place.
+        # Measured and drawn again at the next sync (its callers' next step) even if no block
+        # comes after (a replay stepped back to before the first block still showed the
+        # prompt); not resized here: the view would be pulled back inside the smaller size,
+        # and lose its place.
         self._kept_first = True
-        self.refresh()
 
     def stale_blocks(self) -> set[int]:
         """Blocks measured at a version they no longer have (one pass over all of them)."""
