@@ -265,6 +265,31 @@ async def test_each_match_is_a_third_down_the_view_in_every_kind_of_body(kind):
             await pilot.pause()
 
 
+async def test_a_match_in_a_wrapped_argument_is_marked_on_the_row_it_is_drawn_on():
+    """A call's arguments wrap under their values (not at column 0): n marks each match on the
+    row it is drawn on, a continuation row as well."""
+    args = {}
+    for i in range(10):
+        words = [WORDS[(i * 5 + j) % len(WORDS)] for j in range(40)]
+        if i in (2, 5, 8):
+            words.insert(20 + i, f"NEEDLE{i:03d}")
+        args[f"arg{i}"] = " ".join(words)
+    app = make_app(_one_call("fooToolCall", args, {"success": {"y": 1}}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await _open_first_call(app, pilot)
+        await _search(pilot, "needle")
+        assert len(view.hits) == 3
+        for i in (2, 5, 8):
+            rows = _rows(view)
+            at = [row for row in rows if f"NEEDLE{i:03d}" in row]
+            first = next(row for row in rows if row.strip(" │").startswith(f"arg{i} "))
+            value_at = first.index(" " + WORDS[(i * 5) % len(WORDS)]) + 1
+            assert at and not at[0][:value_at].strip(" │") and at[0][value_at] != " ", at  # under the value
+            assert _current(view) == at, (i, _current(view))
+            await pilot.press("n")
+            await pilot.pause()
+
+
 async def test_the_first_match_is_below_the_top_within_a_chunk_too():
     """(From a code review.)  A chunk holds up to 100 lines: with the top of the view inside
     one, a match in it above the top was gone to (up), not the next one below."""

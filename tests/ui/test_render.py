@@ -328,6 +328,35 @@ def test_a_wrapped_json_value_keeps_its_closing_comma():
 
 
 
+def test_a_wrapped_argument_value_goes_on_under_its_value_not_under_the_names():
+    """A call's arguments are "name  value" rows: a long command wrapped at column 0, under
+    the names, and read as a name of its own."""
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    from viewer.core.formats.common import args_section
+    from viewer.ui.render import field_rows
+
+    command = "git commit -m 'fix the parser' && pytest -q tests/test_parser.py --maxfail=1 [bold]x[/] \x1b[2J"
+    sec = args_section({"command": command, "cwd": "/tmp", "is_background": False})
+    assert sec.kind == "fields"
+    for width in (2, 10, 30, 50, 200):
+        console = Console(width=width, record=True, file=open("/dev/null", "w"))
+        console.print(field_rows(sec.body))
+        rows = console.export_text().splitlines()
+        assert all(cell_len(r) <= width for r in rows)
+        assert "".join(rows).replace(" ", "") == sec.body.replace("\n", "").replace(" ", "").replace("\x1b", "\\x1b")
+        if width == 50:
+            value_at = len("is_background  ")
+            assert rows[0].startswith("command        git commit")
+            assert rows[1].startswith(" " * value_at) and rows[1][value_at] != " "  # under the value
+            cwd = next(r for r in rows if r.startswith("cwd"))
+            assert cwd.rstrip() == "cwd            /tmp"
+            assert any("[bold]x[/]" in r for r in rows)  # (literal: not markup)
+        if width == 200:
+            assert rows[0].rstrip() == f"command        {command}".replace("\x1b", "\\x1b")
+
+
 def test_json_safe_escapes_every_character_clean_escapes_and_no_other():
     """Each character the terminal table escapes and JSON leaves raw (U+007F and up) comes out
     as a \\u escape; nothing else changes; the JSON means the same."""

@@ -14,7 +14,9 @@ class Section:
     ``code`` (syntax-highlighted, ``lang`` is a file name or language),
     ``diff`` (unified diff), ``text`` (literal text, may be long output),
     ``json`` (pretty JSON), ``markdown`` (agent-written Markdown), ``terminal`` (a
-    command's output: its colours are shown, every other escape sequence is escaped).
+    command's output: its colours are shown, every other escape sequence is escaped),
+    ``fields`` ("name  value" rows, a call's arguments: a value too long for its row goes on
+    under the value, not under the name).
     """
 
     title: str

@@ -653,6 +653,38 @@ class _HangingLines:
                 yield Text.assemble(" " * (indent if i == 0 else hang), part, no_wrap=True)
 
 
+class _FieldRows:
+    """"name  value" rows (a call's arguments): a value too long for its row goes on under
+    the value's start, so that the names stay a column of their own (it went on at column 0,
+    under the names)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console, options):
+        width = max(1, options.max_width)
+        for line in self.text.split("\n", allow_blank=True):
+            plain = line.plain
+            m = _VALUE_AT.match(plain) if cell_len(plain) > width else None
+            hang = cell_len(m.group()) if m else 0
+            if m is None or hang + 20 > width:  # (no name, or no room beside it: Rich wraps it)
+                yield line
+                continue
+            name = line[: m.end()]
+            for i, part in enumerate(line[m.end() :].wrap(console, width - hang)):
+                yield Text.assemble(name if i == 0 else " " * hang, part, no_wrap=True)
+
+
+#: Where a row's value starts: after its name and the two spaces (or more: names are padded)
+#: that follow it.
+_VALUE_AT = re.compile(r"\S.*?  +(?=\S)")
+
+
+def field_rows(body: str) -> _FieldRows:
+    """"name  value" rows (see :class:`_FieldRows`), as literal text."""
+    return _FieldRows(safe_text(body))
+
+
 def json_text(body: str) -> _HangingLines:
     """Indented JSON, highlighted; wrapped lines keep their indentation."""
     syntax = Syntax("", "json", theme=CODE_THEME, background_color="default", tab_size=TAB_SIZE)

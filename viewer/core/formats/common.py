@@ -231,7 +231,7 @@ def args_section(args: Any, title: str = "Arguments") -> Section:
                 return v if v.strip() else json.dumps(v)  # ("" and "  " shown as such)
             return json.dumps(v)  # (true, false, null, numbers as JSON writes them)
 
-        return Section(title, "\n".join(f"{str(k).ljust(width)}  {said(v)}" for k, v in args.items()))
+        return Section(title, "\n".join(f"{str(k).ljust(width)}  {said(v)}" for k, v in args.items()), "fields")
     return Section(title, json_text(args), "json")
 
 

@@ -28,6 +28,7 @@ from viewer.ui.render import (
     chunks_resume,
     code,
     diff,
+    field_rows,
     fold,
     json_text,
     lexer_for,
@@ -827,4 +828,6 @@ class _Chunk:
             return terminal_text(text)
         if self.kind == "json":
             return json_text(text)
+        if self.kind == "fields":
+            return field_rows(text)
         return safe_text(text)
