@@ -2431,6 +2431,32 @@ async def test_the_health_screen_counts_system_events_by_what_they_are():
                 in shown), shown
 
 
+async def test_a_rejected_write_says_no_size_and_its_message_is_whole():
+    """(From a trial.)  A Write that was refused read "⊘ Write spike.txt · 1 line", as if the
+    file had been written; its message cut the path in its middle ("…/scratchpad/claude-spi…
+    but you haven't granted it yet"), in the pane and full screen."""
+    from tests.conftest import real_capture
+
+    app = make_app(real_capture("maestro__03_tool_use_denied.ndjson", "claude"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        row = next(r for r in screen_rows(app).splitlines() if "Write" in r and "spike.txt" in r)
+        assert "⊘" in row and "line" not in row.split("╭")[0].split("││")[-1], row
+        for opened in (False, True):
+            if opened:
+                await pilot.press("enter")
+                await settle(pilot)
+            rows = [r.strip("│ ") for r in screen_rows(app).splitlines()]
+            if not opened:
+                rows = [r.split("││")[-1].strip("│ ") for r in screen_rows(app).splitlines() if "││" in r]
+            top = next(i for i, r in enumerate(rows) if r.startswith("message"))
+            end = next(i for i, r in enumerate(rows) if r.startswith("kind"))
+            said = "".join(rows[top:end]).replace(" ", "")
+            assert "…" not in said, rows[top:end]
+            assert "scratchpad/claude-spike/spike.txt,butyouhaven'tgrantedityet." in said, rows[top:end]
+            assert not any(r.startswith("summary") for r in rows[top - 4 : end]), rows[top - 4 : end]
+
+
 async def test_the_health_screen_says_whose_stream_it_is():
 
     from tests.test_printer_cli import PARTLY_READ

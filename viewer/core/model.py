@@ -1286,6 +1286,10 @@ class StreamModel:
             t.start_line, t.start_ref = ev.line, make_ref(ev.offset, ev.length)
         self._fill(t, a.info)
         if a.info is not None:
+            if not a.info.detail and a.info.status in ("rejected", "failed"):
+                # What its start said it would do ("1 line", a Write's) was not done: read
+                # "⊘ Write spike.txt · 1 line" as if the file had been written (a trial).
+                t.detail = ""
             s.set_status(t, a.info.status)
             t.outcome = self._share(a.info.outcome)
             t.error_text = a.info.error_text

@@ -82,6 +82,7 @@ class _Heading:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width, target = options.max_width, self.target
         line = self.lead() if callable(self.lead) else self.lead.copy()
+        line.overflow = "fold"  # (a piece wider than the window; in a table's cell it was cut, "…")
         if line.cell_len + cell_len(target) <= width or "/" not in target or (" " in target and not self.words):
             line.append(target, style=self.style)
             yield line
@@ -89,7 +90,7 @@ class _Heading:
         for piece in re.findall(r"[^/ ]*/|[^/ ]+ *| +" if self.words else r"[^/]*/|[^/]+", target):
             if line.cell_len and line.cell_len + cell_len(piece) > width:
                 yield line
-                line = Text()
+                line = Text(overflow="fold")
             line.append(piece, style=self.style)  # (a piece wider than the window is folded)
         yield line
 
@@ -354,7 +355,12 @@ class DetailView(BlockView):
         elif t.status == "running" and running_for is not None:  # (drawn again each second: see tick)
             grid.add_row("running", _Drawn(lambda: _running_text(running_for(t))))
         if t.error_text:
-            grid.add_row("message", safe_text(t.error_text, style="red"))
+            # (A path in it was cut in its middle, "…/scratchpad/claude-spi… but": broken
+            # after a "/" as a heading's, and folded where a piece is wider than the column.)
+            message = safe_text(t.error_text, style="red")
+            message.overflow = "fold"
+            grid.add_row("message", message if "\n" in message.plain
+                         else _Heading(Text(), message.plain, style="red", words=True))
         peers = s.alongside(t) if s is not None else []
         if peers:
             grid.add_row("alongside", Text(_numbers(peers)))
