@@ -2636,6 +2636,25 @@ async def test_the_palette_offers_search_open_and_help():
         assert {"Session 1", "Session 2"} <= set(commands)
 
 
+async def test_the_footers_keys_keep_their_order_whichever_pane_has_the_focus():
+    """(From a trial, with the mouse.)  The tool list's "⏎ Open" came first, the transcript's
+    and the detail's last: the same place in the footer was another key from one moment to
+    the next."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        orders = []
+        for pane in (app.timeline, app.transcript, app.detail):
+            pane.focus()
+            await settle(pilot)
+            footer = screen_rows(app).splitlines()[-1]
+            words = [w for w in ("Open", "Quit", "Help", "Search", "Thinking", "Raw", "Follow", "Health") if w in footer]
+            assert footer.count("Open") == 1, footer
+            orders.append(sorted(words, key=footer.index))
+        assert orders[0] == orders[1] == orders[2] == ["Open", "Quit", "Help", "Search", "Thinking", "Raw", "Follow",
+                                                        "Health"], orders
+
+
 async def test_the_footer_is_rebuilt_only_when_its_keys_change():
     """Textual asks the footer to rebuild itself at every change of focus (and four times at
     start-up); it does so only when the keys it shows change."""

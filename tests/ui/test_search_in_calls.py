@@ -158,6 +158,9 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
 
     monkeypatch.setattr(app_module, "CALLS_SLICE_S", 0.0)  # (one call a slice)
     monkeypatch.setattr(app_module, "CALLS_FIRST_S", 0.0)
+    # No slice comes by itself: the test runs them (the pilot's key press waits for the app to
+    # be idle, which a look paced by the clock let it be only once done, on a slow machine).
+    monkeypatch.setattr(app_module, "CALLS_GAP_S", 60.0)
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -168,7 +171,7 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
         await pilot.press("k")  # (keys are taken meanwhile)
         assert _notices(app)[0] == "No match for 'def line_total' in the transcript; looking in the calls' detail…"
         while not look.done:
-            await pilot.pause(0.01)
+            app._look_in_calls(look)
         await settle(pilot)
         assert look.slices == len(app.session.tools) and app.timeline.selected_index() == 16
         # (the notice that said it was looking is gone: it stood beside the one that tells)

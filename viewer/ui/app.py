@@ -259,6 +259,10 @@ class AgentViewerApp(App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     BINDINGS = [
+        # From the transcript or detail pane (see check_action); first, as the tool list's own
+        # Enter is: the footer's keys stay in their places whichever pane has the focus (a
+        # trial saw "⏎ Open" first, then last, in the same spot another key).
+        Binding("enter", "open_selected", "Open"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
         Binding("y", "copy", "Copy", show=False),
@@ -275,7 +279,6 @@ class AgentViewerApp(App[int]):
         Binding("c", "cycle_kind", "Kind filter", show=False),
         Binding("x", "clear_filters", "Clear filters", show=False),
         Binding("h", "health", "Health"),
-        Binding("enter", "open_selected", "Open"),  # from the transcript or detail pane (see check_action)
         # Enter and r are not offered while the run has no call (see check_action); pressed,
         # they say so.
         Binding("enter,r", "no_call", show=False),
