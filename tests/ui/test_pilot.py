@@ -3620,6 +3620,29 @@ async def test_a_click_selects_the_call_on_the_row_clicked_in_the_list_and_the_t
             assert app.timeline.selected_index() == 1
 
 
+async def test_a_double_click_on_a_call_opens_it_in_the_list_and_the_transcript():
+    """(From a trial with the mouse.)  A double click opened a call from the tool list; on its
+    line in the transcript it only selected it."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for pane, shown in ((app.timeline, " 2 ├ List "), (app.transcript, "✓ Listed directory")):
+            pane.scroll_home(animate=False)
+            await settle(pilot)
+            row = next(i for i, line in enumerate(_plain(app, pane).splitlines()) if shown in line)
+            top = pane.content_region.y - pane.region.y  # the border
+            await pilot.click(pane, offset=(8, top + row))  # once: selected, not opened
+            await settle(pilot)
+            assert app.timeline.selected_index() == 1 and len(app.screen_stack) == 1
+            await pilot.double_click(pane, offset=(8, top + row))
+            await settle(pilot)
+            assert type(app.screen).__name__ == "DetailScreen", pane
+            assert app.screen.query_one("#zoom-detail").tool.index == 1
+            await pilot.press("escape")
+            await settle(pilot)
+            assert len(app.screen_stack) == 1
+
+
 async def test_a_finished_call_with_no_time_lends_its_column_and_no_doubled_ellipsis():
     """(From a new-user trial.)  A call with no duration left 9 empty cells while its summary
     was cut; a command of several lines ("cat <<'EOF' > x.txt …") cut just after its own "…"

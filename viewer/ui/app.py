@@ -1112,6 +1112,9 @@ class AgentViewerApp(App[int]):
     def on_transcript_tool_clicked(self, message: Transcript.ToolClicked) -> None:
         self.timeline.follow = False
         self.timeline.select_tool(message.tool_index)
+        s = self.session
+        if message.opened and s is not None and 0 <= message.tool_index < s.tool_count:
+            self._open_full_screen(s, message.tool_index)  # (a double click, as in the tool list)
 
     # -- actions --------------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -158,7 +158,12 @@ class Transcript(BlockView):
     ]
 
     class ToolClicked(ToolMessage):
-        """A tool-call marker was clicked (or gone to with ] and [)."""
+        """A tool-call marker was clicked (or gone to with ] and [); ``opened``: clicked twice,
+        which opens it, as in the tool list."""
+
+        def __init__(self, tool_index: int, opened: bool = False) -> None:
+            super().__init__(tool_index)
+            self.opened = opened
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -464,7 +469,7 @@ class Transcript(BlockView):
             return
         b = s.blocks[pos]
         if b.kind == "tool":
-            self.post_message(self.ToolClicked(b.ref))
+            self.post_message(self.ToolClicked(b.ref, opened=event.chain >= 2))
 
     ONE_LINE = frozenset({"tool", "query"})
 
