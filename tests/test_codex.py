@@ -75,9 +75,14 @@ def test_a_real_codex_run_reads_as_a_prompt_less_run_with_its_command_answer_and
 def test_a_file_change_that_comes_only_completed_is_one_finished_call(h):
     m = model(h, real("agentcmd__stream-output-3.ndjson"))
     (t,) = m.sessions[0].tools
-    assert (t.short, t.target, t.detail, t.status) == ("Edit", "/private/tmp/codex-research-test/hello.txt",
-                                                        "1 added", "success")
+    # (A file added only: "Create", as Cursor's file creation reads; a trial saw "Edit".)
+    assert (t.short, t.label, t.target, t.detail, t.status) == (
+        "Create", "Created new file", "/private/tmp/codex-research-test/hello.txt", "1 added", "success")
     assert dict(sections(t, m))["Files"] == "added  /private/tmp/codex-research-test/hello.txt"
+    for kinds, short in ((["add", "add"], "Create"), (["add", "update"], "Edit"), (["delete"], "Edit")):
+        m = model(h, START + item("completed", id="i", type="file_change", status="completed",
+                                  changes=[{"path": f"/w/{i}.py", "kind": k} for i, k in enumerate(kinds)]) + DONE)
+        assert m.sessions[0].tools[0].short == short, kinds
     # (A failed one changed no file: not "1 updated".)
     m = model(h, START + item("completed", id="i", type="file_change", status="failed",
                               changes=[{"path": "/w/c.py", "kind": "update"}]) + DONE)

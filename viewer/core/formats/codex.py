@@ -162,6 +162,10 @@ def _info(t: str, item: dict[str, Any], done: bool) -> A.ToolInfo:
     detail = error = ""
     if t == "file_change":
         detail = _changes(item)[1]
+        changes = as_list(item.get("changes"))
+        if changes and all(as_dict(c).get("kind") == "add" for c in changes):
+            # (as Cursor's file creation reads: a trial saw "Edit … · 1 added" beside it)
+            label, short = "Created new file" if len(changes) == 1 else "Created files", "Create"
     if not done and status_word in ("", "in_progress"):
         status, outcome = "running", ""
     elif status_word == "declined":
