@@ -703,13 +703,16 @@ async def test_escape_clears_the_transcripts_search():
         assert app.transcript.highlight_block == -1 and app.timeline.status_filter != "all"
 
 
+@pytest.mark.parametrize("live", [True, False])
 @pytest.mark.parametrize("key", ["escape", "x"])
-async def test_clearing_a_search_follows_again_where_its_steps_had_stopped_following(key):
+async def test_clearing_a_search_follows_again_where_its_steps_had_stopped_following(key, live):
     """(From a trial of --follow.)  A search's step stops the panes following (the hit stays in
-    view); cleared, they stayed stopped for good, away from a live run's new output."""
+    view); cleared, they stayed stopped for good, away from a live run's new output.  Once the
+    input has ended they stay where the search left them (from a trial on a big saved run:
+    back at the end, the call just found was lost)."""
     from tests.ui.conftest import sample
 
-    app = make_app(sample("demo_session.ndjson"))
+    app = make_app(sample("demo_session.ndjson"), live=live, eof=not live)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         tr = app.transcript
@@ -717,10 +720,16 @@ async def test_clearing_a_search_follows_again_where_its_steps_had_stopped_follo
         await pilot.press("slash", *"git status", "enter")  # (a call: the list goes to it)
         await settle(pilot)
         assert not tr.follow and not app.timeline.follow and tr.scroll_y < tr.max_scroll_y
+        found, place = app.timeline.selected_index(), tr.scroll_y
         await pilot.press(key)
         await settle(pilot)
-        assert tr.follow and app.timeline.follow and tr.scroll_y == tr.max_scroll_y
-        assert app.timeline.selected_index() == len(app.session.tools) - 1
+        if live:
+            assert tr.follow and app.timeline.follow and tr.scroll_y == tr.max_scroll_y
+            assert app.timeline.selected_index() == len(app.session.tools) - 1
+        else:
+            assert not tr.follow and not app.timeline.follow
+            assert (app.timeline.selected_index(), tr.scroll_y) == (found, place)
+            assert not app.transcript.highlight_query  # (cleared all the same)
 
 
 async def test_clearing_a_search_leaves_a_pane_the_user_moved_since_where_it_is():

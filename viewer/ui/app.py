@@ -1113,7 +1113,7 @@ class AgentViewerApp(App[int]):
         self.timeline.follow = False
         self.timeline.select_tool(message.tool_index)
         s = self.session
-        if message.opened and s is not None and 0 <= message.tool_index < s.tool_count:
+        if message.opened and s is not None and 0 <= message.tool_index < len(s.tools):
             self._open_full_screen(s, message.tool_index)  # (a double click, as in the tool list)
 
     # -- actions --------------------------------------------------------------------------------
@@ -1403,9 +1403,11 @@ class AgentViewerApp(App[int]):
 
     def _follow_again(self) -> None:
         """The search is cleared: the panes its steps stopped following follow again (a live
-        run's transcript stayed on the last hit for good; in a replay, End did not help)."""
+        run's transcript stayed on the last hit for good; in a replay, End did not help).  Not
+        once the input has ended: nothing new comes to follow, and the panes went back to the
+        end, away from the call just found (from a trial on a big saved run)."""
         was, self._followed_before_search = self._followed_before_search, None
-        if was is None:
+        if was is None or self._ended:
             return
         transcript, tools = was
         place, selected = self._search_left
