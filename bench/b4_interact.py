@@ -134,7 +134,7 @@ def child(ns) -> int:
             if prof is not None:
                 prof.disable()
                 prof.dump_stats(ns.profile)
-            await pilot.press("escape")
+            await pilot.press("q")  # (closes it: Esc would first clear the search made there)
             await pilot.pause()
 
             for word in (SEARCH_HIT, SEARCH_MISS):

@@ -2219,6 +2219,33 @@ async def test_each_pane_maximized_fills_the_screen_with_its_borders():
             assert app.screen.maximized is None
 
 
+async def test_moving_in_the_tool_list_brings_the_calls_line_into_the_transcript():
+    """(From a trial on a big run.)  The list found the failed call (s, then g), and the
+    transcript stayed at the run's end: nothing showed what the agent said around it."""
+    app = make_app(sample("demo_session.ndjson"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        tr = app.transcript
+        assert tr.follow and app.focused is app.timeline
+        for keys in (("g",), ("j", "j", "j", "j"), ("s", "g")):
+            await pilot.press(*keys)
+            await settle(pilot)
+            t = app.session.tools[app.timeline.selected_index()]
+            rows = _plain(app, tr).splitlines()
+            marked = [i for i, row in enumerate(rows) if "▶" in row]
+            assert len(marked) == 1 and not tr.follow, (keys, rows)
+            assert f"▶ {'✗' if t.status == 'failed' else '✓'} {t.label}" in rows[marked[0]], (keys, rows[marked[0]])
+            # (a third of the way down: what led to it above, what came of it below)
+            assert marked[0] >= tr.scrollable_content_region.height // 3 - 1 or tr.scroll_y == 0, marked
+        assert t.status == "failed"
+        await pilot.press("x", "j")  # (the call below, in view already: the transcript stays)
+        await settle(pilot)
+        place = tr.scroll_y
+        await pilot.press("k")
+        await settle(pilot)
+        assert app.session.tools[app.timeline.selected_index()] is t and tr.scroll_y == place
+
+
 async def test_the_transcript_title_says_whether_it_follows():
     """Scrolling up stops the transcript following new text; its title says so, as the tool
     list's does, and f (or End) brings it back."""

@@ -998,6 +998,10 @@ class AgentViewerApp(App[int]):
 
     def on_timeline_selected(self, message: Timeline.Selected) -> None:
         self.transcript.mark_selected(message.tool_index)
+        if message.by_user and not self.timeline.follow:
+            # (A key, a click or a filter moved the list away from the newest call: what was said
+            # around the call it selected.  Not while it follows: the transcript follows too.)
+            self.transcript.show_call(message.tool_index)
         if (self.session, message.tool_index) == self._detail_for:
             return  # that call's detail was brought up to date (or held back) since: show_session
         if not (message.by_data and self._detail_waits()):
@@ -1375,7 +1379,7 @@ class AgentViewerApp(App[int]):
         order = ["all", *self._statuses()]
         cur = order.index(tl.status_filter) if tl.status_filter in order else 0
         tl.status_filter = order[(cur + 1) % len(order)]
-        tl.refilter()
+        tl.refilter(by_user=True)
         self._say_if_nothing_to_filter()
 
     def _say_if_nothing_to_filter(self) -> None:
@@ -1390,7 +1394,7 @@ class AgentViewerApp(App[int]):
         tl = self.timeline
         cur = kinds.index(tl.kind_filter) if tl.kind_filter in kinds else 0
         tl.kind_filter = kinds[(cur + 1) % len(kinds)]
-        tl.refilter()
+        tl.refilter(by_user=True)
 
     def action_clear_filters(self) -> None:
         tl = self.timeline
@@ -1398,7 +1402,7 @@ class AgentViewerApp(App[int]):
         self._unmark_search_hit()
         self._search_hits = []
         self._search_calls = None
-        tl.refilter()
+        tl.refilter(by_user=True)
         self._follow_again()
 
     def _follow_again(self) -> None:
@@ -1874,8 +1878,8 @@ class AgentViewerApp(App[int]):
 
     def _set_status_filter(self, status: str) -> None:
         self.timeline.status_filter = status
-        self.timeline.refilter()
+        self.timeline.refilter(by_user=True)
 
     def _set_kind_filter(self, kind: str) -> None:
         self.timeline.kind_filter = kind
-        self.timeline.refilter()
+        self.timeline.refilter(by_user=True)

@@ -108,11 +108,13 @@ class Timeline(ScrollView, can_focus=True):
     cursor = reactive(0, always_update=True, init=False)
 
     class Selected(ToolMessage):
-        """The cursor moved to a tool call; ``by_data`` when new data moved it (following)."""
+        """The cursor moved to a tool call; ``by_data`` when new data moved it (following),
+        ``by_user`` when a key or a click in the list did."""
 
-        def __init__(self, tool_index: int, by_data: bool = False) -> None:
+        def __init__(self, tool_index: int, by_data: bool = False, by_user: bool = False) -> None:
             super().__init__(tool_index)
             self.by_data = by_data
+            self.by_user = by_user
 
     class Opened(ToolMessage):
         """Enter (or a double click) on a tool call."""
@@ -139,6 +141,7 @@ class Timeline(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._last_selected = -2
         self._by_data = False  # the cursor is being moved by new data, not by the user
+        self._by_user = False  # ... by a key or a click in the list
         self._label_w = LABEL_MIN
         self._scanned = 0
         self._titled_total = 0  # the count of calls the title shows
@@ -183,7 +186,16 @@ class Timeline(ScrollView, can_focus=True):
         self._label_w, self._scanned = LABEL_MIN, 0
         self.refilter(keep_selection=False)
 
-    def refilter(self, keep_selection: bool = True) -> None:
+    def refilter(self, keep_selection: bool = True, by_user: bool = False) -> None:
+        """The rows again, after a filter changed (``by_user``: a key or a command did it, as a
+        move in the list; see Selected)."""
+        self._by_user = by_user
+        try:
+            self._refilter(keep_selection)
+        finally:
+            self._by_user = False
+
+    def _refilter(self, keep_selection: bool) -> None:
         selected = self.selected_index() if keep_selection else -1
         s = self.session
         if s is None or not self.filtered:
@@ -284,7 +296,7 @@ class Timeline(ScrollView, can_focus=True):
         idx = self.selected_index()
         if idx != self._last_selected:
             self._last_selected = idx
-            self.post_message(self.Selected(idx, by_data=self._by_data))
+            self.post_message(self.Selected(idx, by_data=self._by_data, by_user=self._by_user))
 
     def scroll_to_cursor(self, center: bool = False) -> None:
         h = self.scrollable_content_region.height
@@ -308,9 +320,18 @@ class Timeline(ScrollView, can_focus=True):
             if self.is_mounted:
                 self._update_title()
 
+    def _move(self, row: int) -> None:
+        """The cursor to ``row``, as the user moved it (see Selected.by_user)."""
+        self._by_user = True
+        try:
+            self.cursor = row
+        finally:
+            self._by_user = False
+
     def action_cursor(self, step: int) -> None:
         to = max(0, min(self.cursor + step, self.row_count - 1))
-        moved, self.cursor = to != self.cursor, to
+        moved = to != self.cursor
+        self._move(to)
         self.scroll_to_cursor()
         if moved:  # (k with nowhere to go, before the first call came, stopped the list following)
             self.follow = self.cursor >= self.row_count - 1 and step > 0 and self.follow
@@ -320,12 +341,14 @@ class Timeline(ScrollView, can_focus=True):
 
     def action_first(self) -> None:
         self.follow = False
-        self.cursor = 0
+        self._move(0)
         self.scroll_to(y=0, animate=False, immediate=True, force=True)
 
     def action_end(self) -> None:
         """The newest call, and follow the calls that come (as End does in the transcript)."""
         self.follow = True
+        if self.row_count:
+            self._move(self.row_count - 1)
         self.action_last()
 
     def action_last(self) -> None:
@@ -350,7 +373,7 @@ class Timeline(ScrollView, can_focus=True):
             self.follow = False
             if row == self.cursor and event.chain >= 2:
                 self.action_open()
-            self.cursor = row
+            self._move(row)
 
     def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
         # Reading back: the newest call must not pull the list down.  (Widget's own handler

@@ -367,6 +367,22 @@ class Transcript(BlockView):
         s = self.session
         return s.tools[index].block if s is not None and 0 <= index < len(s.tools) else -1
 
+    def show_call(self, index: int) -> None:
+        """Call ``index``'s line in view, a third of the way down (what was said before it, and
+        after), unless it is in view already; moved, the view stops following.  For a move in
+        the tool list: a trial found a failed call there, and nothing showed what the agent
+        said around it."""
+        bi = self._tool_block(index)
+        if bi < 0 or bi >= len(self._starts):
+            return
+        top = self.scroll_offset.y
+        start = self._starts[bi]
+        if top <= start < top + self.scrollable_content_region.height:
+            return
+        self.follow = False
+        self.scroll_to(y=max(0, start - self.scrollable_content_region.height // 3), animate=False, immediate=True,
+                       force=True)
+
     def mark_selected(self, index: int) -> None:
         """Mark call ``index``'s line (the call the detail shows), and no other."""
         if index == self.selected_tool:
