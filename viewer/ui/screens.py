@@ -22,7 +22,7 @@ from viewer.ui.widgets.search import SearchBox
 HELP_ROWS = [
     ("Moving", ""),
     ("Tab / Shift+Tab", "next / previous pane"),
-    ("↑ ↓  j k", "move in the tool-call list, scroll the transcript and detail"),
+    ("↑ ↓  j k", "move in the tool list (the transcript shows its line); scroll the other panes"),
     (PAGE_KEYS := "PgUp PgDn  Home End  g G", "page, first, last"),
     (CALL_KEYS := "] [  (transcript)", "next / previous call line: the tool list and the detail go to it (marked ▶)"),
     ("Enter", "open the selected tool call full screen (q closes it, Esc too once a search made there is cleared; r: raw JSON, ] [: next, previous call, "
