@@ -960,6 +960,27 @@ async def test_y_does_not_send_a_huge_message_through_the_terminal():
         assert any(n.message.startswith(f"Not copied: the agent's message is {COPY_MAX + 1:,} characters")
                    for n in app._notifications), [n.message for n in app._notifications]
 
+        assert "--print writes a run's text" in str(list(app._notifications)[-1].message)
+
+
+async def test_y_on_a_huge_output_says_which_line_of_the_input_holds_it():
+    """(From a trial on a big run.)  y on a 10 MB file read said "agent-viewer --print writes a
+    run's text out", but text mode leaves a call's output out."""
+    from viewer.ui.app import COPY_MAX
+
+    args = {"path": "/p/big.txt"}
+    data = b"".join([*HEAD, start("c1", "readToolCall", args),
+                     done("c1", "readToolCall", args, {"success": {"content": "x" * (COPY_MAX + 1)}}), RESULT])
+    app = make_app(data)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("home", "tab", "y", "y")
+        await settle(pilot)
+        said = str(list(app._notifications)[-1].message)
+        assert app.clipboard == "/p/big.txt", app.clipboard  # (the first y: its path)
+        assert said.startswith(f"Not copied: /p/big.txt is {COPY_MAX + 1:,} characters") and said.endswith(
+            f"; the call's completion, line {len(HEAD) + 2} of the input, holds it whole."), said
+
 
 async def test_calls_that_run_at_the_same_time_are_bracketed_and_named_in_each_others_detail():
     feed, app = live()

@@ -1206,7 +1206,10 @@ class AgentViewerApp(App[int]):
         else:  # (a command's output as drawn: without its colour codes, pasted as "\x1b[32m")
             sec = secs[i]
             body = uncoloured(sec.body) if sec.kind == "terminal" else sec.body
-            self.copy_out(body, what=one_line(sec.title, 60), then=then)
+            base = s.line_base
+            where = (f"the call's completion, line {t.end_line - base:,} of the input, holds it whole" if t.end_line
+                     else "")  # (not "--print writes a run's text": text mode leaves out a call's output)
+            self.copy_out(body, what=one_line(sec.title, 60), then=then, instead=where)
 
     def _command_of(self, s: Session, index: int) -> str:
         """Call ``index``'s main argument, whole (its command, path, pattern), or its target."""
@@ -1226,14 +1229,15 @@ class AgentViewerApp(App[int]):
             return
         self.copy_out(text, then=then)
 
-    def copy_out(self, text: str, what: str = "", then: str = "") -> None:
+    def copy_out(self, text: str, what: str = "", then: str = "", instead: str = "") -> None:
         """``text`` to the clipboard, control characters escaped, and a note saying so (and
         ``what`` it was, and ``then`` what y would copy next).  Not past COPY_MAX characters:
         the terminal gets the text in one escape sequence, which many cap (and a big one
-        stalls)."""
+        stalls); the note then says where it is whole (``instead``)."""
         if len(text) > COPY_MAX:
+            instead = instead or "agent-viewer --print writes a run's text out"
             self.notify(f"Not copied: {what or 'it'} is {len(text):,} characters, more than a terminal takes "
-                        f"at once ({COPY_MAX:,}); agent-viewer --print writes a run's text out.", title="Clipboard",
+                        f"at once ({COPY_MAX:,}); {instead}.", title="Clipboard",
                         severity="warning", timeout=6, markup=False)
             return
         self.copy_to_clipboard(clean(text))
