@@ -630,19 +630,23 @@ class _HangingLines:
     def __init__(self, text: Text) -> None:
         self.text = text
 
+    @staticmethod
+    def head(plain: str) -> tuple[int, int] | None:
+        """Where a line too long for its row is wrapped from (a character), and how many cells
+        its next rows are indented by; None: Rich wraps it whole."""
+        indent = len(plain) - len(plain.lstrip(" "))
+        return indent, indent + 2
+
     def __rich_console__(self, console, options):
         width = max(1, options.max_width)
         for line in self.text.split("\n", allow_blank=True):
             plain = line.plain
-            if cell_len(plain) <= width:
+            place = self.head(plain) if cell_len(plain) > width else None
+            if place is None or place[1] + 20 > width:  # too deep for this width (or a tiny one)
                 yield line
                 continue
-            indent = len(plain) - len(plain.lstrip(" "))
-            hang = indent + 2
-            if hang + 20 > width:  # too deep for this width (or a tiny one): Rich wraps it
-                yield line
-                continue
-            body = line[indent:]
+            start, hang = place
+            body = line[start:]
             parts = body.wrap(console, width - hang)
             tail = parts[-1].plain.strip()
             if len(parts) > 1 and len(tail) <= 2 and tail and not tail[0].isalnum():
@@ -650,29 +654,19 @@ class _HangingLines:
                 # narrower so that it goes with the end of the value.
                 parts = body.wrap(console, width - hang - len(tail) - 1)
             for i, part in enumerate(parts):
-                yield Text.assemble(" " * (indent if i == 0 else hang), part, no_wrap=True)
+                # (before the body: as written, unstyled; a highlighter's indentation has a background)
+                yield Text.assemble(plain[:start] if i == 0 else " " * hang, part, no_wrap=True)
 
 
-class _FieldRows:
+class _FieldRows(_HangingLines):
     """"name  value" rows (a call's arguments): a value too long for its row goes on under
     the value's start, so that the names stay a column of their own (it went on at column 0,
     under the names)."""
 
-    def __init__(self, text: Text) -> None:
-        self.text = text
-
-    def __rich_console__(self, console, options):
-        width = max(1, options.max_width)
-        for line in self.text.split("\n", allow_blank=True):
-            plain = line.plain
-            m = _VALUE_AT.match(plain) if cell_len(plain) > width else None
-            hang = cell_len(m.group()) if m else 0
-            if m is None or hang + 20 > width:  # (no name, or no room beside it: Rich wraps it)
-                yield line
-                continue
-            name = line[: m.end()]
-            for i, part in enumerate(line[m.end() :].wrap(console, width - hang)):
-                yield Text.assemble(name if i == 0 else " " * hang, part, no_wrap=True)
+    @staticmethod
+    def head(plain: str) -> tuple[int, int] | None:
+        m = _VALUE_AT.match(plain)
+        return (m.end(), cell_len(m.group())) if m else None
 
 
 #: Where a row's value starts: after its name and the two spaces (or more: names are padded)
