@@ -83,6 +83,11 @@ def test_a_file_change_that_comes_only_completed_is_one_finished_call(h):
         m = model(h, START + item("completed", id="i", type="file_change", status="completed",
                                   changes=[{"path": f"/w/{i}.py", "kind": k} for i, k in enumerate(kinds)]) + DONE)
         assert m.sessions[0].tools[0].short == short, kinds
+    # (A declined one added nothing: not "1 added".)
+    m = model(h, START + item("completed", id="i", type="file_change", status="declined",
+                              changes=[{"path": "/w/c.py", "kind": "add"}]) + DONE)
+    (t,) = m.sessions[0].tools
+    assert (t.status, t.detail) == ("rejected", "")
     # (A failed one changed no file: not "1 updated".)
     m = model(h, START + item("completed", id="i", type="file_change", status="failed",
                               changes=[{"path": "/w/c.py", "kind": "update"}]) + DONE)

@@ -2236,7 +2236,8 @@ async def test_moving_in_the_tool_list_brings_the_calls_line_into_the_transcript
             assert len(marked) == 1 and not tr.follow, (keys, rows)
             assert f"▶ {'✗' if t.status == 'failed' else '✓'} {t.label}" in rows[marked[0]], (keys, rows[marked[0]])
             # (a third of the way down: what led to it above, what came of it below)
-            assert marked[0] >= tr.scrollable_content_region.height // 3 - 1 or tr.scroll_y == 0, marked
+            third = tr.scrollable_content_region.height // 3
+            assert marked[0] == third or tr.scroll_y in (0, tr.max_scroll_y), (marked, third, tr.scroll_y)
         assert t.status == "failed"
         await pilot.press("x", "j")  # (the call below, in view already: the transcript stays)
         await settle(pilot)
@@ -2244,6 +2245,22 @@ async def test_moving_in_the_tool_list_brings_the_calls_line_into_the_transcript
         await pilot.press("k")
         await settle(pilot)
         assert app.session.tools[app.timeline.selected_index()] is t and tr.scroll_y == place
+        # A filter alone, the list following: the newest call it shows, in the transcript too (the
+        # list followed every call, and the transcript the run's end, before it).
+        await pilot.press("x", "end", "f")
+        await settle(pilot)
+        assert app.timeline.follow and tr.follow and not [r for r in _plain(app, tr).splitlines() if "✗" in r]
+        await pilot.press("s")
+        await settle(pilot)
+        assert app.timeline.follow and app.session.tools[app.timeline.selected_index()].status == "failed"
+        assert any("▶ ✗" in r for r in _plain(app, tr).splitlines()) and not tr.follow
+        # ... and a move while the list follows every call leaves the transcript following.
+        await pilot.press("x", "end", "f")
+        await settle(pilot)
+        assert app.timeline.follow and tr.follow
+        await pilot.press("end")
+        await settle(pilot)
+        assert tr.follow
 
 
 async def test_the_transcript_title_says_whether_it_follows():

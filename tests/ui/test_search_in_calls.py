@@ -170,8 +170,11 @@ async def test_a_long_look_through_the_calls_says_what_it_found_when_it_is_done(
         assert not look.done and look.next == 1  # (one call looked in, in the key press)
         await pilot.press("k")  # (keys are taken meanwhile)
         assert _notices(app)[0] == "No match for 'def line_total' in the transcript; looking in the calls' detail…"
-        while not look.done:
+        for _ in range(100):  # (bounded: a failing test, not a hung one)
+            if look.done:
+                break
             app._look_in_calls(look)
+        assert look.done
         await settle(pilot)
         assert look.slices == len(app.session.tools) and app.timeline.selected_index() == 16
         # (the notice that said it was looking is gone: it stood beside the one that tells)

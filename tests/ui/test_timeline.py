@@ -979,7 +979,7 @@ async def test_y_on_a_huge_output_says_which_line_of_the_input_holds_it():
         said = str(list(app._notifications)[-1].message)
         assert app.clipboard == "/p/big.txt", app.clipboard  # (the first y: its path)
         assert said.startswith(f"Not copied: /p/big.txt is {COPY_MAX + 1:,} characters") and said.endswith(
-            f"; the call's completion, line {len(HEAD) + 2} of the input, holds it whole."), said
+            f"; the call's events in the input: line {len(HEAD) + 1} → line {len(HEAD) + 2} (r shows them raw)."), said
 
 
 async def test_calls_that_run_at_the_same_time_are_bracketed_and_named_in_each_others_detail():
@@ -1145,3 +1145,24 @@ async def test_a_long_path_titling_a_files_contents_wraps_whole_in_the_detail(pa
         assert at is not None, "\n".join(rows)
         title = path + (" (new file)" if kind == "editToolCall" else "")
         assert rows[at] + rows[at + 1] == title and rows[at].endswith("/"), rows[at:at + 3]
+
+
+@pytest.mark.parametrize("outcome", ["rejected", "success"])
+def test_a_rejected_write_says_no_size_it_never_wrote(outcome):
+    """(From a review.)  A Cursor write that was refused read "⊘ Create a.txt · 3 lines · 6 B",
+    its arguments' size, as if written."""
+    from tests.conftest import decode_bytes
+    from viewer.core.formats import get_format
+    from viewer.core.model import StreamModel
+
+    args = {"path": "/p/a.txt", "fileText": "a\nb\nc\n"}
+    result = {"rejected": {"reason": "no"}} if outcome == "rejected" else {"success": {"linesCreated": 3,
+                                                                                        "fileSize": 6}}
+    m = StreamModel(get_format())
+    recs, _ = decode_bytes(b"".join([*HEAD, start("c1", "writeToolCall", args),
+                                     done("c1", "writeToolCall", args, result), RESULT]))
+    for rec in recs:
+        m.apply(rec)
+    (t,) = m.sessions[0].tools
+    assert t.status == outcome
+    assert (t.detail == "") == (outcome == "rejected"), t.detail

@@ -44,7 +44,7 @@ from viewer.ui.render import (
     use_code_theme,
 )
 from viewer.ui.screens import DetailScreen, HealthScreen, HelpScreen
-from viewer.ui.widgets.detail import DetailView, sections_show, shown_sections
+from viewer.ui.widgets.detail import DetailView, events_lines, sections_show, shown_sections
 from viewer.ui.widgets.footer import KeysFooter
 from viewer.ui.widgets.header import SessionHeader
 from viewer.ui.widgets.search import SearchBox
@@ -998,9 +998,10 @@ class AgentViewerApp(App[int]):
 
     def on_timeline_selected(self, message: Timeline.Selected) -> None:
         self.transcript.mark_selected(message.tool_index)
-        if message.by_user and not self.timeline.follow:
-            # (A key, a click or a filter moved the list away from the newest call: what was said
-            # around the call it selected.  Not while it follows: the transcript follows too.)
+        if message.by_user and (not self.timeline.follow or self.timeline.filtered):
+            # (A key, a click or a filter moved the list away from the newest call, or to the
+            # newest the filter shows: what was said around the call it selected.  Not while it
+            # follows every call: the transcript follows too.)
             self.transcript.show_call(message.tool_index)
         if (self.session, message.tool_index) == self._detail_for:
             return  # that call's detail was brought up to date (or held back) since: show_session
@@ -1206,9 +1207,8 @@ class AgentViewerApp(App[int]):
         else:  # (a command's output as drawn: without its colour codes, pasted as "\x1b[32m")
             sec = secs[i]
             body = uncoloured(sec.body) if sec.kind == "terminal" else sec.body
-            base = s.line_base
-            where = (f"the call's completion, line {t.end_line - base:,} of the input, holds it whole" if t.end_line
-                     else "")  # (not "--print writes a run's text": text mode leaves out a call's output)
+            # (Not "--print writes a run's text": text mode leaves a call's output out.)
+            where = f"the call's events in the input: {events_lines(t, s)} (r shows them raw)"
             self.copy_out(body, what=one_line(sec.title, 60), then=then, instead=where)
 
     def _command_of(self, s: Session, index: int) -> str:

@@ -424,7 +424,9 @@ def tool_info(data: dict[str, Any], completed: bool) -> A.ToolInfo:
         label=label,
         short=short,
         target=target,
-        detail=kind.detail(args, outcome, payload) if (payload or not completed) else "",
+        # (A rejected call did nothing: what its arguments would have done is no summary of it,
+        # "⊘ Create a.txt · 3 lines".)
+        detail=kind.detail(args, outcome, payload) if (payload or not completed) and status != "rejected" else "",
         outcome=outcome,
         status=status,
         started_ms=as_int(tc.get("startedAtMs")),

@@ -95,6 +95,23 @@ class _Heading:
         yield line
 
 
+def events_lines(t: ToolCall, s: Session | None) -> str:
+    """Where call ``t``'s events are in the input: "line 7 → line 10" (r shows them raw).
+    After a followed file started over, the lines read count on across that (as in a --save
+    copy): the file's own line numbers are those less the lines before."""
+    base = s.line_base if s is not None else 0
+    lines = f"line {t.start_line - base:,}" if t.start_line else "(no start)"
+    if t.end_line:
+        lines += f" → line {t.end_line - base:,}"
+    else:
+        lines += " → (running)" if t.status == "running" else " → (no completion)"
+    if s is not None and s.before_restart:
+        lines += ", of the file before it started over"
+    elif base:
+        lines += f" of the file now ({base:,} lines were read before it started over)"
+    return lines
+
+
 def _numbers(calls: list[ToolCall], most: int = 6) -> str:
     """Calls named by their numbers in the list: "call 9", "calls 9, 10 and 12", "calls 9 to
     20" (a long run of them without a gap), "calls 9, 10, … and 40 (12 calls)"."""
@@ -378,20 +395,7 @@ class DetailView(BlockView):
         kind = t.kind_key if one_line(t.short) == one_line(t.kind_key) else f"{one_line(t.short)} ({t.kind_key})"
         grid.add_row("kind", safe_line(kind, 100))
         grid.add_row("call id", safe_line(t.call_id, 120))
-        # Where its events are in the stream (line numbers; r shows them raw).
-        # After a followed file started over, the lines read count on across that (as in a
-        # --save copy): the file's own line numbers are those less the lines before.
-        base = s.line_base if s is not None else 0
-        lines = f"line {t.start_line - base:,}" if t.start_line else "(no start)"
-        if t.end_line:
-            lines += f" → line {t.end_line - base:,}"
-        else:
-            lines += " → (running)" if t.status == "running" else " → (no completion)"
-        if s is not None and s.before_restart:
-            lines += ", of the file before it started over"
-        elif base:
-            lines += f" of the file now ({base:,} lines were read before it started over)"
-        grid.add_row("events", lines)
+        grid.add_row("events", events_lines(t, s))
         if t.duplicates:
             grid.add_row("duplicates", f"{t.duplicates} repeated event(s)")
         return Group(head, grid, Text(""))

@@ -109,7 +109,7 @@ class Timeline(ScrollView, can_focus=True):
 
     class Selected(ToolMessage):
         """The cursor moved to a tool call; ``by_data`` when new data moved it (following),
-        ``by_user`` when a key or a click in the list did."""
+        ``by_user`` when a key or a click in the list did, or a filter the user set."""
 
         def __init__(self, tool_index: int, by_data: bool = False, by_user: bool = False) -> None:
             super().__init__(tool_index)
