@@ -3645,28 +3645,10 @@ async def test_the_replay_bar_stays_long_enough_to_click_in_a_narrow_window(widt
             assert "event 140,561/596,068   3:47:13 / 16:00:57  reading 55%" in bar
 
 
-async def test_a_click_selects_the_call_on_the_row_clicked_in_the_list_and_the_transcript():
+async def test_a_click_selects_the_call_on_the_row_clicked_and_a_double_click_opens_it():
     """(From a new-user trial.)  A click selected the call one row below the one clicked: the
-    pane's border row was counted as a row of calls."""
-    app = make_app(sample("demo_session.ndjson"))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        for pane, shown in ((app.timeline, " 2 ├ List "), (app.transcript, "✓ Listed directory")):
-            pane.scroll_home(animate=False)
-            await settle(pilot)
-            row = next(i for i, line in enumerate(_plain(app, pane).splitlines()) if shown in line)
-            top = pane.content_region.y - pane.region.y  # the border
-            await pilot.click(pane, offset=(8, top + row))
-            await settle(pilot)
-            assert app.timeline.selected_index() == 1, (pane, row)  # the second call: List
-            await pilot.click(pane, offset=(8, 0))  # on the border: nothing
-            await settle(pilot)
-            assert app.timeline.selected_index() == 1
-
-
-async def test_a_double_click_on_a_call_opens_it_in_the_list_and_the_transcript():
-    """(From a trial with the mouse.)  A double click opened a call from the tool list; on its
-    line in the transcript it only selected it."""
+    pane's border row was counted as a row of calls.  (From a trial with the mouse.)  A double
+    click opened a call from the tool list; on its line in the transcript it only selected it."""
     app = make_app(sample("demo_session.ndjson"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -3677,7 +3659,10 @@ async def test_a_double_click_on_a_call_opens_it_in_the_list_and_the_transcript(
             top = pane.content_region.y - pane.region.y  # the border
             await pilot.click(pane, offset=(8, top + row))  # once: selected, not opened
             await settle(pilot)
-            assert app.timeline.selected_index() == 1 and len(app.screen_stack) == 1
+            assert app.timeline.selected_index() == 1 and len(app.screen_stack) == 1, (pane, row)  # List
+            await pilot.click(pane, offset=(8, 0))  # on the border: nothing
+            await settle(pilot)
+            assert app.timeline.selected_index() == 1
             await pilot.double_click(pane, offset=(8, top + row))
             await settle(pilot)
             assert type(app.screen).__name__ == "DetailScreen", pane
