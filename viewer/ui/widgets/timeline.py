@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
@@ -189,13 +190,10 @@ class Timeline(ScrollView, can_focus=True):
     def refilter(self, keep_selection: bool = True, by_user: bool = False) -> None:
         """The rows again, after a filter changed (``by_user``: a key or a command did it, as a
         move in the list; see Selected)."""
-        self._by_user = by_user
-        try:
-            self._refilter(keep_selection)
-        finally:
-            self._by_user = False
+        with self._moved(by_user):
+            self._rows_again(keep_selection)
 
-    def _refilter(self, keep_selection: bool) -> None:
+    def _rows_again(self, keep_selection: bool) -> None:
         selected = self.selected_index() if keep_selection else -1
         s = self.session
         if s is None or not self.filtered:
@@ -320,18 +318,20 @@ class Timeline(ScrollView, can_focus=True):
             if self.is_mounted:
                 self._update_title()
 
-    def _move(self, row: int) -> None:
-        """The cursor to ``row``, as the user moved it (see Selected.by_user)."""
-        self._by_user = True
+    @contextmanager
+    def _moved(self, by_user: bool = True) -> Iterator[None]:
+        """What moves the cursor meanwhile, the user moved (see Selected.by_user)."""
+        self._by_user = by_user
         try:
-            self.cursor = row
+            yield
         finally:
             self._by_user = False
 
     def action_cursor(self, step: int) -> None:
         to = max(0, min(self.cursor + step, self.row_count - 1))
         moved = to != self.cursor
-        self._move(to)
+        with self._moved():
+            self.cursor = to
         self.scroll_to_cursor()
         if moved:  # (k with nowhere to go, before the first call came, stopped the list following)
             self.follow = self.cursor >= self.row_count - 1 and step > 0 and self.follow
@@ -341,15 +341,15 @@ class Timeline(ScrollView, can_focus=True):
 
     def action_first(self) -> None:
         self.follow = False
-        self._move(0)
+        with self._moved():
+            self.cursor = 0
         self.scroll_to(y=0, animate=False, immediate=True, force=True)
 
     def action_end(self) -> None:
         """The newest call, and follow the calls that come (as End does in the transcript)."""
         self.follow = True
-        if self.row_count:
-            self._move(self.row_count - 1)
-        self.action_last()
+        with self._moved():
+            self.action_last()
 
     def action_last(self) -> None:
         if self.row_count:
@@ -373,7 +373,8 @@ class Timeline(ScrollView, can_focus=True):
             self.follow = False
             if row == self.cursor and event.chain >= 2:
                 self.action_open()
-            self._move(row)
+            with self._moved():
+                self.cursor = row
 
     def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
         # Reading back: the newest call must not pull the list down.  (Widget's own handler
