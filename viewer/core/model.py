@@ -1286,9 +1286,11 @@ class StreamModel:
             t.start_line, t.start_ref = ev.line, make_ref(ev.offset, ev.length)
         self._fill(t, a.info)
         if a.info is not None:
-            if not a.info.detail and a.info.status in ("rejected", "failed"):
-                # What its start said it would do ("1 line", a Write's) was not done: read
-                # "⊘ Write spike.txt · 1 line" as if the file had been written (a trial).
+            if a.info.status == "rejected" or (a.info.status == "failed" and not a.info.detail):
+                # What its arguments said it would do ("1 line", a Write's; a declined Codex
+                # change's "1 added") was not done: read "⊘ Write spike.txt · 1 line" as if the
+                # file had been written (a trial).  A rejected call did nothing; a failed one
+                # keeps what its completion says of it ("exit 1").
                 t.detail = ""
             s.set_status(t, a.info.status)
             t.outcome = self._share(a.info.outcome)

@@ -170,7 +170,7 @@ def _info(t: str, item: dict[str, Any], done: bool) -> A.ToolInfo:
         status, outcome = "running", ""
     elif status_word == "declined":
         status, outcome = "rejected", "rejected"
-        detail, error = "", "declined"  # (a file change declined added nothing: not "1 added")
+        error = "declined"
     elif status_word == "failed":
         status, outcome = "failed", "error"
         if t == "command_execution":

@@ -424,9 +424,7 @@ def tool_info(data: dict[str, Any], completed: bool) -> A.ToolInfo:
         label=label,
         short=short,
         target=target,
-        # (A rejected call did nothing: what its arguments would have done is no summary of it,
-        # "⊘ Create a.txt · 3 lines".)
-        detail=kind.detail(args, outcome, payload) if (payload or not completed) and status != "rejected" else "",
+        detail=kind.detail(args, outcome, payload) if (payload or not completed) else "",
         outcome=outcome,
         status=status,
         started_ms=as_int(tc.get("startedAtMs")),
